@@ -1,0 +1,78 @@
+//! Forwarding policies: how a switch picks one of the equal-cost next hops.
+//!
+//! - [`Policy::Single`]: one fixed path per source–destination pair, the same
+//!   for every seed (a hash of the pair only, salted per switch).
+//! - [`Policy::Ecmp`]: per-flow hash of the five-tuple, salted per switch and
+//!   per seed, so every packet of a flow takes one path.
+//! - [`Policy::Rps`]: random packet spraying, the spraying seed's scheme (§2):
+//!   every switch draws a uniformly random equal-cost next hop for every packet.
+//! - [`Policy::Elr`]: equal-length routing, the first seed's scheme (§3.2):
+//!   every packet climbs to the top tier before it descends, so every host pair
+//!   sees the same hop count; among equal-length choices it hashes like ECMP.
+
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Deserialize;
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    Single,
+    #[default]
+    Ecmp,
+    Rps,
+    Elr,
+}
+
+/// A 64-bit mixing function (the splitmix64 finalizer): a fixed, portable hash.
+#[inline]
+pub fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The five-tuple hash of a flow.
+pub fn five_tuple_hash(src: u32, dst: u32, sport: u16, dport: u16, proto: u8) -> u64 {
+    let ports = (u64::from(sport) << 16) | u64::from(dport);
+    mix(mix((u64::from(src) << 32) | u64::from(dst)) ^ (ports << 8 | u64::from(proto)))
+}
+
+/// The hash `single` uses: the host pair only.
+#[inline]
+pub fn pair_hash(src: u32, dst: u32) -> u64 {
+    mix((u64::from(src) << 32) | u64::from(dst))
+}
+
+/// Pick among `n` choices with a hash, salted per switch.
+#[inline]
+pub fn pick_hashed(hash: u64, salt: u64, n: usize) -> usize {
+    // Multiply-shift maps the mixed hash evenly onto 0..n.
+    ((u128::from(mix(hash ^ salt)) * n as u128) >> 64) as usize
+}
+
+/// Pick uniformly at random among `n` choices.
+#[inline]
+pub fn pick_random(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+    rng.random_range(0..n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashed_picks_are_spread_and_stable() {
+        let mut counts = [0u32; 4];
+        for flow in 0..40_000u16 {
+            let h = five_tuple_hash(0, 15, flow, 80, 17);
+            let i = pick_hashed(h, 7, 4);
+            assert_eq!(i, pick_hashed(h, 7, 4));
+            counts[i] += 1;
+        }
+        for c in counts {
+            assert!((9_500..10_500).contains(&c), "{counts:?}");
+        }
+    }
+}

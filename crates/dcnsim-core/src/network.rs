@@ -1,0 +1,195 @@
+//! The runtime network: egress ports and routing tables built from a topology.
+//!
+//! Every full-duplex link becomes two egress ports, one at each end. A port
+//! serializes one packet at a time at its rate (a packet-hop ends when the last
+//! bit has crossed the link's propagation delay) and keeps the rest in its queue.
+//! Routing tables hold, for every switch and destination host, all egress ports
+//! on a shortest path (by hop count); forwarding policies pick among them.
+
+use crate::queue::Queue;
+use crate::scenario::NetworkSpec;
+use crate::topology::{NodeKind, Topology};
+use crate::units::{Rate, Time};
+use std::collections::VecDeque;
+
+pub struct Port {
+    pub node: u32,
+    pub peer: u32,
+    pub rate: Rate,
+    pub delay: Time,
+    pub queue: Queue,
+    /// When the packet on the wire (if any) has been fully serialized.
+    pub busy_until: Time,
+    /// A wake-up is scheduled at `busy_until` to send the next queued packet.
+    pub wake_pending: bool,
+    /// Index into the queue trace, when this port is traced.
+    pub trace: Option<u32>,
+    pub drops: u64,
+    /// Packets and bytes that finished serialization on this port.
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    /// The largest queue seen (packets, bytes), excluding the one on the wire.
+    pub max_packets: u64,
+    pub max_bytes: u64,
+}
+
+pub struct Network {
+    pub ports: Vec<Port>,
+    /// Ports of node `n`: `node_ports[n]..node_ports[n + 1]`.
+    node_ports: Vec<u32>,
+    /// Host index of each node (`u32::MAX` for switches).
+    pub node_host: Vec<u32>,
+    /// Tier of each node (0 for hosts).
+    pub tier: Vec<u32>,
+    pub top_tier: u32,
+    /// The NIC port of host `h`.
+    pub host_port: Vec<u32>,
+    hosts: usize,
+    /// Equal-cost next hops of (node, destination host): `hops[off[i]..off[i+1]]`
+    /// with `i = node * hosts + dst`.
+    route_off: Vec<u32>,
+    route_hops: Vec<u32>,
+    /// Ports of each switch towards a higher tier (equal-length routing).
+    up_off: Vec<u32>,
+    up_ports: Vec<u32>,
+}
+
+impl Network {
+    pub fn build(topo: &Topology, spec: &NetworkSpec) -> Network {
+        let n = topo.nodes.len();
+        let mut by_node: Vec<Vec<(usize, &crate::topology::Link)>> = vec![Vec::new(); n];
+        for l in &topo.links {
+            by_node[l.a].push((l.b, l));
+            by_node[l.b].push((l.a, l));
+        }
+        let mut ports = Vec::new();
+        let mut node_ports = Vec::with_capacity(n + 1);
+        for (node, links) in by_node.iter().enumerate() {
+            node_ports.push(ports.len() as u32);
+            let queue = match topo.nodes[node].kind {
+                NodeKind::Host => &spec.nic_queue,
+                NodeKind::Switch => &spec.queue,
+            };
+            for &(peer, l) in links {
+                ports.push(Port {
+                    node: node as u32,
+                    peer: peer as u32,
+                    rate: l.rate,
+                    delay: l.delay,
+                    queue: Queue::new(queue),
+                    busy_until: Time::ZERO,
+                    wake_pending: false,
+                    trace: None,
+                    drops: 0,
+                    sent_packets: 0,
+                    sent_bytes: 0,
+                    max_packets: 0,
+                    max_bytes: 0,
+                });
+            }
+        }
+        node_ports.push(ports.len() as u32);
+        let mut node_host = vec![u32::MAX; n];
+        for (h, &node) in topo.hosts.iter().enumerate() {
+            node_host[node] = h as u32;
+        }
+        let tier: Vec<u32> = topo.nodes.iter().map(|nd| nd.tier.unwrap_or(1)).collect();
+        let top_tier = tier.iter().copied().max().unwrap_or(0);
+        let host_port = topo.hosts.iter().map(|&h| node_ports[h]).collect();
+        let mut net = Network {
+            ports,
+            node_ports,
+            node_host,
+            tier,
+            top_tier,
+            host_port,
+            hosts: topo.hosts.len(),
+            route_off: Vec::new(),
+            route_hops: Vec::new(),
+            up_off: Vec::new(),
+            up_ports: Vec::new(),
+        };
+        net.build_routes(topo);
+        net.build_up_ports();
+        net
+    }
+
+    pub fn ports_of(&self, node: u32) -> std::ops::Range<u32> {
+        self.node_ports[node as usize]..self.node_ports[node as usize + 1]
+    }
+
+    pub fn is_host(&self, node: u32) -> bool {
+        self.node_host[node as usize] != u32::MAX
+    }
+
+    /// Shortest-path distances from every destination host (breadth-first, never
+    /// transiting another host), then next hops at every switch.
+    fn build_routes(&mut self, topo: &Topology) {
+        let n = topo.nodes.len();
+        let mut dist = vec![u32::MAX; n];
+        let mut table: Vec<Vec<u32>> = vec![Vec::new(); n * self.hosts];
+        let mut frontier = VecDeque::new();
+        for (d, &dst) in topo.hosts.iter().enumerate() {
+            dist.fill(u32::MAX);
+            dist[dst] = 0;
+            frontier.push_back(dst as u32);
+            while let Some(u) = frontier.pop_front() {
+                if u as usize != dst && self.is_host(u) {
+                    continue;
+                }
+                for p in self.ports_of(u) {
+                    let v = self.ports[p as usize].peer as usize;
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u as usize] + 1;
+                        frontier.push_back(v as u32);
+                    }
+                }
+            }
+            for u in 0..n as u32 {
+                if self.is_host(u) || dist[u as usize] == u32::MAX {
+                    continue;
+                }
+                for p in self.ports_of(u) {
+                    let v = self.ports[p as usize].peer as usize;
+                    let via_host = self.is_host(v as u32) && v != dst;
+                    if !via_host && dist[v] + 1 == dist[u as usize] {
+                        table[u as usize * self.hosts + d].push(p);
+                    }
+                }
+            }
+        }
+        self.route_off = Vec::with_capacity(table.len() + 1);
+        for hops in &table {
+            self.route_off.push(self.route_hops.len() as u32);
+            self.route_hops.extend_from_slice(hops);
+        }
+        self.route_off.push(self.route_hops.len() as u32);
+    }
+
+    fn build_up_ports(&mut self) {
+        for node in 0..self.node_host.len() as u32 {
+            self.up_off.push(self.up_ports.len() as u32);
+            for p in self.ports_of(node) {
+                let peer = self.ports[p as usize].peer;
+                if !self.is_host(node) && self.tier[peer as usize] > self.tier[node as usize] {
+                    self.up_ports.push(p);
+                }
+            }
+        }
+        self.up_off.push(self.up_ports.len() as u32);
+    }
+
+    /// All egress ports of `node` on a shortest path to host `dst`.
+    #[inline]
+    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+        let i = node as usize * self.hosts + dst as usize;
+        &self.route_hops[self.route_off[i] as usize..self.route_off[i + 1] as usize]
+    }
+
+    /// Ports of `node` towards a higher tier.
+    #[inline]
+    pub fn up_ports(&self, node: u32) -> &[u32] {
+        let i = node as usize;
+        &self.up_ports[self.up_off[i] as usize..self.up_off[i + 1] as usize]
+    }
+}

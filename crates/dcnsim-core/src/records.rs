@@ -1,0 +1,99 @@
+//! What a run reports: column tables (one schema type serves every table) and a
+//! summary of counters. Column names carry their unit (`sent_s`, `size_bytes`).
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    F64(Vec<f64>),
+    I64(Vec<i64>),
+    Str(Vec<String>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::I64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A table as named columns of equal length, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+impl Table {
+    pub fn push(&mut self, name: &'static str, column: Column) {
+        debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == column.len()));
+        self.columns.push((name, column));
+    }
+
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| *n == name).map(|(_, c)| c)
+    }
+
+    pub fn f64(&self, name: &str) -> &[f64] {
+        match self.column(name) {
+            Some(Column::F64(v)) => v,
+            _ => panic!("no f64 column {name}"),
+        }
+    }
+
+    pub fn str(&self, name: &str) -> &[String] {
+        match self.column(name) {
+            Some(Column::Str(v)) => v,
+            _ => panic!("no str column {name}"),
+        }
+    }
+
+    pub fn i64(&self, name: &str) -> &[i64] {
+        match self.column(name) {
+            Some(Column::I64(v)) => v,
+            _ => panic!("no i64 column {name}"),
+        }
+    }
+}
+
+/// Counters and timings of one run (`summary.json`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    pub name: String,
+    pub seed: u64,
+    pub version: &'static str,
+    pub events: u64,
+    /// Packets that finished serialization onto a link and reached its far end.
+    pub packet_hops: u64,
+    pub packets_injected: u64,
+    pub packets_delivered: u64,
+    pub packets_dropped: u64,
+    /// Packets still queued, on a wire or in host processing at the end.
+    pub packets_in_flight: u64,
+    pub sim_time_s: f64,
+    pub wall_s: f64,
+    pub packet_hops_per_s: f64,
+    /// Whether the run ended at `stop_time` rather than running out of traffic.
+    pub stopped_at_stop_time: bool,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub summary: Summary,
+    pub flows: Table,
+    pub probes: Table,
+    pub queues: Table,
+    /// One row per egress port: counters and the largest queue seen.
+    pub ports: Table,
+}

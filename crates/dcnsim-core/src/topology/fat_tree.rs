@@ -1,0 +1,51 @@
+//! The k-ary fat-tree (Al-Fares et al., SIGCOMM 2008), as used by the spraying
+//! seed (§2, Fig. 1, k = 4): k pods of k/2 edge and k/2 aggregation switches,
+//! (k/2)² core switches and k³/4 hosts, every link alike.
+
+use super::{base_link, LinkSpec, NodeKind, Topology};
+use crate::scenario::ScenarioError;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FatTree {
+    k: u32,
+    link: Option<LinkSpec>,
+}
+
+impl FatTree {
+    pub fn build(&self) -> Result<Topology, ScenarioError> {
+        let k = self.k as usize;
+        if k % 2 != 0 {
+            return Err(ScenarioError::new("topology.k", format!("fat-tree k must be even, got {k}")));
+        }
+        if !(2..=128).contains(&k) {
+            return Err(ScenarioError::new("topology.k", format!("must be between 2 and 128, got {k}")));
+        }
+        let link = base_link(self.link);
+        let half = k / 2;
+        let mut t = Topology::default();
+        let hosts: Vec<usize> = (0..k * half * half)
+            .map(|h| t.add(format!("host{h}"), NodeKind::Host, 0))
+            .collect();
+        let edges: Vec<usize> = (0..k * half).map(|i| t.add(format!("edge{i}"), NodeKind::Switch, 1)).collect();
+        let aggs: Vec<usize> = (0..k * half).map(|i| t.add(format!("agg{i}"), NodeKind::Switch, 2)).collect();
+        let cores: Vec<usize> = (0..half * half).map(|i| t.add(format!("core{i}"), NodeKind::Switch, 3)).collect();
+        for (h, &host) in hosts.iter().enumerate() {
+            t.connect(host, edges[h / half], link);
+        }
+        for pod in 0..k {
+            for e in 0..half {
+                for a in 0..half {
+                    t.connect(edges[pod * half + e], aggs[pod * half + a], link);
+                }
+            }
+            for a in 0..half {
+                for c in 0..half {
+                    t.connect(aggs[pod * half + a], cores[a * half + c], link);
+                }
+            }
+        }
+        Ok(t)
+    }
+}

@@ -1,0 +1,349 @@
+//! Topologies: nodes (hosts and switches) joined by full-duplex links.
+//!
+//! Each builder turns its scenario table into a [`Topology`]: a list of named
+//! nodes and links with rate and propagation delay. Hosts are numbered `0..N-1`
+//! in a documented order per builder; switches carry a tier (1 = the tier hosts
+//! attach to) used by equal-length routing.
+
+mod edges;
+mod fat_tree;
+mod leaf_spine;
+mod star;
+mod tree3;
+
+use crate::scenario::{parse_at, ScenarioError};
+use crate::units::{Rate, Time};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    /// 0 for hosts; 1.. for switches (ToR/edge/leaf = 1). `None` if unknown.
+    pub tier: Option<u32>,
+}
+
+/// A full-duplex link: one egress port at each end with this rate and delay.
+#[derive(Clone, Debug)]
+pub struct Link {
+    pub a: usize,
+    pub b: usize,
+    pub rate: Rate,
+    pub delay: Time,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Topology {
+    pub nodes: Vec<Node>,
+    /// Node id of host `i`.
+    pub hosts: Vec<usize>,
+    pub links: Vec<Link>,
+    names: HashMap<String, usize>,
+}
+
+/// `{ rate = RATE, delay = TIME }`, each falling back to a base link.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub rate: Option<Rate>,
+    pub delay: Option<Time>,
+}
+
+/// The resolved rate and delay of a link.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkParams {
+    pub rate: Rate,
+    pub delay: Time,
+}
+
+impl LinkSpec {
+    pub fn over(self, base: LinkParams) -> LinkParams {
+        LinkParams {
+            rate: self.rate.unwrap_or(base.rate),
+            delay: self.delay.unwrap_or(base.delay),
+        }
+    }
+}
+
+/// `topology.link`: the defaults every builder's links fall back to.
+pub(crate) fn base_link(spec: Option<LinkSpec>) -> LinkParams {
+    spec.unwrap_or_default().over(LinkParams {
+        rate: Rate(10_000_000_000),
+        delay: Time::from_us(1),
+    })
+}
+
+/// The `[topology]` table, by kind.
+#[derive(Clone, Debug)]
+pub enum TopologySpec {
+    Star(star::Star),
+    Tree3(tree3::Tree3),
+    FatTree(fat_tree::FatTree),
+    LeafSpine(leaf_spine::LeafSpine),
+    Edges(edges::Edges),
+}
+
+const KINDS: &str = "star, tree3, fat_tree, leaf_spine, edges";
+
+impl TopologySpec {
+    pub fn from_value(value: Value) -> Result<TopologySpec, ScenarioError> {
+        let Value::Object(mut table) = value else {
+            return Err(ScenarioError::new("topology", "must be a table with a kind"));
+        };
+        let kind = match table.remove("kind") {
+            Some(Value::String(k)) => k,
+            Some(other) => {
+                return Err(ScenarioError::new("topology.kind", format!("expected one of {KINDS}, got {other}")))
+            }
+            None => return Err(ScenarioError::new("topology.kind", format!("required (one of {KINDS})"))),
+        };
+        let value = Value::Object(table);
+        Ok(match kind.as_str() {
+            "star" => TopologySpec::Star(parse_at(value, "topology")?),
+            "tree3" => TopologySpec::Tree3(parse_at(value, "topology")?),
+            "fat_tree" => TopologySpec::FatTree(parse_at(value, "topology")?),
+            "leaf_spine" => TopologySpec::LeafSpine(parse_at(value, "topology")?),
+            "edges" => TopologySpec::Edges(parse_at(value, "topology")?),
+            other => {
+                return Err(ScenarioError::new(
+                    "topology.kind",
+                    format!("unknown topology \"{other}\" (expected one of {KINDS})"),
+                ))
+            }
+        })
+    }
+
+    pub fn build(&self) -> Result<Topology, ScenarioError> {
+        let topo = match self {
+            TopologySpec::Star(s) => s.build()?,
+            TopologySpec::Tree3(s) => s.build()?,
+            TopologySpec::FatTree(s) => s.build()?,
+            TopologySpec::LeafSpine(s) => s.build()?,
+            TopologySpec::Edges(s) => s.build()?,
+        };
+        topo.check_connected()?;
+        Ok(topo)
+    }
+}
+
+/// Check a count field: at least `min`, and not absurdly large.
+pub(crate) fn check_count(path: &str, value: u32, min: u32) -> Result<(), ScenarioError> {
+    if value < min {
+        return Err(ScenarioError::new(path, format!("must be at least {min}, got {value}")));
+    }
+    if value > 1_000_000 {
+        return Err(ScenarioError::new(path, format!("must be at most 1000000, got {value}")));
+    }
+    Ok(())
+}
+
+impl Topology {
+    pub fn add_node(&mut self, name: String, kind: NodeKind, tier: Option<u32>) -> Result<usize, String> {
+        let id = self.nodes.len();
+        if self.names.insert(name.clone(), id).is_some() {
+            return Err(format!("duplicate node name \"{name}\""));
+        }
+        if kind == NodeKind::Host {
+            self.hosts.push(id);
+        }
+        self.nodes.push(Node { name, kind, tier });
+        Ok(id)
+    }
+
+    /// Add a host or switch whose name a builder made unique by construction.
+    pub(crate) fn add(&mut self, name: String, kind: NodeKind, tier: u32) -> usize {
+        self.add_node(name, kind, Some(tier)).expect("builder names are unique")
+    }
+
+    pub fn connect(&mut self, a: usize, b: usize, link: LinkParams) {
+        self.links.push(Link {
+            a,
+            b,
+            rate: link.rate,
+            delay: link.delay,
+        });
+    }
+
+    pub fn node_id(&self, name: &str) -> Option<usize> {
+        self.names.get(name).copied()
+    }
+
+    pub fn host_count(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// The rate of host `h`'s NIC link.
+    pub fn host_link_rate(&self, h: u32) -> Rate {
+        let node = self.hosts[h as usize];
+        self.links
+            .iter()
+            .find(|l| l.a == node || l.b == node)
+            .map(|l| l.rate)
+            .expect("every host has a link (checked when built)")
+    }
+
+    /// `"a->b"`: the egress port of node `a` towards node `b`.
+    pub fn port_by_name(&self, name: &str) -> Option<(usize, usize)> {
+        let (a, b) = name.split_once("->")?;
+        let (a, b) = (self.node_id(a.trim())?, self.node_id(b.trim())?);
+        self.links
+            .iter()
+            .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+            .then_some((a, b))
+    }
+
+    pub fn example_port_name(&self) -> String {
+        self.links
+            .first()
+            .map(|l| format!("{}->{}", self.nodes[l.a].name, self.nodes[l.b].name))
+            .unwrap_or_default()
+    }
+
+    /// Hosts must be able to reach each other through switches only.
+    fn check_connected(&self) -> Result<(), ScenarioError> {
+        if self.hosts.is_empty() {
+            return Err(ScenarioError::new("topology", "has no hosts"));
+        }
+        let mut adj = vec![Vec::new(); self.nodes.len()];
+        for l in &self.links {
+            adj[l.a].push(l.b);
+            adj[l.b].push(l.a);
+        }
+        for &h in &self.hosts {
+            if adj[h].len() != 1 {
+                return Err(ScenarioError::new(
+                    "topology",
+                    format!("host \"{}\" has {} links; a host has exactly one (its NIC)", self.nodes[h].name, adj[h].len()),
+                ));
+            }
+        }
+        // Breadth-first search from host 0 that does not transit other hosts.
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![self.hosts[0]];
+        seen[self.hosts[0]] = true;
+        while let Some(n) = stack.pop() {
+            if n != self.hosts[0] && self.nodes[n].kind == NodeKind::Host {
+                continue;
+            }
+            for &m in &adj[n] {
+                if !seen[m] {
+                    seen[m] = true;
+                    stack.push(m);
+                }
+            }
+        }
+        if let Some(&h) = self.hosts.iter().find(|&&h| !seen[h]) {
+            return Err(ScenarioError::new(
+                "topology",
+                format!(
+                    "disconnected: host \"{}\" cannot reach host \"{}\"",
+                    self.nodes[self.hosts[0]].name, self.nodes[h].name
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Equal-length routing needs every switch's tier, and a way up from every
+    /// switch below the top tier.
+    pub fn check_tiers(&self) -> Result<(), String> {
+        if let Some(n) = self.nodes.iter().find(|n| n.kind == NodeKind::Switch && n.tier.is_none()) {
+            return Err(format!(
+                "elr needs the tier of every switch; switch \"{}\" has none (set tier in topology.nodes)",
+                n.name
+            ));
+        }
+        let top = self.nodes.iter().filter_map(|n| n.tier).max().unwrap_or(0);
+        let tier = |i: usize| self.nodes[i].tier.unwrap_or(0);
+        for (i, n) in self.nodes.iter().enumerate() {
+            let has_up = self
+                .links
+                .iter()
+                .any(|l| (l.a == i && tier(l.b) > tier(i)) || (l.b == i && tier(l.a) > tier(i)));
+            if n.kind == NodeKind::Switch && tier(i) < top && !has_up {
+                return Err(format!(
+                    "elr needs a link up from every switch below the top tier ({top}); switch \"{}\" (tier {}) has none",
+                    n.name,
+                    tier(i)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(toml_text: &str) -> Result<Topology, ScenarioError> {
+        let v: Value = toml::from_str(toml_text).unwrap();
+        TopologySpec::from_value(v)?.build()
+    }
+
+    #[test]
+    fn fat_tree_k4_matches_the_spraying_seed() {
+        let t = build("kind = \"fat_tree\"\nk = 4").unwrap();
+        assert_eq!(t.host_count(), 16);
+        assert_eq!(t.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count(), 20);
+        // S15 hangs off E7; A0 reaches C0 and C1, A1 reaches C2 and C3 (Fig. 1).
+        assert!(t.port_by_name("edge7->host15").is_some());
+        assert!(t.port_by_name("agg0->core1").is_some());
+        assert!(t.port_by_name("agg1->core2").is_some());
+        assert!(t.port_by_name("agg0->core2").is_none());
+        assert!(t.port_by_name("agg6->core0").is_some());
+        assert_eq!(t.links.len(), 48);
+    }
+
+    #[test]
+    fn odd_k_is_rejected_with_its_path() {
+        let e = build("kind = \"fat_tree\"\nk = 5").unwrap_err();
+        assert_eq!(e.to_string(), "topology.k: fat-tree k must be even, got 5");
+    }
+
+    #[test]
+    fn tree3_defaults_are_the_first_seed() {
+        let t = build("kind = \"tree3\"").unwrap();
+        assert_eq!(t.host_count(), 128);
+        assert!(t.port_by_name("tor3->agg0").is_some());
+        assert!(t.port_by_name("tor4->agg1").is_some());
+        assert!(t.port_by_name("host16->tor1").is_some());
+        assert_eq!(t.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count(), 11);
+    }
+
+    #[test]
+    fn leaf_spine_botcp() {
+        let t = build("kind = \"leaf_spine\"\nhost_link = {rate = \"10Gbps\"}\nfabric_link = {rate = \"40Gbps\"}").unwrap();
+        assert_eq!(t.host_count(), 192);
+        assert_eq!(t.links.len(), 192 + 36);
+        assert_eq!(t.host_link_rate(191), Rate(10_000_000_000));
+    }
+
+    #[test]
+    fn disconnected_edges_are_rejected() {
+        let e = build(
+            r#"kind = "edges"
+nodes = [{name = "a", kind = "host"}, {name = "b", kind = "host"}, {name = "s1", kind = "switch"}, {name = "s2", kind = "switch"}]
+links = [{a = "a", b = "s1"}, {a = "b", b = "s2"}]"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "topology");
+        assert!(e.reason.contains("disconnected"), "{e}");
+    }
+
+    #[test]
+    fn unknown_kind_and_key() {
+        assert_eq!(build("kind = \"ring\"").unwrap_err().path, "topology.kind");
+        let e = build("kind = \"star\"\nhosts = 4\nhost = 3").unwrap_err();
+        assert_eq!(e.path, "topology.host");
+        assert!(e.reason.starts_with("unknown key"), "{e}");
+    }
+}

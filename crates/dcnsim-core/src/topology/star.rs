@@ -1,0 +1,38 @@
+//! N hosts on one switch `sw0`, optionally with per-host link rates so that one
+//! port can be made a bottleneck.
+
+use super::{base_link, check_count, LinkParams, LinkSpec, NodeKind, Topology};
+use crate::scenario::ScenarioError;
+use crate::units::Rate;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Star {
+    hosts: u32,
+    link: Option<LinkSpec>,
+    host_rates: Option<Vec<Rate>>,
+}
+
+impl Star {
+    pub fn build(&self) -> Result<Topology, ScenarioError> {
+        check_count("topology.hosts", self.hosts, 2)?;
+        let link = base_link(self.link);
+        if let Some(rates) = &self.host_rates {
+            if rates.len() != self.hosts as usize {
+                return Err(ScenarioError::new(
+                    "topology.host_rates",
+                    format!("needs one rate per host: {} hosts, {} rates", self.hosts, rates.len()),
+                ));
+            }
+        }
+        let mut t = Topology::default();
+        let sw = t.add("sw0".into(), NodeKind::Switch, 1);
+        for h in 0..self.hosts as usize {
+            let host = t.add(format!("host{h}"), NodeKind::Host, 0);
+            let rate = self.host_rates.as_ref().map_or(link.rate, |r| r[h]);
+            t.connect(host, sw, LinkParams { rate, ..link });
+        }
+        Ok(t)
+    }
+}

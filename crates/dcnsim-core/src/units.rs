@@ -1,0 +1,280 @@
+//! Physical quantities as integer newtypes, with the physics on them.
+//!
+//! Time is picoseconds in a `u64` (about 213 days of simulated time), rates are
+//! bits per second, sizes are bytes. Quantities are written in scenarios the way
+//! people write them (`"10Gbps"`, `"0.2us"`, `"64KB"`, `"1000pkt"`) and parsed
+//! here exactly: decimal mantissas are scaled with integer arithmetic, so
+//! `"0.2us"` is exactly 200 000 ps and never a float rounding away from it.
+
+use std::fmt;
+
+/// Simulated time or duration in picoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const PS_PER_S: u64 = 1_000_000_000_000;
+
+    pub fn from_us(us: u64) -> Time {
+        Time(us * 1_000_000)
+    }
+
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / Self::PS_PER_S as f64
+    }
+}
+
+impl std::ops::Add for Time {
+    type Output = Time;
+    fn add(self, rhs: Time) -> Time {
+        Time(self.0 + rhs.0)
+    }
+}
+
+impl std::ops::Sub for Time {
+    type Output = Time;
+    fn sub(self, rhs: Time) -> Time {
+        Time(self.0 - rhs.0)
+    }
+}
+
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}us", self.0 as f64 / 1e6)
+    }
+}
+
+/// A link or sending rate in bits per second (always positive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    /// Time to serialize `bytes` onto a link of this rate, rounded up to a whole
+    /// picosecond so that a packet never leaves before its last bit.
+    pub fn serialization(self, bytes: u32) -> Time {
+        let bits = u128::from(bytes) * 8 * u128::from(Time::PS_PER_S);
+        Time(bits.div_ceil(u128::from(self.0)) as u64)
+    }
+
+    pub fn bps(self) -> f64 {
+        self.0 as f64
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}Gbps", self.0 as f64 / 1e9)
+    }
+}
+
+/// A size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+/// A queue capacity: a number of packets or a number of bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capacity {
+    Packets(u64),
+    Bytes(u64),
+}
+
+/// Split `"12.5Gbps"` into an exact decimal mantissa and its unit.
+fn split_number(text: &str) -> Result<(u128, u32, &str), String> {
+    let s = text.trim();
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(end);
+    if s.starts_with('-') {
+        return Err(format!("must be positive, got \"{text}\""));
+    }
+    if num.is_empty() || num == "." || num.matches('.').count() > 1 {
+        return Err(format!("expected a number followed by a unit, got \"{text}\""));
+    }
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.len() + frac.len() > 30 {
+        return Err(format!("number too long in \"{text}\""));
+    }
+    let digits: u128 = format!("{int}{frac}")
+        .parse()
+        .map_err(|_| format!("expected a number followed by a unit, got \"{text}\""))?;
+    Ok((digits, frac.len() as u32, unit.trim()))
+}
+
+/// `digits / 10^scale * factor`, exactly, or an error if not a whole number.
+fn scale_exact(
+    text: &str,
+    digits: u128,
+    scale: u32,
+    factor: u128,
+    what: &str,
+) -> Result<u64, String> {
+    let num = digits
+        .checked_mul(factor)
+        .ok_or_else(|| format!("\"{text}\" is too large"))?;
+    let div = 10u128.pow(scale);
+    if num % div != 0 {
+        return Err(format!("\"{text}\" is not a whole number of {what}"));
+    }
+    u64::try_from(num / div).map_err(|_| format!("\"{text}\" is too large"))
+}
+
+fn unit_list(units: &[(&str, u128)]) -> String {
+    units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ")
+}
+
+fn parse_with(text: &str, units: &[(&str, u128)], what: &str) -> Result<u64, String> {
+    let (digits, scale, unit) = split_number(text)?;
+    if unit.is_empty() {
+        return Err(format!(
+            "\"{text}\" has no unit (expected one of {})",
+            unit_list(units)
+        ));
+    }
+    let factor = units
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, f)| *f)
+        .ok_or_else(|| {
+            format!(
+                "unknown unit \"{unit}\" in \"{text}\" (expected one of {})",
+                unit_list(units)
+            )
+        })?;
+    scale_exact(text, digits, scale, factor, what)
+}
+
+const TIME_UNITS: &[(&str, u128)] = &[
+    ("ps", 1),
+    ("ns", 1_000),
+    ("us", 1_000_000),
+    ("µs", 1_000_000),
+    ("ms", 1_000_000_000),
+    ("s", 1_000_000_000_000),
+];
+
+const RATE_UNITS: &[(&str, u128)] = &[
+    ("bps", 1),
+    ("Kbps", 1_000),
+    ("Mbps", 1_000_000),
+    ("Gbps", 1_000_000_000),
+    ("Tbps", 1_000_000_000_000),
+];
+
+const SIZE_UNITS: &[(&str, u128)] = &[
+    ("B", 1),
+    ("KB", 1_000),
+    ("MB", 1_000_000),
+    ("GB", 1_000_000_000),
+    ("KiB", 1 << 10),
+    ("MiB", 1 << 20),
+    ("GiB", 1 << 30),
+];
+
+impl std::str::FromStr for Time {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Time, String> {
+        parse_with(s, TIME_UNITS, "picoseconds").map(Time)
+    }
+}
+
+impl std::str::FromStr for Rate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Rate, String> {
+        match parse_with(s, RATE_UNITS, "bits per second")? {
+            0 => Err(format!("rate must be positive, got \"{s}\"")),
+            bps => Ok(Rate(bps)),
+        }
+    }
+}
+
+impl std::str::FromStr for Bytes {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Bytes, String> {
+        match parse_with(s, SIZE_UNITS, "bytes")? {
+            0 => Err(format!("size must be positive, got \"{s}\"")),
+            b => Ok(Bytes(b)),
+        }
+    }
+}
+
+impl std::str::FromStr for Capacity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Capacity, String> {
+        if let Some(n) = s.trim().strip_suffix("pkt") {
+            let (digits, scale, rest) = split_number(n)?;
+            if !rest.is_empty() {
+                return Err(format!("expected a packet count like \"1000pkt\", got \"{s}\""));
+            }
+            return match scale_exact(s, digits, scale, 1, "packets")? {
+                0 => Err(format!("capacity must be positive, got \"{s}\"")),
+                p => Ok(Capacity::Packets(p)),
+            };
+        }
+        s.parse::<Bytes>()
+            .map(|b| Capacity::Bytes(b.0))
+            .map_err(|e| format!("{e}; a capacity is a size (\"64KB\") or a packet count (\"1000pkt\")"))
+    }
+}
+
+/// Serde support: every quantity is written as a string with a unit.
+macro_rules! deserialize_from_str {
+    ($($ty:ty),*) => {$(
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = <String as serde::Deserialize>::deserialize(d)?;
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+deserialize_from_str!(Time, Rate, Bytes, Capacity);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_exactly() {
+        assert_eq!("0.2us".parse::<Time>().unwrap(), Time(200_000));
+        assert_eq!("25us".parse::<Time>().unwrap(), Time(25_000_000));
+        assert_eq!("2.5µs".parse::<Time>().unwrap(), Time(2_500_000));
+        assert_eq!("200ms".parse::<Time>().unwrap(), Time(200_000_000_000));
+        assert_eq!("0us".parse::<Time>().unwrap(), Time(0));
+        assert!("0.0001ps".parse::<Time>().is_err());
+        assert!("10".parse::<Time>().unwrap_err().contains("no unit"));
+        assert!("-1us".parse::<Time>().unwrap_err().contains("positive"));
+    }
+
+    #[test]
+    fn rates_and_sizes() {
+        assert_eq!("10Gbps".parse::<Rate>().unwrap(), Rate(10_000_000_000));
+        assert_eq!("2.5Gbps".parse::<Rate>().unwrap(), Rate(2_500_000_000));
+        assert!("10Gps"
+            .parse::<Rate>()
+            .unwrap_err()
+            .contains("unknown unit \"Gps\""));
+        assert!("0Gbps".parse::<Rate>().is_err());
+        assert_eq!("64KB".parse::<Bytes>().unwrap(), Bytes(64_000));
+        assert_eq!("64KiB".parse::<Bytes>().unwrap(), Bytes(65_536));
+        assert_eq!("1500B".parse::<Bytes>().unwrap(), Bytes(1500));
+        assert_eq!(
+            "1000pkt".parse::<Capacity>().unwrap(),
+            Capacity::Packets(1000)
+        );
+        assert_eq!(
+            "128KB".parse::<Capacity>().unwrap(),
+            Capacity::Bytes(128_000)
+        );
+        assert!("1.5pkt".parse::<Capacity>().is_err());
+    }
+
+    #[test]
+    fn serialization_is_exact_or_rounded_up() {
+        // 1500 B at 1 Gbps is 12 us exactly (the first seed, §2).
+        assert_eq!(Rate(1_000_000_000).serialization(1500), Time::from_us(12));
+        // 1 byte at 3 bps: 8/3 s, rounded up to the next picosecond.
+        assert_eq!(Rate(3).serialization(1), Time(2_666_666_666_667));
+    }
+}

@@ -1,0 +1,123 @@
+//! Python bindings: `dcnsim._core`. Scenarios cross as JSON text; results come
+//! back as dicts of numpy arrays (strings as lists) that the Python package
+//! turns into DataFrames. Runs release the GIL.
+
+use dcnsim_core::{Column, Scenario, Table};
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::Value;
+
+create_exception!(_core, ScenarioError, pyo3::exceptions::PyValueError);
+
+fn parse(json: &str) -> PyResult<Scenario> {
+    Scenario::from_json_str(json).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+/// Validate a scenario given as JSON text; raises ScenarioError.
+#[pyfunction]
+fn validate(scenario_json: &str) -> PyResult<()> {
+    parse(scenario_json).map(|_| ())
+}
+
+fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => match n.as_u64() {
+            Some(u) => u.into_pyobject(py)?.into_any(),
+            None => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(a) => {
+            let items = a.iter().map(|x| json_to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(m) => {
+            let d = PyDict::new(py);
+            for (k, x) in m {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in t.columns {
+        match col {
+            Column::F64(v) => d.set_item(name, v.into_pyarray(py))?,
+            Column::I64(v) => d.set_item(name, v.into_pyarray(py))?,
+            Column::Str(v) => d.set_item(name, PyList::new(py, v)?)?,
+        }
+    }
+    Ok(d)
+}
+
+/// Run a scenario given as JSON text. `hook(progress: dict)` is called about
+/// every quarter second; an exception from it (or a pending signal such as
+/// Ctrl-C) aborts the run and propagates.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, hook=None))]
+fn run<'py>(py: Python<'py>, scenario_json: &str, hook: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario_json)?;
+    let mut failure: Option<PyErr> = None;
+    let result = py.detach(|| {
+        dcnsim_core::run(&sc, &mut |p| {
+            Python::attach(|py| {
+                let call = || -> PyResult<()> {
+                    py.check_signals()?;
+                    if let Some(h) = &hook {
+                        let d = PyDict::new(py);
+                        d.set_item("sim_time_s", p.sim_time_s)?;
+                        d.set_item("stop_time_s", p.stop_time_s)?;
+                        d.set_item("events", p.events)?;
+                        d.set_item("packet_hops", p.packet_hops)?;
+                        d.set_item("wall_s", p.wall_s)?;
+                        d.set_item("packet_hops_per_s", p.packet_hops_per_s)?;
+                        h.call1(py, (d,))?;
+                    }
+                    Ok(())
+                };
+                match call() {
+                    Ok(()) => true,
+                    Err(e) => {
+                        failure = Some(e);
+                        false
+                    }
+                }
+            })
+        })
+    });
+    let out = match result {
+        Ok(out) => out,
+        Err(_) => return Err(failure.unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("run aborted"))),
+    };
+    let d = PyDict::new(py);
+    let summary = serde_json::to_value(&out.summary).expect("summary serializes");
+    d.set_item("summary", json_to_py(py, &summary)?)?;
+    d.set_item("flows", table_to_py(py, out.flows)?)?;
+    d.set_item("probes", table_to_py(py, out.probes)?)?;
+    d.set_item("queues", table_to_py(py, out.queues)?)?;
+    d.set_item("ports", table_to_py(py, out.ports)?)?;
+    Ok(d)
+}
+
+/// The fixed benchmark scenario, as JSON text.
+#[pyfunction]
+fn bench_scenario() -> String {
+    let v: Value = toml::from_str(dcnsim_core::BENCH_SCENARIO).expect("bench scenario is valid TOML");
+    v.to_string()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
+    Ok(())
+}
