@@ -111,7 +111,12 @@ mod tests {
         let order: Vec<Event> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
-            vec![Event::Arrive(2), Event::Arrive(1), Event::Arrive(3), Event::PortFree(4)]
+            vec![
+                Event::Arrive(2),
+                Event::Arrive(1),
+                Event::Arrive(3),
+                Event::PortFree(4)
+            ]
         );
         assert_eq!(q.now(), Time(5));
     }

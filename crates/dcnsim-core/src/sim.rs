@@ -65,7 +65,8 @@ struct ProbeRows {
 
 impl ProbeRows {
     fn push(&mut self, flow: u32, src: u32, dst: u32, size: u32, sent: Time) -> u32 {
-        self.flow.push(if flow == NONE { -1 } else { i64::from(flow) });
+        self.flow
+            .push(if flow == NONE { -1 } else { i64::from(flow) });
         self.src.push(src.into());
         self.dst.push(dst.into());
         self.size.push(size.into());
@@ -132,11 +133,15 @@ impl Simulation {
         }
         let nodes = net.node_host.len() as u64;
         let mut sim = Simulation {
-            switch_rng: (0..nodes).map(|i| rng_for(sc.seed, RNG_SWITCH, i)).collect(),
+            switch_rng: (0..nodes)
+                .map(|i| rng_for(sc.seed, RNG_SWITCH, i))
+                .collect(),
             switch_salt: (0..nodes)
                 .map(|i| match sc.forwarding.policy {
                     Policy::Single => crate::forwarding::mix(i),
-                    _ => crate::forwarding::mix(crate::forwarding::mix(sc.seed ^ (SALT_ECMP << 40)) ^ i),
+                    _ => crate::forwarding::mix(
+                        crate::forwarding::mix(sc.seed ^ (SALT_ECMP << 40)) ^ i,
+                    ),
                 })
                 .collect(),
             port_names: net
@@ -172,14 +177,20 @@ impl Simulation {
             for (i, d) in dsts.into_iter().enumerate() {
                 let sent = Time(p.time.0 + interval.0 * i as u64);
                 let row = sim.probes.push(NONE, p.src, d, p.size.0 as u32, sent);
-                sim.events.schedule(sent + sim.host_delay, Event::ProbeSend(row));
+                sim.events
+                    .schedule(sent + sim.host_delay, Event::ProbeSend(row));
             }
         }
         for (i, spec) in sc.traffic.streams.iter().enumerate() {
-            let mut s = Stream::new(i as u32, spec.clone(), rng_for(sc.seed, RNG_STREAM, i as u64));
+            let mut s = Stream::new(
+                i as u32,
+                spec.clone(),
+                rng_for(sc.seed, RNG_STREAM, i as u64),
+            );
             let first = s.first();
             if first < s.spec.stop {
-                sim.events.schedule(first + sim.host_delay, Event::StreamSend(i as u32));
+                sim.events
+                    .schedule(first + sim.host_delay, Event::StreamSend(i as u32));
             }
             sim.streams.push(s);
         }
@@ -193,8 +204,7 @@ impl Simulation {
         let mut last_report = 0.0;
         let mut stopped = false;
         let hosts = self.net.host_port.len() as u32;
-        loop {
-            let Some(t) = self.events.peek_time() else { break };
+        while let Some(t) = self.events.peek_time() {
             if self.stop.is_some_and(|s| t > s) {
                 stopped = true;
                 break;
@@ -265,9 +275,14 @@ impl Simulation {
         let (src, size, record) = (s.spec.src, s.spec.size, s.spec.record);
         if s.advance() {
             let next = s.next;
-            self.events.schedule(next + self.host_delay, Event::StreamSend(id));
+            self.events
+                .schedule(next + self.host_delay, Event::StreamSend(id));
         }
-        let record = if record { self.probes.push(id, src, dst, size, sent) } else { NONE };
+        let record = if record {
+            self.probes.push(id, src, dst, size, sent)
+        } else {
+            NONE
+        };
         self.inject(Packet {
             src,
             dst,
@@ -429,7 +444,7 @@ impl Simulation {
 
     fn finish(self, wall: f64, end: Time, stopped: bool) -> Output {
         let in_flight = self.arena.live();
-        assert_eq!(
+        debug_assert_eq!(
             self.n.injected,
             self.n.delivered + self.n.dropped + in_flight,
             "packet conservation violated"
@@ -468,10 +483,16 @@ fn flow_table(streams: &[Stream]) -> Table {
     let col_i = |f: &dyn Fn(&Stream) -> i64| Column::I64(streams.iter().map(f).collect());
     let mut t = Table::default();
     t.push("flow_id", Column::I64((0..streams.len() as i64).collect()));
-    t.push("kind", Column::Str(vec!["stream".to_string(); streams.len()]));
+    t.push(
+        "kind",
+        Column::Str(vec!["stream".to_string(); streams.len()]),
+    );
     t.push("src", col_i(&|s| s.spec.src.into()));
     t.push("dst", col_i(&|s| s.spec.dst.map_or(-1, i64::from)));
-    t.push("size_bytes", col_i(&|s| (s.sent * u64::from(s.spec.size)) as i64));
+    t.push(
+        "size_bytes",
+        col_i(&|s| (s.sent * u64::from(s.spec.size)) as i64),
+    );
     t.push("start_s", col_f(&|s| secs(s.spec.start)));
     t.push("end_s", col_f(&|s| secs(s.spec.stop)));
     t.push("fct_s", col_f(&|_| f64::NAN));
@@ -491,7 +512,11 @@ fn flow_table(streams: &[Stream]) -> Table {
 
 fn probe_table(rows: ProbeRows) -> Table {
     let n = rows.sent.len();
-    let received: Vec<f64> = rows.received.iter().map(|r| r.map_or(f64::NAN, secs)).collect();
+    let received: Vec<f64> = rows
+        .received
+        .iter()
+        .map(|r| r.map_or(f64::NAN, secs))
+        .collect();
     let latency: Vec<f64> = rows
         .received
         .iter()
@@ -504,7 +529,10 @@ fn probe_table(rows: ProbeRows) -> Table {
     t.push("src", Column::I64(rows.src));
     t.push("dst", Column::I64(rows.dst));
     t.push("size_bytes", Column::I64(rows.size));
-    t.push("sent_s", Column::F64(rows.sent.iter().map(|&s| secs(s)).collect()));
+    t.push(
+        "sent_s",
+        Column::F64(rows.sent.iter().map(|&s| secs(s)).collect()),
+    );
     t.push("received_s", Column::F64(received));
     t.push("latency_s", Column::F64(latency));
     t.push("hops", Column::I64(rows.hops));
@@ -513,7 +541,9 @@ fn probe_table(rows: ProbeRows) -> Table {
 
 fn port_table(net: &Network, names: &[String]) -> Table {
     let ports = &net.ports;
-    let col = |f: &dyn Fn(&crate::network::Port) -> u64| Column::I64(ports.iter().map(|p| f(p) as i64).collect());
+    let col = |f: &dyn Fn(&crate::network::Port) -> u64| {
+        Column::I64(ports.iter().map(|p| f(p) as i64).collect())
+    };
     let mut t = Table::default();
     t.push("port", Column::Str(names.to_vec()));
     t.push("rate_bps", col(&|p| p.rate.0));
@@ -528,7 +558,15 @@ fn port_table(net: &Network, names: &[String]) -> Table {
 fn queue_table(rows: QueueRows, names: &[String]) -> Table {
     let mut t = Table::default();
     t.push("time_s", Column::F64(rows.time));
-    t.push("port", Column::Str(rows.port.iter().map(|&i| names[i as usize].clone()).collect()));
+    t.push(
+        "port",
+        Column::Str(
+            rows.port
+                .iter()
+                .map(|&i| names[i as usize].clone())
+                .collect(),
+        ),
+    );
     t.push("packets", Column::I64(rows.packets));
     t.push("bytes", Column::I64(rows.bytes));
     t

@@ -86,7 +86,10 @@ impl Stream {
                 if d >= self.spec.src {
                     d += 1;
                 }
-                (d, five_tuple_hash(self.spec.src, d, source_port(id), 9000, UDP))
+                (
+                    d,
+                    five_tuple_hash(self.spec.src, d, source_port(id), 9000, UDP),
+                )
             }
         }
     }

@@ -90,7 +90,9 @@ fn split_number(text: &str) -> Result<(u128, u32, &str), String> {
         return Err(format!("must be positive, got \"{text}\""));
     }
     if num.is_empty() || num == "." || num.matches('.').count() > 1 {
-        return Err(format!("expected a number followed by a unit, got \"{text}\""));
+        return Err(format!(
+            "expected a number followed by a unit, got \"{text}\""
+        ));
     }
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
     if int.len() + frac.len() > 30 {
@@ -205,7 +207,9 @@ impl std::str::FromStr for Capacity {
         if let Some(n) = s.trim().strip_suffix("pkt") {
             let (digits, scale, rest) = split_number(n)?;
             if !rest.is_empty() {
-                return Err(format!("expected a packet count like \"1000pkt\", got \"{s}\""));
+                return Err(format!(
+                    "expected a packet count like \"1000pkt\", got \"{s}\""
+                ));
             }
             return match scale_exact(s, digits, scale, 1, "packets")? {
                 0 => Err(format!("capacity must be positive, got \"{s}\"")),
@@ -214,7 +218,9 @@ impl std::str::FromStr for Capacity {
         }
         s.parse::<Bytes>()
             .map(|b| Capacity::Bytes(b.0))
-            .map_err(|e| format!("{e}; a capacity is a size (\"64KB\") or a packet count (\"1000pkt\")"))
+            .map_err(|e| {
+                format!("{e}; a capacity is a size (\"64KB\") or a packet count (\"1000pkt\")")
+            })
     }
 }
 

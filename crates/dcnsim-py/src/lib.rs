@@ -31,7 +31,10 @@ fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         },
         Value::String(s) => s.into_pyobject(py)?.into_any(),
         Value::Array(a) => {
-            let items = a.iter().map(|x| json_to_py(py, x)).collect::<PyResult<Vec<_>>>()?;
+            let items = a
+                .iter()
+                .map(|x| json_to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()
         }
         Value::Object(m) => {
@@ -61,7 +64,11 @@ fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
 /// Ctrl-C) aborts the run and propagates.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, hook=None))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, hook: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    hook: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
     let mut failure: Option<PyErr> = None;
     let result = py.detach(|| {
@@ -93,7 +100,11 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, hook: Option<Py<PyAny>>) -> Py
     });
     let out = match result {
         Ok(out) => out,
-        Err(_) => return Err(failure.unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("run aborted"))),
+        Err(_) => {
+            return Err(
+                failure.unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("run aborted"))
+            )
+        }
     };
     let d = PyDict::new(py);
     let summary = serde_json::to_value(&out.summary).expect("summary serializes");
@@ -108,7 +119,8 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, hook: Option<Py<PyAny>>) -> Py
 /// The fixed benchmark scenario, as JSON text.
 #[pyfunction]
 fn bench_scenario() -> String {
-    let v: Value = toml::from_str(dcnsim_core::BENCH_SCENARIO).expect("bench scenario is valid TOML");
+    let v: Value =
+        toml::from_str(dcnsim_core::BENCH_SCENARIO).expect("bench scenario is valid TOML");
     v.to_string()
 }
 

@@ -22,21 +22,29 @@ use serde_json::Value;
 
 /// Deserialize `value` into `T`, reporting errors with their full field path
 /// (`prefix` + the path inside `value`).
-pub(crate) fn parse_at<T: DeserializeOwned>(value: Value, prefix: &str) -> Result<T, ScenarioError> {
+pub(crate) fn parse_at<T: DeserializeOwned>(
+    value: Value,
+    prefix: &str,
+) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.inner().to_string();
         let mut path = e.path().to_string();
         if path == "." {
             path.clear();
         }
-        let path = join_path(prefix, &path);
-        // serde says "unknown field `x`, expected one of ..."; the path names x.
-        let msg = match inner.strip_prefix("unknown field `") {
-            Some(rest) => {
-                let expected = rest.split_once('`').map_or("", |(_, e)| e.trim_start_matches(", "));
-                format!("unknown key ({expected})")
-            }
-            None => inner,
+        let mut path = join_path(prefix, &path);
+        // serde says "unknown field `x`, expected one of ..." (the path already
+        // names x) and "missing field `x`" (the path names x's parent).
+        let msg = if let Some(rest) = inner.strip_prefix("unknown field `") {
+            let expected = rest
+                .split_once('`')
+                .map_or("", |(_, e)| e.trim_start_matches(", "));
+            format!("unknown key ({expected})")
+        } else if let Some(rest) = inner.strip_prefix("missing field `") {
+            path = join_path(&path, rest.trim_end_matches('`'));
+            "required".to_string()
+        } else {
+            inner
         };
         ScenarioError::new(path, msg)
     })
@@ -168,14 +176,19 @@ impl Scenario {
         let spec = TopologySpec::from_value(raw.topology)?;
         let topology = spec.build()?;
         if raw.forwarding.policy == Policy::Elr {
-            topology.check_tiers().map_err(|m| ScenarioError::new("forwarding.policy", m))?;
+            topology
+                .check_tiers()
+                .map_err(|m| ScenarioError::new("forwarding.policy", m))?;
         }
         let traffic = TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time)?;
         for (i, port) in raw.trace.queues.iter().enumerate() {
             if topology.port_by_name(port).is_none() {
                 return Err(ScenarioError::new(
                     format!("trace.queues[{i}]"),
-                    format!("no port named \"{port}\" (ports are named \"node->peer\", e.g. \"{}\")", topology.example_port_name()),
+                    format!(
+                        "no port named \"{port}\" (ports are named \"node->peer\", e.g. \"{}\")",
+                        topology.example_port_name()
+                    ),
                 ));
             }
         }

@@ -135,7 +135,10 @@ fn check_host(topo: &Topology, path: String, host: u32) -> Result<(), ScenarioEr
     } else {
         Err(ScenarioError::new(
             path,
-            format!("host {host} out of range: the topology has {n} hosts (0..{})", n - 1),
+            format!(
+                "host {host} out of range: the topology has {n} hosts (0..{})",
+                n - 1
+            ),
         ))
     }
 }
@@ -144,7 +147,10 @@ fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
     if size.0 > MAX_PACKET {
         return Err(ScenarioError::new(
             path,
-            format!("packet size {} B exceeds the maximum of {MAX_PACKET} B", size.0),
+            format!(
+                "packet size {} B exceeds the maximum of {MAX_PACKET} B",
+                size.0
+            ),
         ));
     }
     Ok(size.0 as u32)
@@ -156,7 +162,11 @@ impl TrafficSpec {
         topo: &Topology,
         stop_time: Option<Time>,
     ) -> Result<TrafficSpec, ScenarioError> {
-        let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+        let value = if value.is_null() {
+            Value::Object(Default::default())
+        } else {
+            value
+        };
         let raw: RawTraffic = parse_at(value, "traffic")?;
         let mut probes = Vec::new();
         for (i, v) in raw.probes.into_iter().enumerate() {
@@ -193,12 +203,10 @@ impl TrafficSpec {
             let stop = match (s.stop, stop_time) {
                 (Some(t), _) => t,
                 (None, Some(t)) => t,
-                (None, None) => {
-                    return Err(ScenarioError::new(
-                        join_path(&at, "stop"),
-                        "required when the scenario has no stop_time (a stream never ends by itself)",
-                    ))
-                }
+                (None, None) => return Err(ScenarioError::new(
+                    join_path(&at, "stop"),
+                    "required when the scenario has no stop_time (a stream never ends by itself)",
+                )),
             };
             if stop <= s.start {
                 return Err(ScenarioError::new(
@@ -210,7 +218,10 @@ impl TrafficSpec {
                 check_host(topo, join_path(&at, "dst"), d)?;
             }
             if topo.host_count() < 2 && s.dst.host().is_none() {
-                return Err(ScenarioError::new(join_path(&at, "dst"), "\"random\" needs at least two hosts"));
+                return Err(ScenarioError::new(
+                    join_path(&at, "dst"),
+                    "\"random\" needs at least two hosts",
+                ));
             }
             let sources: Vec<u32> = match s.src.host() {
                 Some(h) => {
@@ -223,7 +234,9 @@ impl TrafficSpec {
                     }
                     vec![h]
                 }
-                None => (0..topo.host_count() as u32).filter(|&h| Some(h) != s.dst.host()).collect(),
+                None => (0..topo.host_count() as u32)
+                    .filter(|&h| Some(h) != s.dst.host())
+                    .collect(),
             };
             for src in sources {
                 let rate = match (s.rate, s.load) {
@@ -239,10 +252,16 @@ impl TrafficSpec {
                         Rate(((link.0 as f64) * load).round().max(1.0) as u64)
                     }
                     (Some(_), Some(_)) => {
-                        return Err(ScenarioError::new(&at, "give either rate or load, not both"))
+                        return Err(ScenarioError::new(
+                            &at,
+                            "give either rate or load, not both",
+                        ))
                     }
                     (None, None) => {
-                        return Err(ScenarioError::new(&at, "needs a rate (\"1Gbps\") or a load (0.5)"))
+                        return Err(ScenarioError::new(
+                            &at,
+                            "needs a rate (\"1Gbps\") or a load (0.5)",
+                        ))
                     }
                 };
                 streams.push(StreamSpec {

@@ -45,15 +45,24 @@ impl Edges {
         for (i, n) in self.nodes.iter().enumerate() {
             let at = |f: &str| format!("topology.nodes[{i}].{f}");
             if n.name.is_empty() || n.name.contains("->") {
-                return Err(ScenarioError::new(at("name"), "must be non-empty and must not contain \"->\""));
+                return Err(ScenarioError::new(
+                    at("name"),
+                    "must be non-empty and must not contain \"->\"",
+                ));
             }
             let tier = match (n.kind, n.tier) {
                 (EntryKind::Host, Some(_)) => {
-                    return Err(ScenarioError::new(at("tier"), "hosts are tier 0; tier is for switches"))
+                    return Err(ScenarioError::new(
+                        at("tier"),
+                        "hosts are tier 0; tier is for switches",
+                    ))
                 }
                 (EntryKind::Host, None) => Some(0),
                 (EntryKind::Switch, Some(0)) => {
-                    return Err(ScenarioError::new(at("tier"), "switch tiers start at 1 (hosts are tier 0)"))
+                    return Err(ScenarioError::new(
+                        at("tier"),
+                        "switch tiers start at 1 (hosts are tier 0)",
+                    ))
                 }
                 (EntryKind::Switch, tier) => tier,
             };
@@ -61,18 +70,26 @@ impl Edges {
                 EntryKind::Host => NodeKind::Host,
                 EntryKind::Switch => NodeKind::Switch,
             };
-            t.add_node(n.name.clone(), kind, tier).map_err(|m| ScenarioError::new(at("name"), m))?;
+            t.add_node(n.name.clone(), kind, tier)
+                .map_err(|m| ScenarioError::new(at("name"), m))?;
         }
         let mut pairs = HashSet::new();
         for (i, l) in self.links.iter().enumerate() {
             let at = |f: &str| format!("topology.links[{i}].{f}");
             let find = |field: &str, name: &str| {
-                t.node_id(name)
-                    .ok_or_else(|| ScenarioError::new(at(field), format!("no node named \"{name}\" in topology.nodes")))
+                t.node_id(name).ok_or_else(|| {
+                    ScenarioError::new(
+                        at(field),
+                        format!("no node named \"{name}\" in topology.nodes"),
+                    )
+                })
             };
             let (a, b) = (find("a", &l.a)?, find("b", &l.b)?);
             if a == b {
-                return Err(ScenarioError::new(at("b"), format!("a link must join two nodes, got \"{}\" twice", l.a)));
+                return Err(ScenarioError::new(
+                    at("b"),
+                    format!("a link must join two nodes, got \"{}\" twice", l.a),
+                ));
             }
             if !pairs.insert((a.min(b), a.max(b))) {
                 return Err(ScenarioError::new(

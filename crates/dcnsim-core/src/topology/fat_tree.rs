@@ -17,10 +17,16 @@ impl FatTree {
     pub fn build(&self) -> Result<Topology, ScenarioError> {
         let k = self.k as usize;
         if k % 2 != 0 {
-            return Err(ScenarioError::new("topology.k", format!("fat-tree k must be even, got {k}")));
+            return Err(ScenarioError::new(
+                "topology.k",
+                format!("fat-tree k must be even, got {k}"),
+            ));
         }
         if !(2..=128).contains(&k) {
-            return Err(ScenarioError::new("topology.k", format!("must be between 2 and 128, got {k}")));
+            return Err(ScenarioError::new(
+                "topology.k",
+                format!("must be between 2 and 128, got {k}"),
+            ));
         }
         let link = base_link(self.link);
         let half = k / 2;
@@ -28,9 +34,15 @@ impl FatTree {
         let hosts: Vec<usize> = (0..k * half * half)
             .map(|h| t.add(format!("host{h}"), NodeKind::Host, 0))
             .collect();
-        let edges: Vec<usize> = (0..k * half).map(|i| t.add(format!("edge{i}"), NodeKind::Switch, 1)).collect();
-        let aggs: Vec<usize> = (0..k * half).map(|i| t.add(format!("agg{i}"), NodeKind::Switch, 2)).collect();
-        let cores: Vec<usize> = (0..half * half).map(|i| t.add(format!("core{i}"), NodeKind::Switch, 3)).collect();
+        let edges: Vec<usize> = (0..k * half)
+            .map(|i| t.add(format!("edge{i}"), NodeKind::Switch, 1))
+            .collect();
+        let aggs: Vec<usize> = (0..k * half)
+            .map(|i| t.add(format!("agg{i}"), NodeKind::Switch, 2))
+            .collect();
+        let cores: Vec<usize> = (0..half * half)
+            .map(|i| t.add(format!("core{i}"), NodeKind::Switch, 3))
+            .collect();
         for (h, &host) in hosts.iter().enumerate() {
             t.connect(host, edges[h / half], link);
         }

@@ -39,10 +39,18 @@ impl LeafSpine {
         let hosts: Vec<usize> = (0..self.leaves * self.hosts_per_leaf)
             .map(|h| t.add(format!("host{h}"), NodeKind::Host, 0))
             .collect();
-        let leaves: Vec<usize> = (0..self.leaves).map(|i| t.add(format!("leaf{i}"), NodeKind::Switch, 1)).collect();
-        let spines: Vec<usize> = (0..self.spines).map(|i| t.add(format!("spine{i}"), NodeKind::Switch, 2)).collect();
+        let leaves: Vec<usize> = (0..self.leaves)
+            .map(|i| t.add(format!("leaf{i}"), NodeKind::Switch, 1))
+            .collect();
+        let spines: Vec<usize> = (0..self.spines)
+            .map(|i| t.add(format!("spine{i}"), NodeKind::Switch, 2))
+            .collect();
         for (h, &host) in hosts.iter().enumerate() {
-            t.connect(host, leaves[h / self.hosts_per_leaf as usize], self.host_link.over(base));
+            t.connect(
+                host,
+                leaves[h / self.hosts_per_leaf as usize],
+                self.host_link.over(base),
+            );
         }
         for &leaf in &leaves {
             for &spine in &spines {

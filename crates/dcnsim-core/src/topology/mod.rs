@@ -96,14 +96,25 @@ const KINDS: &str = "star, tree3, fat_tree, leaf_spine, edges";
 impl TopologySpec {
     pub fn from_value(value: Value) -> Result<TopologySpec, ScenarioError> {
         let Value::Object(mut table) = value else {
-            return Err(ScenarioError::new("topology", "must be a table with a kind"));
+            return Err(ScenarioError::new(
+                "topology",
+                "must be a table with a kind",
+            ));
         };
         let kind = match table.remove("kind") {
             Some(Value::String(k)) => k,
             Some(other) => {
-                return Err(ScenarioError::new("topology.kind", format!("expected one of {KINDS}, got {other}")))
+                return Err(ScenarioError::new(
+                    "topology.kind",
+                    format!("expected one of {KINDS}, got {other}"),
+                ))
             }
-            None => return Err(ScenarioError::new("topology.kind", format!("required (one of {KINDS})"))),
+            None => {
+                return Err(ScenarioError::new(
+                    "topology.kind",
+                    format!("required (one of {KINDS})"),
+                ))
+            }
         };
         let value = Value::Object(table);
         Ok(match kind.as_str() {
@@ -137,16 +148,27 @@ impl TopologySpec {
 /// Check a count field: at least `min`, and not absurdly large.
 pub(crate) fn check_count(path: &str, value: u32, min: u32) -> Result<(), ScenarioError> {
     if value < min {
-        return Err(ScenarioError::new(path, format!("must be at least {min}, got {value}")));
+        return Err(ScenarioError::new(
+            path,
+            format!("must be at least {min}, got {value}"),
+        ));
     }
     if value > 1_000_000 {
-        return Err(ScenarioError::new(path, format!("must be at most 1000000, got {value}")));
+        return Err(ScenarioError::new(
+            path,
+            format!("must be at most 1000000, got {value}"),
+        ));
     }
     Ok(())
 }
 
 impl Topology {
-    pub fn add_node(&mut self, name: String, kind: NodeKind, tier: Option<u32>) -> Result<usize, String> {
+    pub fn add_node(
+        &mut self,
+        name: String,
+        kind: NodeKind,
+        tier: Option<u32>,
+    ) -> Result<usize, String> {
         let id = self.nodes.len();
         if self.names.insert(name.clone(), id).is_some() {
             return Err(format!("duplicate node name \"{name}\""));
@@ -160,7 +182,8 @@ impl Topology {
 
     /// Add a host or switch whose name a builder made unique by construction.
     pub(crate) fn add(&mut self, name: String, kind: NodeKind, tier: u32) -> usize {
-        self.add_node(name, kind, Some(tier)).expect("builder names are unique")
+        self.add_node(name, kind, Some(tier))
+            .expect("builder names are unique")
     }
 
     pub fn connect(&mut self, a: usize, b: usize, link: LinkParams) {
@@ -221,7 +244,11 @@ impl Topology {
             if adj[h].len() != 1 {
                 return Err(ScenarioError::new(
                     "topology",
-                    format!("host \"{}\" has {} links; a host has exactly one (its NIC)", self.nodes[h].name, adj[h].len()),
+                    format!(
+                        "host \"{}\" has {} links; a host has exactly one (its NIC)",
+                        self.nodes[h].name,
+                        adj[h].len()
+                    ),
                 ));
             }
         }
@@ -255,7 +282,11 @@ impl Topology {
     /// Equal-length routing needs every switch's tier, and a way up from every
     /// switch below the top tier.
     pub fn check_tiers(&self) -> Result<(), String> {
-        if let Some(n) = self.nodes.iter().find(|n| n.kind == NodeKind::Switch && n.tier.is_none()) {
+        if let Some(n) = self
+            .nodes
+            .iter()
+            .find(|n| n.kind == NodeKind::Switch && n.tier.is_none())
+        {
             return Err(format!(
                 "elr needs the tier of every switch; switch \"{}\" has none (set tier in topology.nodes)",
                 n.name
@@ -293,7 +324,13 @@ mod tests {
     fn fat_tree_k4_matches_the_spraying_seed() {
         let t = build("kind = \"fat_tree\"\nk = 4").unwrap();
         assert_eq!(t.host_count(), 16);
-        assert_eq!(t.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count(), 20);
+        assert_eq!(
+            t.nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Switch)
+                .count(),
+            20
+        );
         // S15 hangs off E7; A0 reaches C0 and C1, A1 reaches C2 and C3 (Fig. 1).
         assert!(t.port_by_name("edge7->host15").is_some());
         assert!(t.port_by_name("agg0->core1").is_some());
@@ -316,7 +353,13 @@ mod tests {
         assert!(t.port_by_name("tor3->agg0").is_some());
         assert!(t.port_by_name("tor4->agg1").is_some());
         assert!(t.port_by_name("host16->tor1").is_some());
-        assert_eq!(t.nodes.iter().filter(|n| n.kind == NodeKind::Switch).count(), 11);
+        assert_eq!(
+            t.nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Switch)
+                .count(),
+            11
+        );
     }
 
     #[test]

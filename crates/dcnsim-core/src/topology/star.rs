@@ -22,7 +22,11 @@ impl Star {
             if rates.len() != self.hosts as usize {
                 return Err(ScenarioError::new(
                     "topology.host_rates",
-                    format!("needs one rate per host: {} hosts, {} rates", self.hosts, rates.len()),
+                    format!(
+                        "needs one rate per host: {} hosts, {} rates",
+                        self.hosts,
+                        rates.len()
+                    ),
                 ));
             }
         }

@@ -57,11 +57,21 @@ impl Tree3 {
         let hosts: Vec<usize> = (0..self.tors * self.hosts_per_tor)
             .map(|h| t.add(format!("host{h}"), NodeKind::Host, 0))
             .collect();
-        let tors: Vec<usize> = (0..self.tors).map(|i| t.add(format!("tor{i}"), NodeKind::Switch, 1)).collect();
-        let aggs: Vec<usize> = (0..self.aggs).map(|i| t.add(format!("agg{i}"), NodeKind::Switch, 2)).collect();
-        let cores: Vec<usize> = (0..self.cores).map(|i| t.add(format!("core{i}"), NodeKind::Switch, 3)).collect();
+        let tors: Vec<usize> = (0..self.tors)
+            .map(|i| t.add(format!("tor{i}"), NodeKind::Switch, 1))
+            .collect();
+        let aggs: Vec<usize> = (0..self.aggs)
+            .map(|i| t.add(format!("agg{i}"), NodeKind::Switch, 2))
+            .collect();
+        let cores: Vec<usize> = (0..self.cores)
+            .map(|i| t.add(format!("core{i}"), NodeKind::Switch, 3))
+            .collect();
         for (h, &host) in hosts.iter().enumerate() {
-            t.connect(host, tors[h / self.hosts_per_tor as usize], self.host_link.over(base));
+            t.connect(
+                host,
+                tors[h / self.hosts_per_tor as usize],
+                self.host_link.over(base),
+            );
         }
         let tors_per_agg = (self.tors / self.aggs) as usize;
         for (i, &tor) in tors.iter().enumerate() {

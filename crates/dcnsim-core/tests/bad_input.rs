@@ -1,0 +1,116 @@
+//! Bad input gets one line naming the field path and the reason.
+
+mod common;
+use common::error_of;
+
+const STAR: &str = "[topology]\nkind = \"star\"\nhosts = 4\n";
+
+#[test]
+fn unknown_keys_are_errors_at_every_level() {
+    assert!(error_of(&format!("colour = 1\n{STAR}")).starts_with("colour: unknown key"));
+    assert!(error_of(&format!("{STAR}speed = 3")).starts_with("topology.speed: unknown key"));
+    let e = error_of(&format!(
+        "{STAR}[network]\nqueue = {{ capacity = \"10pkt\", red = true }}"
+    ));
+    assert!(e.starts_with("network.queue.red: unknown key"), "{e}");
+    let e = error_of(&format!(
+        "{STAR}[[traffic.probes]]\nsrc = 0\ndst = 1\nsize = \"1500B\"\nprio = 1"
+    ));
+    assert!(e.starts_with("traffic.probes[0].prio: unknown key"), "{e}");
+}
+
+#[test]
+fn bad_units_and_values_name_the_field() {
+    let e = error_of("[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"10Gps\" }");
+    assert_eq!(
+        e,
+        "topology.link.rate: unknown unit \"Gps\" in \"10Gps\" (expected one of bps, Kbps, Mbps, Gbps, Tbps)"
+    );
+    let e = error_of("[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"0Gbps\" }");
+    assert_eq!(
+        e,
+        "topology.link.rate: rate must be positive, got \"0Gbps\""
+    );
+    let e = error_of("[topology]\nkind = \"star\"\nhosts = 4\nlink = { rate = \"-1Gbps\" }");
+    assert!(e.starts_with("topology.link.rate: must be positive"), "{e}");
+    let e = error_of(&format!("{STAR}[network]\nhost_delay = \"2.5\""));
+    assert!(
+        e.starts_with("network.host_delay: \"2.5\" has no unit"),
+        "{e}"
+    );
+    let e = error_of(&format!(
+        "{STAR}[[traffic.streams]]\nsrc = 0\ndst = 1\nload = 1.5\nstop = \"1ms\""
+    ));
+    assert_eq!(
+        e,
+        "traffic.streams[0].load: load must be in (0, 1], got 1.5"
+    );
+}
+
+#[test]
+fn host_indices_are_checked_against_the_topology() {
+    let e = error_of(&format!("{STAR}[[traffic.probes]]\nsrc = 0\ndst = 4"));
+    assert_eq!(
+        e,
+        "traffic.probes[0].dst: host 4 out of range: the topology has 4 hosts (0..3)"
+    );
+    let e = error_of(&format!(
+        "{STAR}[[traffic.streams]]\nsrc = -1\ndst = 1\nrate = \"1Gbps\"\nstop = \"1ms\""
+    ));
+    assert!(
+        e.starts_with("traffic.streams[0].src: expected a host index"),
+        "{e}"
+    );
+}
+
+#[test]
+fn topology_errors() {
+    assert_eq!(
+        error_of("[topology]\nkind = \"fat_tree\"\nk = 5"),
+        "topology.k: fat-tree k must be even, got 5"
+    );
+    assert!(error_of("[topology]\nkind = \"tree3\"\ntors = 7")
+        .starts_with("topology.tors: must be a multiple of aggs"));
+    assert_eq!(error_of("seed = 1"), "topology: required");
+    assert_eq!(
+        error_of("[topology]\nkind = \"fat_tree\""),
+        "topology.k: required"
+    );
+    let e = error_of(
+        r#"[topology]
+kind = "edges"
+nodes = [{name = "a", kind = "host"}, {name = "s", kind = "switch"}]
+links = [{a = "a", b = "t"}]"#,
+    );
+    assert_eq!(
+        e,
+        "topology.links[0].b: no node named \"t\" in topology.nodes"
+    );
+}
+
+#[test]
+fn streams_must_end_and_elr_needs_tiers() {
+    let e = error_of(&format!(
+        "{STAR}[[traffic.streams]]\nsrc = 0\ndst = 1\nrate = \"1Gbps\""
+    ));
+    assert!(e.starts_with("traffic.streams[0].stop: required"), "{e}");
+    let e = error_of(
+        r#"[forwarding]
+policy = "elr"
+[topology]
+kind = "edges"
+nodes = [{name = "a", kind = "host"}, {name = "b", kind = "host"}, {name = "s", kind = "switch"}]
+links = [{a = "a", b = "s"}, {a = "b", b = "s"}]"#,
+    );
+    assert!(
+        e.starts_with("forwarding.policy: elr needs the tier"),
+        "{e}"
+    );
+    let e = error_of(&format!("{STAR}[forwarding]\npolicy = \"spray\""));
+    assert!(
+        e.starts_with("forwarding.policy: unknown variant `spray`"),
+        "{e}"
+    );
+    let e = error_of(&format!("{STAR}[trace]\nqueues = [\"sw0->host9\"]"));
+    assert!(e.starts_with("trace.queues[0]: no port named"), "{e}");
+}
