@@ -45,8 +45,10 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: the heap pops the earliest (time, seq) first.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        // Reversed: the heap pops the earliest (time, seq) first. One 128-bit
+        // comparison compiles without data-dependent branches.
+        let key = |e: &Entry| (u128::from(e.time.0) << 64) | u128::from(e.seq);
+        key(other).cmp(&key(self))
     }
 }
 
@@ -74,18 +76,12 @@ impl EventQueue {
         });
     }
 
-    /// The time of the next event, if any.
-    #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
-    }
-
     /// Remove the next event and advance the clock to it.
     #[inline]
-    pub fn pop(&mut self) -> Option<Event> {
+    pub fn pop(&mut self) -> Option<(Time, Event)> {
         let e = self.heap.pop()?;
         self.now = e.time;
-        Some(e.event)
+        Some((e.time, e.event))
     }
 
     pub fn len(&self) -> usize {
@@ -108,7 +104,7 @@ mod tests {
         q.schedule(Time(3), Event::Arrive(2));
         q.schedule(Time(5), Event::Arrive(3));
         q.schedule(Time(5), Event::PortFree(4));
-        let order: Vec<Event> = std::iter::from_fn(|| q.pop()).collect();
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(
             order,
             vec![

@@ -204,12 +204,11 @@ impl Simulation {
         let mut last_report = 0.0;
         let mut stopped = false;
         let hosts = self.net.host_port.len() as u32;
-        while let Some(t) = self.events.peek_time() {
+        while let Some((t, ev)) = self.events.pop() {
             if self.stop.is_some_and(|s| t > s) {
                 stopped = true;
                 break;
             }
-            let ev = self.events.pop().expect("peeked");
             self.n.events += 1;
             match ev {
                 Event::Arrive(p) => self.arrive(p),
@@ -312,8 +311,12 @@ impl Simulation {
         let node = pkt.next_node;
         if self.net.is_host(node) {
             debug_assert_eq!(self.net.node_host[node as usize], pkt.dst);
-            let at = self.now() + self.host_delay;
-            self.events.schedule(at, Event::Deliver(p));
+            if self.host_delay == Time::ZERO {
+                self.deliver(p);
+            } else {
+                let at = self.now() + self.host_delay;
+                self.events.schedule(at, Event::Deliver(p));
+            }
             return;
         }
         let port = self.forward(node, p);
