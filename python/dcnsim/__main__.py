@@ -1,0 +1,5 @@
+import sys
+
+from dcnsim.cli import main
+
+sys.exit(main())

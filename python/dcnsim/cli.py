@@ -1,0 +1,239 @@
+"""The ``dcnsim`` command: a thin layer over the Python API.
+
+    dcnsim run FILE --out DIR [--progress | --no-progress] [--set KEY=VALUE ...]
+    dcnsim validate FILE
+    dcnsim bench [--stop-time 20ms] [--repeat N]
+
+Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tomllib
+from collections.abc import Sequence
+from typing import Any
+
+from dcnsim import _core
+from dcnsim._core import ScenarioError
+from dcnsim.results import Results, check_output_dir, format_count, format_seconds, run
+from dcnsim.scenario import Scenario
+
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line too."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"error: {message} (see '{self.prog} --help')\n")
+
+
+class _BadInput(Exception):
+    """A user error found by the CLI itself (not by the scenario checks)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _build_parser().parse_args(argv)
+    try:
+        return args.command(args)
+    except (ScenarioError, _BadInput) as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(_describe_os_error(exc))
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+# --- commands ---------------------------------------------------------------------------
+
+
+def _load(args: argparse.Namespace) -> Scenario:
+    """The scenario file with the ``--set`` overrides applied, in order."""
+    scenario = Scenario.from_toml(args.file)
+    for key, value in args.set:
+        scenario = scenario.set(key, value)
+    return scenario
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    scenario = _load(args)
+    try:
+        check_output_dir(args.out)  # fail before a long run, not after it
+    except OSError as exc:
+        raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    results = run(scenario, progress=progress)
+    try:
+        out = results.write(args.out)
+    except OSError as exc:
+        raise _BadInput(f"--out '{args.out}': cannot write: {_describe_os_error(exc)}") from None
+    print(format_summary(results))
+    written = sorted(p.name for p in out.iterdir())
+    print(f"wrote {args.out}: {', '.join(written)}")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    _load(args).validate()
+    print(f"ok: {args.file}")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    scenario = Scenario(json.loads(_core.bench_scenario()))
+    if args.stop_time is not None:
+        scenario = scenario.set("stop_time", args.stop_time)
+    scenario.validate()
+    header = f"dcnsim {_core.__version__}, {scenario.get('name') or 'benchmark'}"
+    if args.stop_time is not None:
+        header += f" (stop_time {args.stop_time})"
+    print(header)
+    rates = []
+    for i in range(args.repeat):
+        s = run(scenario, progress=args.progress).summary
+        rates.append(float(s["packet_hops_per_s"]))
+        print(
+            f"run {i + 1}/{args.repeat}: {s['events']:,} events, "
+            f"{s['packet_hops']:,} packet-hops, simulated {format_seconds(s['sim_time_s'])} "
+            f"in {float(s['wall_s']):.3f} s wall: {format_count(rates[-1])} packet-hops/s"
+        )
+    best = max(rates)
+    line = f"packet-hops per wall second: {best:,.0f} ({format_count(best)})"
+    if len(rates) > 1:
+        line += f", best of {len(rates)}; median {format_count(statistics.median(rates))}"
+    print(line)
+    return 0
+
+
+# --- output -----------------------------------------------------------------------------
+
+
+def format_summary(results: Results) -> str:
+    """A short human summary of a run."""
+    s = results.summary
+    head = f"dcnsim {s.get('version', _core.__version__)}"
+    if s.get("name"):
+        head += f": {s['name']}"
+    head += f", seed {s.get('seed')}"
+    lines = [
+        head,
+        f"  simulated    {format_seconds(float(s['sim_time_s']))} "
+        f"in {float(s['wall_s']):.3f} s wall",
+        f"  events       {s['events']:,}",
+        f"  packet-hops  {s['packet_hops']:,} "
+        f"({format_count(float(s['packet_hops_per_s']))} packet-hops/s)",
+        f"  packets      {s['packets_injected']:,} injected, {s['packets_delivered']:,} delivered, "
+        f"{s['packets_dropped']:,} dropped, {s['packets_in_flight']:,} in flight",
+    ]
+    probes = results.probes
+    if len(probes):
+        latency_us = probes["latency_s"].dropna() * 1e6
+        line = f"  probes       {len(latency_us):,} received of {len(probes):,}"
+        if len(latency_us):
+            line += (
+                f"; latency µs: mean {latency_us.mean():.2f}, std {latency_us.std(ddof=0):.2f}, "
+                f"min {latency_us.min():.2f}, max {latency_us.max():.2f}"
+            )
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _describe_os_error(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    if exc.filename is not None:
+        return f"'{exc.filename}': {reason}"
+    return reason
+
+
+# --- arguments --------------------------------------------------------------------------
+
+
+def _key_value(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``; VALUE is read as a TOML value if it is one, else as a string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="dcnsim",
+        description="Packet-level data-center network simulator.",
+        epilog="Scenario reference: docs/scenario.md",
+    )
+    parser.add_argument("--version", action="version", version=f"dcnsim {_core.__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+
+    set_help = "override a scenario key, e.g. forwarding.policy=rps (repeatable)"
+    p = commands.add_parser("run", help="run a scenario file and write its outputs")
+    p.add_argument("file", metavar="FILE", help="scenario TOML file")
+    p.add_argument("--out", metavar="DIR", required=True, help="output directory (replaced)")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress line on stderr (default: when stderr is a terminal)",
+    )
+    p.add_argument(
+        "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
+    )
+    p.set_defaults(command=_cmd_run)
+
+    p = commands.add_parser("validate", help="check a scenario file without running it")
+    p.add_argument("file", metavar="FILE", help="scenario TOML file")
+    p.add_argument(
+        "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
+    )
+    p.set_defaults(command=_cmd_validate)
+
+    p = commands.add_parser("bench", help="run the fixed benchmark, print packet-hops/s")
+    p.add_argument(
+        "--stop-time",
+        metavar="TIME",
+        help="simulated time to run, e.g. 20ms (default: the benchmark's own, 20ms)",
+    )
+    p.add_argument(
+        "--repeat",
+        metavar="N",
+        type=_positive_int,
+        default=1,
+        help="number of runs; the best is reported (default: 1)",
+    )
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="show a progress line on stderr",
+    )
+    p.set_defaults(command=_cmd_bench)
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""Running a scenario and handling its results: tables, summary, output directory."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import pandas as pd
+
+from dcnsim import _core
+from dcnsim.scenario import Scenario, as_scenario
+
+__all__ = ["OUTPUT_FILES", "Results", "check_output_dir", "format_progress", "run"]
+
+#: Every file ``Results.write`` may produce; an output directory holding anything
+#: else is not replaced (it is probably not one of ours).
+OUTPUT_FILES = (
+    "flows.parquet",
+    "probes.parquet",
+    "ports.parquet",
+    "queues.parquet",
+    "summary.json",
+)
+
+
+class Results:
+    """The records of one run.
+
+    ``flows``, ``probes`` and ``ports`` (one row per egress port: counters and the
+    largest queue seen) are DataFrames, ``traces`` maps a trace name
+    (``"queues"``) to a DataFrame, ``summary`` is the run's counters and timings.
+    Columns are those of ``docs/scenario.md`` ("Outputs"), in that order.
+    """
+
+    def __init__(self, raw: Mapping[str, Any], scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.summary: dict[str, Any] = dict(raw["summary"])
+        self.flows = pd.DataFrame(raw["flows"])
+        self.probes = pd.DataFrame(raw["probes"])
+        self.ports = pd.DataFrame(raw["ports"])
+        self.traces: dict[str, pd.DataFrame] = {"queues": pd.DataFrame(raw["queues"])}
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"Results(flows={len(self.flows)}, probes={len(self.probes)}, "
+            f"events={s.get('events')}, packet_hops={s.get('packet_hops')})"
+        )
+
+    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Write the output files into ``out_dir``, whole or not at all.
+
+        The files are written into a temporary directory beside ``out_dir`` which
+        then takes its place; a previous ``out_dir`` is moved away and deleted only
+        once the new one is in. A directory holding files other than dcnsim's outputs
+        is refused rather than replaced. Returns the output path.
+        """
+        out = check_output_dir(out_dir)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+        try:
+            self._write_files(tmp)
+            _swap_in(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return out
+
+    def _write_files(self, directory: Path) -> None:
+        self.flows.to_parquet(directory / "flows.parquet", index=False)
+        self.probes.to_parquet(directory / "probes.parquet", index=False)
+        self.ports.to_parquet(directory / "ports.parquet", index=False)
+        queues = self.traces["queues"]
+        if len(queues) or self.scenario.get("trace.queues"):
+            queues.to_parquet(directory / "queues.parquet", index=False)
+        with open(directory / "summary.json", "w", encoding="utf-8") as f:
+            json.dump(self.summary, f, indent=2, default=_json_default)
+            f.write("\n")
+
+
+def run(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str], progress: bool = False
+) -> Results:
+    """Run a scenario (a Scenario, a dict, or a TOML path) and return its Results.
+
+    With ``progress=True`` one updating line on stderr shows the simulated time and
+    the packet-hops per wall second. Ctrl-C stops the run (KeyboardInterrupt).
+    """
+    scenario = as_scenario(scenario)
+    if not progress:
+        return Results(_core.run(scenario.to_json(), None), scenario)
+    reporter = _ProgressLine(sys.stderr)
+    try:
+        raw = _core.run(scenario.to_json(), reporter)
+    finally:
+        reporter.close()
+    return Results(raw, scenario)
+
+
+# --- progress -----------------------------------------------------------------------
+
+
+def format_progress(info: Mapping[str, Any]) -> str:
+    """One status line from a progress report of the core."""
+    sim = float(info["sim_time_s"])
+    stop = info.get("stop_time_s")
+    line = f"simulated {format_seconds(sim)}"
+    if stop:
+        line += f" of {format_seconds(float(stop))} ({100.0 * sim / float(stop):5.1f}%)"
+    line += f" | {format_count(float(info['packet_hops_per_s']))} packet-hops/s"
+    line += f" | wall {float(info['wall_s']):.1f} s"
+    return line
+
+
+class _ProgressLine:
+    """Rewrites one stderr line on each report; ends it with a newline on close."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.width = 0
+
+    def __call__(self, info: Mapping[str, Any]) -> None:
+        line = format_progress(info)
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def close(self) -> None:
+        if self.width:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# --- formatting shared with the CLI ---------------------------------------------------
+
+
+def format_seconds(seconds: float) -> str:
+    """``0.0123`` -> ``"12.300 ms"``."""
+    magnitude = abs(seconds)
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if magnitude >= scale:
+            return f"{seconds / scale:.3f} {unit}"
+    return f"{seconds / 1e-9:.3f} ns" if seconds else "0 s"
+
+
+def format_count(value: float) -> str:
+    """``3_700_000`` -> ``"3.70 M"``."""
+    for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.2f} {suffix}"
+    return f"{value:.0f}"
+
+
+# --- output directory -------------------------------------------------------------------
+
+
+def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """The output path, if ``Results.write`` may create or replace it; else OSError."""
+    out = Path(out_dir)
+    if out.name in ("", ".", ".."):
+        out = out.resolve()
+    if not out.exists() and not out.is_symlink():
+        return out
+    if out.is_symlink():
+        raise FileExistsError(errno.EEXIST, "is a symbolic link, give the directory itself")
+    if not out.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a directory")
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in OUTPUT_FILES)
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise FileExistsError(
+            errno.EEXIST,
+            f"refusing to replace a directory holding files dcnsim did not write ({shown})",
+        )
+    return out
+
+
+def _swap_in(new: Path, out: Path) -> None:
+    if not out.exists():
+        os.rename(new, out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+    os.rename(out, old / "previous")
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(old / "previous", out)
+        shutil.rmtree(old, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _json_default(value: Any) -> Any:
+    item = getattr(value, "item", None)  # numpy scalar
+    if callable(item):
+        return item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

@@ -1,0 +1,232 @@
+"""Scenarios: plain data, read from TOML or built in Python, checked by the Rust core.
+
+The schema (every key, unit and default) lives in ``docs/scenario.md`` and is enforced
+in one place, the Rust core (``_core.validate``). This module only moves data: it reads
+TOML, copies dicts, sets dotted keys and serializes to the canonical JSON that the core
+takes. The same content gives the same JSON, whether it came from a file or from Python.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from dcnsim import _core
+from dcnsim._core import ScenarioError
+
+__all__ = ["Scenario", "ScenarioError", "as_scenario", "validate"]
+
+_SEGMENT = re.compile(r"^([^.\[\]]+)((?:\[\d+\])*)$")
+
+
+class Scenario:
+    """One run's full description, as a nested dict of TOML-like values.
+
+    ``Scenario(data, **sections)`` copies ``data`` (a dict shaped like the TOML file)
+    and then sets each keyword as a top-level key, so these two are the same::
+
+        Scenario({"topology": {"kind": "star", "hosts": 2}}, seed=3)
+        Scenario(topology={"kind": "star", "hosts": 2}, seed=3)
+
+    A Scenario is never modified in place by its methods: ``set`` returns a copy.
+    """
+
+    def __init__(self, data: Mapping[str, Any] | None = None, **sections: Any) -> None:
+        if data is not None and not isinstance(data, Mapping):
+            raise TypeError(f"Scenario data must be a mapping, not {type(data).__name__}")
+        self._data: dict[str, Any] = copy.deepcopy(dict(data or {}))
+        for key, value in sections.items():
+            self._data[key] = copy.deepcopy(value)
+
+    # --- construction -------------------------------------------------------------
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> Scenario:
+        """Read a scenario file. Unreadable files and bad TOML raise ScenarioError."""
+        shown = os.fsdecode(path)
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ScenarioError(f"scenario: cannot read '{shown}': {reason}") from None
+        return cls._from_toml_text(raw, f"'{shown}'")
+
+    @classmethod
+    def from_toml_str(cls, text: str) -> Scenario:
+        """Parse a scenario from TOML text."""
+        return cls._from_toml_text(text, "scenario text")
+
+    @classmethod
+    def _from_toml_text(cls, text: str | bytes, where: str) -> Scenario:
+        try:
+            if isinstance(text, bytes):
+                text = text.decode("utf-8")
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            reason = " ".join(str(exc).split())
+            raise ScenarioError(f"scenario: invalid TOML in {where}: {reason}") from None
+        return cls(data)
+
+    # --- views --------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the scenario data."""
+        return copy.deepcopy(self._data)
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys), the form the core takes."""
+        return json.dumps(
+            _plain(self._data, ""), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+
+    def to_toml(self) -> str:
+        """TOML text that reads back as an equal Scenario."""
+        try:
+            return tomli_w.dumps(_plain(self._data, ""))
+        except (TypeError, ValueError) as exc:
+            raise ScenarioError(f"scenario: cannot be written as TOML: {exc}") from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value at a dotted key (``"forwarding.policy"``), or ``default``."""
+        node: Any = self._data
+        for part in _parse_key(key):
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                return default
+        return copy.deepcopy(node)
+
+    # --- edits --------------------------------------------------------------------
+
+    def set(self, key: str, value: Any) -> Scenario:
+        """A copy with the dotted ``key`` set to ``value``; missing tables are created.
+
+        List items are addressed as ``traffic.streams[0].rate`` (or ``...streams.0.rate``).
+        """
+        parts = _parse_key(key)
+        data = self.to_dict()
+        node: Any = data
+        walked = ""
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            if isinstance(node, dict):
+                if isinstance(part, int):
+                    raise ScenarioError(f"{walked}: is a table, not a list")
+                if last:
+                    node[part] = copy.deepcopy(value)
+                else:
+                    node = node.setdefault(part, {})
+                walked = _join(walked, part)
+            elif isinstance(node, list):
+                if isinstance(part, str) and not part.isdigit():
+                    raise ScenarioError(f"{walked}: is a list, use {walked}[INDEX]")
+                index = int(part)
+                if index >= len(node):
+                    raise ScenarioError(
+                        f"{walked}[{index}]: index out of range, the list has {len(node)} items"
+                    )
+                if last:
+                    node[index] = copy.deepcopy(value)
+                else:
+                    node = node[index]
+                walked = f"{walked}[{index}]"
+            else:
+                raise ScenarioError(f"{walked}: is a {_kind(node)}, not a table")
+        return Scenario(data)
+
+    # --- checks -------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check the whole scenario in the core; raises ScenarioError naming the field."""
+        _core.validate(self.to_json())
+
+    # --- dunder -------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self._data == other._data
+
+    __hash__ = None  # type: ignore[assignment]  # mutable content
+
+    def __repr__(self) -> str:
+        topology = self._data.get("topology")
+        kind = topology.get("kind") if isinstance(topology, Mapping) else None
+        name = self._data.get("name", "")
+        return f"Scenario(name={name!r}, topology={kind!r})"
+
+
+def as_scenario(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str]) -> Scenario:
+    """Accept a Scenario, a dict, or the path of a TOML file."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, Mapping):
+        return Scenario(scenario)
+    if isinstance(scenario, str | os.PathLike):
+        return Scenario.from_toml(scenario)
+    raise TypeError(f"expected a Scenario, a dict or a path, not {type(scenario).__name__}")
+
+
+def validate(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str]) -> None:
+    """Validate a scenario (or a TOML file); raises ScenarioError naming the field."""
+    as_scenario(scenario).validate()
+
+
+# --- helpers ----------------------------------------------------------------------
+
+
+def _parse_key(key: str) -> list[str | int]:
+    parts: list[str | int] = []
+    for segment in key.split("."):
+        match = _SEGMENT.match(segment.strip())
+        if not match:
+            raise ScenarioError(f"{key}: not a dotted key such as forwarding.policy")
+        parts.append(match.group(1))
+        parts.extend(int(i) for i in re.findall(r"\d+", match.group(2)))
+    return parts
+
+
+def _join(path: str, part: str) -> str:
+    return f"{path}.{part}" if path else part
+
+
+def _kind(value: Any) -> str:
+    return {str: "string", bool: "boolean", int: "integer", float: "number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _plain(value: Any, path: str) -> Any:
+    """The value as plain JSON/TOML data (dict, list, str, bool, int, float, None).
+
+    numpy scalars become Python numbers; anything JSON cannot carry raises
+    ScenarioError naming where it is. This is serialization, not schema checking.
+    """
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ScenarioError(f"{path or 'scenario'}: key {key!r} is not a string")
+            out[key] = _plain(item, _join(path, key))
+        return out
+    if isinstance(value, list | tuple):
+        return [_plain(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ScenarioError(f"{path}: {value} is not a finite number")
+        return value
+    item = getattr(value, "item", None)  # numpy scalar
+    if callable(item) and getattr(value, "shape", None) == ():
+        return _plain(item(), path)
+    raise ScenarioError(f"{path}: unsupported value {value!r} of type {type(value).__name__}")

@@ -1,0 +1,163 @@
+"""Bad input: one clear line naming the field, from Python and from the CLI alike."""
+
+import pytest
+
+import dcnsim
+from dcnsim import ScenarioError
+from simhelp import EXAMPLES, assert_one_error_line, cli
+
+
+def base() -> dict:
+    return {
+        "topology": {"kind": "star", "hosts": 4},
+        "traffic": {"probes": [{"src": 0, "dst": 1}]},
+    }
+
+
+def with_(path: str, value) -> dict:
+    return dcnsim.Scenario(base()).set(path, value).to_dict()
+
+
+DISCONNECTED = {
+    "kind": "edges",
+    "nodes": [
+        {"name": "h0", "kind": "host"},
+        {"name": "h1", "kind": "host"},
+        {"name": "s0", "kind": "switch"},
+        {"name": "s1", "kind": "switch"},
+    ],
+    "links": [{"a": "h0", "b": "s0"}, {"a": "h1", "b": "s1"}],
+}
+
+# (case id, scenario, the field path must start with, then the message must contain)
+CASES = [
+    ("unknown-key", with_("network.host_dealy", "1us"), "network", "host_dealy"),
+    ("unknown-top-level-key", with_("colour", "red"), "", "colour"),
+    ("bad-unit", with_("topology.link.rate", "10Gps"), "topology.link.rate", ""),
+    ("zero-rate", with_("topology.link.rate", "0Gbps"), "topology.link.rate", ""),
+    ("negative-rate", with_("topology.link.rate", "-1Gbps"), "topology.link.rate", ""),
+    ("number-without-unit", with_("network.host_delay", "10"), "network.host_delay", ""),
+    ("sub-picosecond-time", with_("network.host_delay", "0.5ps"), "network.host_delay", ""),
+    ("host-out-of-range", with_("traffic.probes[0].dst", 4), "traffic.probes", "dst"),
+    ("negative-host", with_("traffic.probes[0].src", -1), "traffic.probes", "src"),
+    ("disconnected-edges", with_("topology", DISCONNECTED), "topology", ""),
+    ("odd-fat-tree-k", with_("topology", {"kind": "fat_tree", "k": 5}), "topology.k", "5"),
+    ("unknown-kind", with_("topology.kind", "torus"), "topology", "torus"),
+    ("unknown-policy", with_("forwarding.policy", "spray"), "forwarding.policy", "spray"),
+    ("unknown-port", with_("trace.queues", ["sw0->host9"]), "trace.queues", ""),
+    (
+        "tors-not-multiple-of-aggs",
+        with_("topology", {"kind": "tree3", "aggs": 3, "tors": 8}),
+        "topology.tors",
+        "",
+    ),
+    (
+        "stream-without-stop",
+        with_("traffic.streams", [{"src": 0, "dst": 1, "load": 0.5}]),
+        "traffic.streams",
+        "stop",
+    ),
+    (
+        "load-above-one",
+        with_("traffic.streams", [{"src": 0, "dst": 1, "load": 1.5, "stop": "1ms"}]),
+        "traffic.streams",
+        "load",
+    ),
+]
+
+
+def field_of(message: str) -> str:
+    return message.split(":", 1)[0]
+
+
+@pytest.mark.parametrize(("case", "data", "prefix", "needle"), CASES, ids=[c[0] for c in CASES])
+def test_python_and_cli_report_the_same_one_line_error(tmp_path, case, data, prefix, needle):
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.validate(data)
+    message = str(err.value)
+    assert isinstance(err.value, ValueError)
+    assert "\n" not in message
+    assert ": " in message, message
+    assert field_of(message).startswith(prefix), message
+    assert needle in message, message
+
+    # dcnsim.run refuses it the same way.
+    with pytest.raises(ScenarioError) as err_run:
+        dcnsim.run(data)
+    assert str(err_run.value) == message
+
+    path = tmp_path / f"{case}.toml"
+    path.write_text(dcnsim.Scenario(data).to_toml())
+    assert assert_one_error_line(cli("validate", str(path))) == message
+
+
+def test_odd_k_message_is_the_documented_one():
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.validate(with_("topology", {"kind": "fat_tree", "k": 5}))
+    assert str(err.value).startswith("topology.k: ")
+    assert "even" in str(err.value) and str(err.value).endswith("5")
+
+
+def test_cli_run_refuses_bad_input_before_writing(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(dcnsim.Scenario(with_("topology.link.rate", "10Gps")).to_toml())
+    out = tmp_path / "out"
+    message = assert_one_error_line(cli("run", str(path), "--out", str(out)))
+    assert message.startswith("topology.link.rate")
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [path]  # no temporary directory left behind
+
+
+def test_missing_file(tmp_path):
+    missing = tmp_path / "nope.toml"
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.Scenario.from_toml(missing)
+    message = str(err.value)
+    assert message == f"scenario: cannot read '{missing}': No such file or directory"
+    for command in (["validate", str(missing)], ["run", str(missing), "--out", "x"]):
+        assert assert_one_error_line(cli(*command, cwd=tmp_path)) == message
+    assert not (tmp_path / "x").exists()
+
+
+def test_invalid_toml(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text('[topology]\nkind = "star"\nhosts = \n')
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.Scenario.from_toml(path)
+    assert str(err.value).startswith(f"scenario: invalid TOML in '{path}': ")
+    assert "line 3" in str(err.value)
+    assert assert_one_error_line(cli("validate", str(path))) == str(err.value)
+
+
+def test_toml_value_json_cannot_carry_names_its_field():
+    scenario = dcnsim.Scenario.from_toml_str("name = 'x'\nwhen = 1979-05-27T07:32:00Z\n")
+    with pytest.raises(ScenarioError) as err:
+        scenario.validate()
+    assert str(err.value).startswith("when: ")
+
+
+def test_bad_set_override_names_the_field():
+    message = assert_one_error_line(
+        cli("validate", str(EXAMPLES / "fat_tree_rps.toml"), "--set", "topology.k=5")
+    )
+    assert message.startswith("topology.k: ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", str(EXAMPLES / "tree3_probes.toml")],  # --out missing
+        ["run", str(EXAMPLES / "tree3_probes.toml"), "--out", "o", "--set", "novalue"],
+        ["bench", "--repeat", "0"],
+        ["frobnicate"],
+        [],
+    ],
+    ids=["no-out", "set-without-equals", "repeat-zero", "unknown-command", "no-command"],
+)
+def test_usage_errors_are_one_line(args):
+    assert_one_error_line(cli(*args))
+
+
+def test_bench_bad_stop_time():
+    message = assert_one_error_line(cli("bench", "--stop-time", "10"))
+    assert message.startswith("stop_time")
