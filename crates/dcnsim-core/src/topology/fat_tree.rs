@@ -2,7 +2,7 @@
 //! seed (§2, Fig. 1, k = 4): k pods of k/2 edge and k/2 aggregation switches,
 //! (k/2)² core switches and k³/4 hosts, every link alike.
 
-use super::{base_link, LinkSpec, NodeKind, Topology};
+use super::{base_link, LinkSpec, Topology};
 use crate::scenario::ScenarioError;
 use serde::Deserialize;
 
@@ -31,18 +31,10 @@ impl FatTree {
         let link = base_link(self.link);
         let half = k / 2;
         let mut t = Topology::default();
-        let hosts: Vec<usize> = (0..k * half * half)
-            .map(|h| t.add(format!("host{h}"), NodeKind::Host, 0))
-            .collect();
-        let edges: Vec<usize> = (0..k * half)
-            .map(|i| t.add(format!("edge{i}"), NodeKind::Switch, 1))
-            .collect();
-        let aggs: Vec<usize> = (0..k * half)
-            .map(|i| t.add(format!("agg{i}"), NodeKind::Switch, 2))
-            .collect();
-        let cores: Vec<usize> = (0..half * half)
-            .map(|i| t.add(format!("core{i}"), NodeKind::Switch, 3))
-            .collect();
+        let hosts = t.add_group("host", k * half * half, 0);
+        let edges = t.add_group("edge", k * half, 1);
+        let aggs = t.add_group("agg", k * half, 2);
+        let cores = t.add_group("core", half * half, 3);
         for (h, &host) in hosts.iter().enumerate() {
             t.connect(host, edges[h / half], link);
         }

@@ -2,7 +2,7 @@
 //! seed (§5) uses 6 leaves × 6 spines × 32 hosts per leaf, 10 Gbps host links
 //! and 40 Gbps fabric links (3:2 over-subscription at the leaves).
 
-use super::{base_link, check_count, LinkSpec, NodeKind, Topology};
+use super::{base_link, check_count, LinkSpec, Topology};
 use crate::scenario::ScenarioError;
 use serde::Deserialize;
 
@@ -36,15 +36,9 @@ impl LeafSpine {
         check_count("topology.hosts_per_leaf", self.hosts_per_leaf, 1)?;
         let base = base_link(self.link);
         let mut t = Topology::default();
-        let hosts: Vec<usize> = (0..self.leaves * self.hosts_per_leaf)
-            .map(|h| t.add(format!("host{h}"), NodeKind::Host, 0))
-            .collect();
-        let leaves: Vec<usize> = (0..self.leaves)
-            .map(|i| t.add(format!("leaf{i}"), NodeKind::Switch, 1))
-            .collect();
-        let spines: Vec<usize> = (0..self.spines)
-            .map(|i| t.add(format!("spine{i}"), NodeKind::Switch, 2))
-            .collect();
+        let hosts = t.add_group("host", (self.leaves * self.hosts_per_leaf) as usize, 0);
+        let leaves = t.add_group("leaf", self.leaves as usize, 1);
+        let spines = t.add_group("spine", self.spines as usize, 2);
         for (h, &host) in hosts.iter().enumerate() {
             t.connect(
                 host,

@@ -180,10 +180,20 @@ impl Topology {
         Ok(id)
     }
 
-    /// Add a host or switch whose name a builder made unique by construction.
-    pub(crate) fn add(&mut self, name: String, kind: NodeKind, tier: u32) -> usize {
-        self.add_node(name, kind, Some(tier))
-            .expect("builder names are unique")
+    /// Add `count` nodes named `<prefix>0..`, all of one kind and tier (names a
+    /// builder makes unique by construction). Hosts are tier 0.
+    pub(crate) fn add_group(&mut self, prefix: &str, count: usize, tier: u32) -> Vec<usize> {
+        let kind = if tier == 0 {
+            NodeKind::Host
+        } else {
+            NodeKind::Switch
+        };
+        (0..count)
+            .map(|i| {
+                self.add_node(format!("{prefix}{i}"), kind, Some(tier))
+                    .expect("builder names are unique")
+            })
+            .collect()
     }
 
     pub fn connect(&mut self, a: usize, b: usize, link: LinkParams) {

@@ -1,7 +1,7 @@
 //! N hosts on one switch `sw0`, optionally with per-host link rates so that one
 //! port can be made a bottleneck.
 
-use super::{base_link, check_count, LinkParams, LinkSpec, NodeKind, Topology};
+use super::{base_link, check_count, LinkParams, LinkSpec, Topology};
 use crate::scenario::ScenarioError;
 use crate::units::Rate;
 use serde::Deserialize;
@@ -31,9 +31,12 @@ impl Star {
             }
         }
         let mut t = Topology::default();
-        let sw = t.add("sw0".into(), NodeKind::Switch, 1);
-        for h in 0..self.hosts as usize {
-            let host = t.add(format!("host{h}"), NodeKind::Host, 0);
+        let sw = t.add_group("sw", 1, 1)[0];
+        for (h, host) in t
+            .add_group("host", self.hosts as usize, 0)
+            .into_iter()
+            .enumerate()
+        {
             let rate = self.host_rates.as_ref().map_or(link.rate, |r| r[h]);
             t.connect(host, sw, LinkParams { rate, ..link });
         }

@@ -3,7 +3,7 @@
 //! The seed's instance is 1 core, 2 aggregation, 8 ToR switches and 128 hosts;
 //! its over-subscription is set by the upper tiers' rates (1, 2 or 4 Gbps).
 
-use super::{base_link, check_count, LinkSpec, NodeKind, Topology};
+use super::{base_link, check_count, LinkSpec, Topology};
 use crate::scenario::ScenarioError;
 use serde::Deserialize;
 
@@ -54,18 +54,10 @@ impl Tree3 {
         }
         let base = base_link(self.link);
         let mut t = Topology::default();
-        let hosts: Vec<usize> = (0..self.tors * self.hosts_per_tor)
-            .map(|h| t.add(format!("host{h}"), NodeKind::Host, 0))
-            .collect();
-        let tors: Vec<usize> = (0..self.tors)
-            .map(|i| t.add(format!("tor{i}"), NodeKind::Switch, 1))
-            .collect();
-        let aggs: Vec<usize> = (0..self.aggs)
-            .map(|i| t.add(format!("agg{i}"), NodeKind::Switch, 2))
-            .collect();
-        let cores: Vec<usize> = (0..self.cores)
-            .map(|i| t.add(format!("core{i}"), NodeKind::Switch, 3))
-            .collect();
+        let hosts = t.add_group("host", (self.tors * self.hosts_per_tor) as usize, 0);
+        let tors = t.add_group("tor", self.tors as usize, 1);
+        let aggs = t.add_group("agg", self.aggs as usize, 2);
+        let cores = t.add_group("core", self.cores as usize, 3);
         for (h, &host) in hosts.iter().enumerate() {
             t.connect(
                 host,
