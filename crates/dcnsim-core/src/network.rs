@@ -16,7 +16,11 @@ pub struct Port {
     pub node: u32,
     pub peer: u32,
     pub rate: Rate,
-    pub delay: Time,
+    /// From the last bit leaving this port to the packet being at the peer:
+    /// propagation delay, plus the switch latency when the peer is a switch.
+    pub arrive_after: Time,
+    /// `rate` as whole picoseconds per byte, or 0 when it is not whole.
+    ps_per_byte: u64,
     pub queue: Queue,
     /// When the packet on the wire (if any) has been fully serialized.
     pub busy_until: Time,
@@ -31,6 +35,18 @@ pub struct Port {
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
     pub max_bytes: u64,
+}
+
+impl Port {
+    /// Time to serialize `bytes` onto this port's link.
+    #[inline]
+    pub fn serialization(&self, bytes: u32) -> Time {
+        if self.ps_per_byte != 0 {
+            Time(self.ps_per_byte * u64::from(bytes))
+        } else {
+            self.rate.serialization(bytes)
+        }
+    }
 }
 
 pub struct Network {
@@ -71,11 +87,16 @@ impl Network {
                 NodeKind::Switch => &spec.queue,
             };
             for &(peer, l) in links {
+                let arrive_after = match topo.nodes[peer].kind {
+                    NodeKind::Host => l.delay,
+                    NodeKind::Switch => l.delay + spec.switch_latency,
+                };
                 ports.push(Port {
                     node: node as u32,
                     peer: peer as u32,
                     rate: l.rate,
-                    delay: l.delay,
+                    arrive_after,
+                    ps_per_byte: l.rate.exact_ps_per_byte().unwrap_or(0),
                     queue: Queue::new(queue),
                     busy_until: Time::ZERO,
                     wake_pending: false,

@@ -109,7 +109,6 @@ pub struct Simulation {
     switch_rng: Vec<Xoshiro256PlusPlus>,
     switch_salt: Vec<u64>,
     host_delay: Time,
-    switch_latency: Time,
     stop: Option<Time>,
     n: Counters,
     name: String,
@@ -161,7 +160,6 @@ impl Simulation {
             traced_ports,
             policy: sc.forwarding.policy,
             host_delay: sc.network.host_delay,
-            switch_latency: sc.network.switch_latency,
             stop: sc.stop_time,
             n: Counters::default(),
             name: sc.name.clone(),
@@ -397,15 +395,12 @@ impl Simulation {
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
         let pkt = self.arena.get_mut(p);
-        let done = now + pt.rate.serialization(pkt.size);
+        let done = now + pt.serialization(pkt.size);
         pt.busy_until = done;
         pt.sent_packets += 1;
         pt.sent_bytes += u64::from(pkt.size);
         pkt.next_node = pt.peer;
-        let (peer, mut at) = (pt.peer, done + pt.delay);
-        if !self.net.is_host(peer) {
-            at = at + self.switch_latency;
-        }
+        let at = done + pt.arrive_after;
         self.events.schedule(at, Event::Arrive(p));
     }
 

@@ -54,14 +54,15 @@ impl Rate {
     /// picosecond so that a packet never leaves before its last bit.
     #[inline]
     pub fn serialization(self, bytes: u32) -> Time {
-        // Common rates (1, 10, 40, 100 Gbps...) are a whole number of
-        // picoseconds per byte: avoid the 128-bit division.
-        let per_byte = 8 * Time::PS_PER_S / self.0;
-        if per_byte * self.0 == 8 * Time::PS_PER_S {
-            return Time(per_byte * u64::from(bytes));
-        }
         let bits = u128::from(bytes) * 8 * u128::from(Time::PS_PER_S);
         Time(bits.div_ceil(u128::from(self.0)) as u64)
+    }
+
+    /// Picoseconds per byte when that is a whole number (1, 10, 40, 100 Gbps
+    /// and most rates people use), so serialization needs no division.
+    pub fn exact_ps_per_byte(self) -> Option<u64> {
+        let ps = 8 * Time::PS_PER_S;
+        (ps % self.0 == 0).then_some(ps / self.0)
     }
 
     pub fn bps(self) -> f64 {
@@ -289,5 +290,7 @@ mod tests {
         assert_eq!(Rate(1_000_000_000).serialization(1500), Time::from_us(12));
         // 1 byte at 3 bps: 8/3 s, rounded up to the next picosecond.
         assert_eq!(Rate(3).serialization(1), Time(2_666_666_666_667));
+        assert_eq!(Rate(10_000_000_000).exact_ps_per_byte(), Some(800));
+        assert_eq!(Rate(3_000_000_000).exact_ps_per_byte(), None);
     }
 }
