@@ -83,14 +83,6 @@ impl EventQueue {
         self.now = e.time;
         Some((e.time, e.event))
     }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub struct Port {
     /// Index into the queue trace, when this port is traced.
     pub trace: Option<u32>,
     pub drops: u64,
-    /// Packets and bytes that finished serialization on this port.
+    /// Packets and bytes put on the wire (counted when serialization starts).
     pub sent_packets: u64,
     pub sent_bytes: u64,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.

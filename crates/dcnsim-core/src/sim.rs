@@ -100,7 +100,6 @@ pub struct Simulation {
     arena: Arena,
     streams: Vec<Stream>,
     probes: ProbeRows,
-    /// (src, dst, size) of each scheduled probe packet, by row.
     queues: QueueRows,
     traced_ports: Vec<String>,
     /// `"node->peer"` of every port, by port index.
