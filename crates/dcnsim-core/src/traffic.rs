@@ -13,7 +13,7 @@ use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// IP protocol number of UDP, used in the five-tuple of datagram traffic.
-pub const UDP: u8 = 17;
+const UDP: u8 = 17;
 
 pub struct Stream {
     pub spec: StreamSpec,
@@ -32,7 +32,7 @@ pub struct Stream {
 
 impl Stream {
     pub fn new(id: u32, spec: StreamSpec, rng: Xoshiro256PlusPlus) -> Stream {
-        let hash = five_tuple_hash(spec.src, spec.dst.unwrap_or(0), source_port(id), 9000, UDP);
+        let hash = datagram_hash(spec.src, spec.dst.unwrap_or(0), id, STREAM_PORT);
         Stream {
             next: spec.start,
             spec,
@@ -86,16 +86,19 @@ impl Stream {
                 if d >= self.spec.src {
                     d += 1;
                 }
-                (
-                    d,
-                    five_tuple_hash(self.spec.src, d, source_port(id), 9000, UDP),
-                )
+                (d, datagram_hash(self.spec.src, d, id, STREAM_PORT))
             }
         }
     }
 }
 
-/// An ephemeral source port per stream, so ECMP spreads streams.
-pub fn source_port(id: u32) -> u16 {
-    49152 + (id % 16384) as u16
+/// Destination UDP ports of stream and probe datagrams.
+pub const STREAM_PORT: u16 = 9000;
+pub const PROBE_PORT: u16 = 9001;
+
+/// The five-tuple hash of a datagram of source `id` (a stream or probe row),
+/// whose source port is an ephemeral port derived from `id` so ECMP spreads
+/// sources.
+pub fn datagram_hash(src: u32, dst: u32, id: u32, dport: u16) -> u64 {
+    five_tuple_hash(src, dst, 49152 + (id % 16384) as u16, dport, UDP)
 }
