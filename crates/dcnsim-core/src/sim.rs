@@ -14,13 +14,13 @@
 //! next packet at that moment.
 
 use crate::engine::{Event, EventQueue};
-use crate::forwarding::{pair_hash, pick_hashed, pick_random, Policy};
+use crate::forwarding::{mix, pair_hash, pick_hashed, pick_random, Policy};
 use crate::network::Network;
 use crate::packet::{Arena, Packet, NONE};
 use crate::queue::Queued;
 use crate::records::{Column, Output, Summary, Table};
 use crate::scenario::Scenario;
-use crate::traffic::{source_port, Stream, UDP};
+use crate::traffic::{datagram_hash, Stream, PROBE_PORT};
 use crate::units::Time;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -41,10 +41,15 @@ pub struct Progress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Aborted;
 
+/// A value derived from the scenario seed for one component (`component`,
+/// `index`): the root of every random stream and per-seed hash salt.
+fn derive(seed: u64, component: u64, index: u64) -> u64 {
+    mix(mix(seed) ^ (component << 40) ^ index)
+}
+
 /// Random streams: one per component, derived from the scenario seed.
 fn rng_for(seed: u64, component: u64, index: u64) -> Xoshiro256PlusPlus {
-    let s = crate::forwarding::mix(crate::forwarding::mix(seed) ^ (component << 40) ^ index);
-    Xoshiro256PlusPlus::seed_from_u64(s)
+    Xoshiro256PlusPlus::seed_from_u64(derive(seed, component, index))
 }
 
 const RNG_STREAM: u64 = 1;
@@ -136,10 +141,8 @@ impl Simulation {
                 .collect(),
             switch_salt: (0..nodes)
                 .map(|i| match sc.forwarding.policy {
-                    Policy::Single => crate::forwarding::mix(i),
-                    _ => crate::forwarding::mix(
-                        crate::forwarding::mix(sc.seed ^ (SALT_ECMP << 40)) ^ i,
-                    ),
+                    Policy::Single => mix(i),
+                    _ => derive(sc.seed, SALT_ECMP, i),
                 })
                 .collect(),
             port_names: net
@@ -249,7 +252,7 @@ impl Simulation {
     fn probe_send(&mut self, row: u32) {
         let r = row as usize;
         let (src, dst) = (self.probes.src[r] as u32, self.probes.dst[r] as u32);
-        let hash = crate::forwarding::five_tuple_hash(src, dst, source_port(row), 9001, UDP);
+        let hash = datagram_hash(src, dst, row, PROBE_PORT);
         self.inject(Packet {
             src,
             dst,
