@@ -23,6 +23,18 @@ pub enum Event {
     StreamSend(u32),
     /// A probe packet leaves the application.
     ProbeSend(u32),
+    /// A TCP packet finished host processing and joins its NIC queue.
+    HostSend(u32),
+    /// A TCP flow opens.
+    FlowStart(u32),
+    /// A flow's retransmission timer may have expired.
+    Rto(u32),
+    /// A flow's delayed-ACK timer may have expired.
+    DelAck(u32),
+    /// The next flow of a workload source arrives.
+    FlowArrival(u32),
+    /// An incast application starts its first round.
+    RoundStart(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

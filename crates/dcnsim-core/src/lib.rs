@@ -30,17 +30,22 @@
 //! assert_eq!(out.probes.f64("latency_s")[0], 26e-6);
 //! ```
 
+pub mod apps;
+pub mod cc;
 pub mod engine;
 pub mod forwarding;
 pub mod network;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod records;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod topology;
 pub mod traffic;
 pub mod units;
+pub mod workload;
 
 pub use records::{Column, Output, Summary, Table};
 pub use scenario::{Scenario, ScenarioError};

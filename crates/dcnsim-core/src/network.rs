@@ -6,7 +6,7 @@
 //! Routing tables hold, for every switch and destination host, all egress ports
 //! on a shortest path (by hop count); forwarding policies pick among them.
 
-use crate::queue::Queue;
+use crate::queue::{Aqm, Queue};
 use crate::scenario::NetworkSpec;
 use crate::topology::{NodeKind, Topology};
 use crate::units::{Rate, Time};
@@ -22,6 +22,12 @@ pub struct Port {
     /// `rate` as whole picoseconds per byte, or 0 when it is not whole.
     ps_per_byte: u64,
     pub queue: Queue,
+    /// ECN marking / early drop on arrival, if configured.
+    pub aqm: Option<Aqm>,
+    /// Windows `[start, stop)` during which the port drops every packet.
+    pub outages: Vec<(Time, Time)>,
+    /// Captures recording what this port sends.
+    pub pcap: Vec<u32>,
     /// When the packet on the wire (if any) has been fully serialized.
     pub busy_until: Time,
     /// A wake-up is scheduled at `busy_until` to send the next queued packet.
@@ -38,13 +44,19 @@ pub struct Port {
 }
 
 impl Port {
+    /// Whether an outage drops what arrives at `now`.
+    #[inline]
+    pub fn is_down(&self, now: Time) -> bool {
+        self.outages.iter().any(|&(a, b)| a <= now && now < b)
+    }
+
     /// Time to serialize `bytes` onto this port's link.
     #[inline]
     pub fn serialization(&self, bytes: u32) -> Time {
         if self.ps_per_byte != 0 {
             Time(self.ps_per_byte * u64::from(bytes))
         } else {
-            self.rate.serialization(bytes)
+            self.rate.serialization(u64::from(bytes))
         }
     }
 }
@@ -98,6 +110,9 @@ impl Network {
                     arrive_after,
                     ps_per_byte: l.rate.exact_ps_per_byte().unwrap_or(0),
                     queue: Queue::new(queue),
+                    aqm: None,
+                    outages: Vec::new(),
+                    pcap: Vec::new(),
                     busy_until: Time::ZERO,
                     wake_pending: false,
                     trace: None,
@@ -205,6 +220,26 @@ impl Network {
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
         let i = node as usize * self.hosts + dst as usize;
         &self.route_hops[self.route_off[i] as usize..self.route_off[i + 1] as usize]
+    }
+
+    /// The port of node `a` towards node `b`.
+    pub fn port_between(&self, a: u32, b: u32) -> Option<u32> {
+        self.ports_of(a).find(|&p| self.ports[p as usize].peer == b)
+    }
+
+    /// One shortest path from host `src` to host `dst` (the first equal-cost
+    /// choice at every switch), as egress ports.
+    pub fn path(&self, src: u32, dst: u32) -> Vec<u32> {
+        let mut port = self.host_port[src as usize];
+        let mut path = vec![port];
+        loop {
+            let node = self.ports[port as usize].peer;
+            if self.is_host(node) {
+                return path;
+            }
+            port = self.next_hops(node, dst)[0];
+            path.push(port);
+        }
     }
 
     /// Ports of `node` towards a higher tier.

@@ -6,14 +6,26 @@ use crate::units::Time;
 /// Marks "no flow" / "no record" in `u32` index fields.
 pub const NONE: u32 = u32::MAX;
 
+/// IP ECN codepoints (RFC 3168).
+pub const NOT_ECT: u8 = 0;
+pub const ECT0: u8 = 2;
+pub const CE: u8 = 3;
+
+/// What carries the packet: a datagram of a stream or probe, or a TCP segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proto {
+    Udp,
+    Tcp,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// Source and destination host indices.
     pub src: u32,
     pub dst: u32,
-    /// Wire size in bytes (headers included).
+    /// Wire size in bytes (IP packet: headers included).
     pub size: u32,
-    /// The stream this packet belongs to, or [`NONE`].
+    /// Its stream (UDP) or connection (TCP), or [`NONE`] for probes.
     pub flow: u32,
     /// Its row in the probe table, or [`NONE`].
     pub record: u32,
@@ -23,10 +35,54 @@ pub struct Packet {
     pub hops: u32,
     /// Equal-length routing: the packet has reached the top tier.
     pub climbed: bool,
+    pub proto: Proto,
+    /// IP ECN field: [`NOT_ECT`], [`ECT0`] or [`CE`].
+    pub ecn: u8,
+    /// Traffic class (WRED profile).
+    pub class: u8,
+    /// TCP flags ([`crate::tcp::SYN`] …); 0 for datagrams.
+    pub flags: u8,
     /// Five-tuple hash used by ECMP-style policies.
     pub hash: u64,
-    /// When the application sent it.
+    /// When the application sent it (a TCP segment's timestamp value).
     pub sent: Time,
+    /// TCP: sequence and acknowledgment numbers, echoed timestamp.
+    pub seq: u64,
+    pub ack: u64,
+    pub ts_echo: Time,
+}
+
+impl Packet {
+    /// A datagram (probe or stream packet) with no TCP fields.
+    pub fn datagram(
+        src: u32,
+        dst: u32,
+        size: u32,
+        flow: u32,
+        record: u32,
+        hash: u64,
+        sent: Time,
+    ) -> Packet {
+        Packet {
+            src,
+            dst,
+            size,
+            flow,
+            record,
+            next_node: 0,
+            hops: 0,
+            climbed: false,
+            proto: Proto::Udp,
+            ecn: NOT_ECT,
+            class: 0,
+            flags: 0,
+            hash,
+            sent,
+            seq: 0,
+            ack: 0,
+            ts_echo: Time::ZERO,
+        }
+    }
 }
 
 #[derive(Default)]

@@ -117,4 +117,10 @@ pub struct Output {
     pub queues: Table,
     /// One row per egress port: counters and the largest queue seen.
     pub ports: Table,
+    /// One row per incast round.
+    pub rounds: Table,
+    /// cwnd and sequence numbers of traced TCP flows over time.
+    pub flow_trace: Table,
+    /// Packet captures: (requested host or port name, pcap file bytes).
+    pub pcaps: Vec<(String, Vec<u8>)>,
 }

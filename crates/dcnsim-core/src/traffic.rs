@@ -100,5 +100,10 @@ pub const PROBE_PORT: u16 = 9001;
 /// whose source port is an ephemeral port derived from `id` so ECMP spreads
 /// sources.
 pub fn datagram_hash(src: u32, dst: u32, id: u32, dport: u16) -> u64 {
-    five_tuple_hash(src, dst, 49152 + (id % 16384) as u16, dport, UDP)
+    five_tuple_hash(src, dst, datagram_sport(id), dport, UDP)
+}
+
+/// The ephemeral UDP source port of datagram source `id`.
+pub fn datagram_sport(id: u32) -> u16 {
+    49152 + (id % 16384) as u16
 }

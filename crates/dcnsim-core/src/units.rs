@@ -39,6 +39,19 @@ impl std::ops::Sub for Time {
     }
 }
 
+impl std::ops::Mul<u64> for Time {
+    type Output = Time;
+    fn mul(self, rhs: u64) -> Time {
+        Time(self.0 * rhs)
+    }
+}
+
+impl std::iter::Sum for Time {
+    fn sum<I: Iterator<Item = Time>>(iter: I) -> Time {
+        Time(iter.map(|t| t.0).sum())
+    }
+}
+
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}us", self.0 as f64 / 1e6)
@@ -53,7 +66,7 @@ impl Rate {
     /// Time to serialize `bytes` onto a link of this rate, rounded up to a whole
     /// picosecond so that a packet never leaves before its last bit.
     #[inline]
-    pub fn serialization(self, bytes: u32) -> Time {
+    pub fn serialization(self, bytes: u64) -> Time {
         let bits = u128::from(bytes) * 8 * u128::from(Time::PS_PER_S);
         Time(bits.div_ceil(u128::from(self.0)) as u64)
     }
@@ -85,6 +98,24 @@ pub struct Bytes(pub u64);
 pub enum Capacity {
     Packets(u64),
     Bytes(u64),
+}
+
+impl Capacity {
+    /// The number, in whichever unit it has.
+    pub fn amount(self) -> u64 {
+        match self {
+            Capacity::Packets(n) | Capacity::Bytes(n) => n,
+        }
+    }
+}
+
+impl fmt::Display for Capacity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Capacity::Packets(n) => write!(f, "{n}pkt"),
+            Capacity::Bytes(n) => write!(f, "{n}B"),
+        }
+    }
 }
 
 /// Split `"12.5Gbps"` into an exact decimal mantissa and its unit.

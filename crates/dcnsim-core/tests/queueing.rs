@@ -26,7 +26,7 @@ stop = "{stop_ms}ms"
         stop_ms = (stop_s * 1e3).round()
     ));
     let f = &out.flows;
-    assert_eq!(f.i64("packets_dropped")[0], 0);
+    assert_eq!(f.i64("drops")[0], 0);
     // Zero-load latency: two links of 12 us + 1 us; the switch port towards
     // host 1 never queues (it is fed by a link of the same rate).
     let wait = f.f64("mean_latency_s")[0] - 26e-6;
@@ -78,7 +78,7 @@ fn overloaded_droptail_port_holds_its_capacity_and_counts_drops() {
     assert!(q.rows() > 1000);
     let max = q.i64("packets").iter().copied().max().unwrap();
     assert_eq!(max, 50, "a 1.8x overloaded port fills its 50-packet buffer");
-    let drops: i64 = out.flows.i64("packets_dropped").iter().sum();
+    let drops: i64 = out.flows.i64("drops").iter().sum();
     assert!(drops > 0);
     assert_eq!(drops as u64, out.summary.packets_dropped);
     // Offered 1.8 Gbps into 1 Gbps: the port sends at line rate and drops the

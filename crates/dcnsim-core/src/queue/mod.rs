@@ -5,8 +5,10 @@
 //! of one closed enum, so the per-packet dispatch is a `match`, not a virtual
 //! call. A new discipline is a module and a variant here.
 
+mod aqm;
 mod droptail;
 
+pub use aqm::{idle_slots, Aqm, Occupancy, Verdict};
 pub use droptail::DropTail;
 
 use crate::scenario::{QueueKind, QueueSpec};

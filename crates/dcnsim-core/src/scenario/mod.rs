@@ -9,12 +9,17 @@
 
 mod error;
 mod traffic;
+mod transport;
 
 pub use error::ScenarioError;
-pub use traffic::{HostOrAll, HostOrRandom, HostSel, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
+pub use traffic::{
+    FlowSpec, HostOrAll, HostOrRandom, HostSel, IncastSpec, Pattern, ProbeSpec, SizeDist,
+    StreamSpec, TrafficSpec, WorkloadSpec,
+};
+pub use transport::{Protocol, TransportSpec, MAX_MSS, MIN_MSS};
 
 use crate::forwarding::Policy;
-use crate::topology::{Topology, TopologySpec};
+use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::units::{Capacity, Time};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -66,6 +71,118 @@ pub struct QueueSpec {
     #[serde(default)]
     pub kind: QueueKind,
     pub capacity: Capacity,
+    /// ECN marking / early drop on arrival ([`crate::queue::Aqm`]).
+    pub aqm: Option<AqmSpec>,
+}
+
+/// `aqm = { kind = "threshold", k = "20pkt" }`, `{ kind = "red", min, max,
+/// max_p, weight }` or `{ kind = "wred", weight, profiles = [{ min, max,
+/// max_p }, …] }` (one profile per traffic class).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmSpec {
+    Threshold {
+        k: Capacity,
+    },
+    Red {
+        min: Capacity,
+        max: Capacity,
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+    },
+    Wred {
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        profiles: Vec<RedProfile>,
+    },
+}
+
+/// One RED marking curve: thresholds on the average queue and the marking
+/// probability reached at `max`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedProfile {
+    pub min: Capacity,
+    pub max: Capacity,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+}
+
+/// Floyd & Jacobson's suggested w_q and max_p.
+fn default_red_weight() -> f64 {
+    0.002
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+
+impl AqmSpec {
+    fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        let err = |k: &str, m: String| Err(ScenarioError::new(join_path(path, k), m));
+        let check_profile = |at: &str, p: &RedProfile| {
+            let same_unit = matches!(
+                (p.min, p.max),
+                (Capacity::Packets(_), Capacity::Packets(_))
+                    | (Capacity::Bytes(_), Capacity::Bytes(_))
+            );
+            if !same_unit {
+                return err(
+                    at,
+                    "min and max must both be in packets or both in bytes".into(),
+                );
+            }
+            if p.min.amount() >= p.max.amount() {
+                return err(at, format!("min ({}) must be below max ({})", p.min, p.max));
+            }
+            if !(p.max_p > 0.0 && p.max_p <= 1.0) {
+                return err(at, format!("max_p must be in (0, 1], got {}", p.max_p));
+            }
+            Ok(())
+        };
+        match self {
+            AqmSpec::Threshold { .. } => Ok(()),
+            AqmSpec::Red {
+                min,
+                max,
+                max_p,
+                weight,
+            } => {
+                check_weight(path, *weight)?;
+                check_profile(
+                    "",
+                    &RedProfile {
+                        min: *min,
+                        max: *max,
+                        max_p: *max_p,
+                    },
+                )
+            }
+            AqmSpec::Wred { weight, profiles } => {
+                check_weight(path, *weight)?;
+                if profiles.is_empty() {
+                    return err("profiles", "needs at least one profile".into());
+                }
+                for (i, p) in profiles.iter().enumerate() {
+                    check_profile(&format!("profiles[{i}]"), p)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn check_weight(path: &str, w: f64) -> Result<(), ScenarioError> {
+    if w > 0.0 && w <= 1.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            join_path(path, "weight"),
+            format!("must be in (0, 1], got {w}"),
+        ))
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -87,12 +204,25 @@ pub struct NetworkSpec {
     pub queue: QueueSpec,
     #[serde(default = "default_nic_queue")]
     pub nic_queue: QueueSpec,
+    /// Ports that drop everything for a while (`[[network.outages]]`).
+    #[serde(default)]
+    pub outages: Vec<OutageSpec>,
+}
+
+/// A port that drops every packet offered to it in `[start, stop)`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    pub port: String,
+    pub start: Time,
+    pub stop: Time,
 }
 
 fn default_switch_queue() -> QueueSpec {
     QueueSpec {
         kind: QueueKind::Droptail,
         capacity: Capacity::Packets(1000),
+        aqm: None,
     }
 }
 
@@ -100,6 +230,7 @@ fn default_nic_queue() -> QueueSpec {
     QueueSpec {
         kind: QueueKind::Droptail,
         capacity: Capacity::Packets(10_000),
+        aqm: None,
     }
 }
 
@@ -110,6 +241,7 @@ impl Default for NetworkSpec {
             switch_latency: Time::ZERO,
             queue: default_switch_queue(),
             nic_queue: default_nic_queue(),
+            outages: Vec::new(),
         }
     }
 }
@@ -122,12 +254,19 @@ pub struct ForwardingSpec {
     pub policy: Policy,
 }
 
-/// `[trace]`: which time series to record.
+/// `[trace]`: which time series and captures to record.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
+    /// Ports (`"node->peer"`) whose queue length is recorded at every change.
     #[serde(default)]
     pub queues: Vec<String>,
+    /// TCP flows (by `flow_id`) whose cwnd and sequence numbers are recorded.
+    #[serde(default)]
+    pub flows: Vec<u32>,
+    /// Hosts (by name, e.g. `"h3"`) or ports (`"node->peer"`) to capture as pcap.
+    #[serde(default)]
+    pub pcap: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -143,6 +282,8 @@ struct RawScenario {
     network: NetworkSpec,
     #[serde(default)]
     forwarding: ForwardingSpec,
+    #[serde(default)]
+    transport: TransportSpec,
     #[serde(default)]
     traffic: Value,
     #[serde(default)]
@@ -162,6 +303,7 @@ pub struct Scenario {
     pub topology: Topology,
     pub network: NetworkSpec,
     pub forwarding: ForwardingSpec,
+    pub transport: TransportSpec,
     pub traffic: TrafficSpec,
     pub trace: TraceSpec,
 }
@@ -180,13 +322,71 @@ impl Scenario {
                 .check_tiers()
                 .map_err(|m| ScenarioError::new("forwarding.policy", m))?;
         }
-        let traffic = TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time)?;
+        for (queue, at) in [
+            (&raw.network.queue, "network.queue"),
+            (&raw.network.nic_queue, "network.nic_queue"),
+        ] {
+            if let Some(aqm) = &queue.aqm {
+                aqm.check(&join_path(at, "aqm"))?;
+            }
+        }
+        for (i, o) in raw.network.outages.iter().enumerate() {
+            let at = format!("network.outages[{i}]");
+            if topology.port_by_name(&o.port).is_none() {
+                return Err(ScenarioError::new(
+                    join_path(&at, "port"),
+                    format!(
+                        "no port named \"{}\" (ports are named \"node->peer\", e.g. \"{}\")",
+                        o.port,
+                        topology.example_port_name()
+                    ),
+                ));
+            }
+            if o.stop <= o.start {
+                return Err(ScenarioError::new(
+                    join_path(&at, "stop"),
+                    format!("stop ({}) must be after start ({})", o.stop, o.start),
+                ));
+            }
+        }
+        raw.transport
+            .check()
+            .map_err(|(k, m)| ScenarioError::new(join_path("transport", &k), m))?;
+        let traffic =
+            TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time, &raw.transport)?;
         for (i, port) in raw.trace.queues.iter().enumerate() {
             if topology.port_by_name(port).is_none() {
                 return Err(ScenarioError::new(
                     format!("trace.queues[{i}]"),
                     format!(
                         "no port named \"{port}\" (ports are named \"node->peer\", e.g. \"{}\")",
+                        topology.example_port_name()
+                    ),
+                ));
+            }
+        }
+        let flows = traffic.known_flow_count();
+        for (i, &f) in raw.trace.flows.iter().enumerate() {
+            if flows.is_some_and(|n| f as usize >= n) {
+                return Err(ScenarioError::new(
+                    format!("trace.flows[{i}]"),
+                    format!(
+                        "no flow {f}: the scenario's flows are numbered 0..{}",
+                        flows.unwrap_or(0)
+                    ),
+                ));
+            }
+        }
+        for (i, name) in raw.trace.pcap.iter().enumerate() {
+            let is_host = topology
+                .node_id(name.trim())
+                .is_some_and(|n| topology.nodes[n].kind == NodeKind::Host);
+            if !is_host && topology.port_by_name(name).is_none() {
+                return Err(ScenarioError::new(
+                    format!("trace.pcap[{i}]"),
+                    format!(
+                        "no host or port named \"{name}\" (a host name such as \"{}\" or a port \"node->peer\" such as \"{}\")",
+                        topology.nodes[topology.hosts[0]].name,
                         topology.example_port_name()
                     ),
                 ));
@@ -199,6 +399,7 @@ impl Scenario {
             topology,
             network: raw.network,
             forwarding: raw.forwarding,
+            transport: raw.transport,
             traffic,
             trace: raw.trace,
         })

@@ -1,8 +1,10 @@
-//! `[traffic]`: datagram probes and background streams.
+//! `[traffic]`: datagram probes and streams, TCP flows, Poisson flow arrivals
+//! from empirical size distributions, and incast applications.
 
-use super::{join_path, parse_at, ScenarioError};
+use super::{join_path, parse_at, Protocol, ScenarioError, TransportSpec};
 use crate::topology::Topology;
 use crate::units::{Bytes, Rate, Time};
+use crate::workload::Cdf;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -112,6 +114,131 @@ struct RawTraffic {
     probes: Vec<Value>,
     #[serde(default)]
     streams: Vec<Value>,
+    #[serde(default)]
+    flows: Vec<Value>,
+    #[serde(default)]
+    workloads: Vec<Value>,
+    #[serde(default)]
+    incast: Vec<Value>,
+}
+
+/// A TCP flow listed in the scenario (`[[traffic.flows]]`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    /// Application bytes to transfer.
+    pub size: Bytes,
+    #[serde(default)]
+    pub start: Time,
+    /// Absolute time by which the flow should finish (used by D²TCP).
+    pub deadline: Option<Time>,
+    /// Traffic class carried by every packet (WRED profile, priority).
+    #[serde(default)]
+    pub class: u8,
+    /// Overrides `transport.protocol` for this flow.
+    pub protocol: Option<Protocol>,
+}
+
+/// Flow sizes of a workload: an empirical CDF or one fixed size.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeDist {
+    Cdf(Cdf),
+    Fixed(u64),
+}
+
+impl SizeDist {
+    pub fn mean(&self) -> f64 {
+        match self {
+            SizeDist::Cdf(c) => c.mean(),
+            SizeDist::Fixed(n) => *n as f64,
+        }
+    }
+}
+
+/// `[[traffic.workloads]]` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    src: HostOrAll,
+    dst: Value,
+    cdf: Option<String>,
+    size: Option<Bytes>,
+    load: f64,
+    #[serde(default)]
+    start: Time,
+    stop: Option<Time>,
+    deadline: Option<Time>,
+    #[serde(default)]
+    class: u8,
+    protocol: Option<Protocol>,
+}
+
+/// Poisson flow arrivals at one source host: exponential gaps whose mean makes
+/// the offered bytes (headers included) `load` of the host's link, sizes drawn
+/// from `sizes`, each flow to a uniformly random other host or to `dst`.
+///
+/// `dst = "all"` is the first seed's all-to-all background: every host sends to
+/// every other host. It is generated as one Poisson process per source with a
+/// uniformly random destination, which is the same in distribution as one
+/// process per (source, destination) pair at 1/(n−1) of the rate (a Poisson
+/// process split at random gives independent Poisson processes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadSpec {
+    pub src: u32,
+    /// `None`: a random other host per flow.
+    pub dst: Option<u32>,
+    pub sizes: SizeDist,
+    pub load: f64,
+    /// Mean gap between flow arrivals.
+    pub mean_gap: Time,
+    pub start: Time,
+    pub stop: Time,
+    /// Relative deadline: each flow's deadline is its start plus this.
+    pub deadline: Option<Time>,
+    pub class: u8,
+    pub protocol: Option<Protocol>,
+}
+
+/// `[[traffic.incast]]` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIncast {
+    aggregator: u32,
+    workers: Value,
+    sru: Option<Bytes>,
+    total: Option<Bytes>,
+    #[serde(default = "one")]
+    rounds: u32,
+    #[serde(default)]
+    start: Time,
+    deadline: Option<Time>,
+    #[serde(default)]
+    class: u8,
+    protocol: Option<Protocol>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A barrier-synchronized incast application: each round the aggregator asks
+/// every worker for `bytes_per_worker`; every worker answers at once over its
+/// own TCP flow, and the next round starts when the last answer has arrived
+/// (the incast seed §I–II). `total` splits one response across the workers
+/// (the web-search variant), `sru` gives each worker a fixed share.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IncastSpec {
+    pub aggregator: u32,
+    pub workers: Vec<u32>,
+    pub bytes_per_worker: u64,
+    pub rounds: u32,
+    pub start: Time,
+    /// Relative deadline of each response, from its round's start.
+    pub deadline: Option<Time>,
+    pub class: u8,
+    pub protocol: Option<Protocol>,
 }
 
 /// All traffic of a scenario, validated against its topology.
@@ -119,6 +246,9 @@ struct RawTraffic {
 pub struct TrafficSpec {
     pub probes: Vec<ProbeSpec>,
     pub streams: Vec<StreamSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub workloads: Vec<WorkloadSpec>,
+    pub incast: Vec<IncastSpec>,
 }
 
 fn default_packet_size() -> Bytes {
@@ -156,11 +286,122 @@ fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
     Ok(size.0 as u32)
 }
 
+fn check_load(path: String, load: f64) -> Result<(), ScenarioError> {
+    if load > 0.0 && load <= 1.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!("load must be in (0, 1], got {load}"),
+        ))
+    }
+}
+
+/// A stream or workload needs an end: its own `stop` or the scenario's.
+fn end_of(
+    at: &str,
+    stop: Option<Time>,
+    stop_time: Option<Time>,
+    start: Time,
+    what: &str,
+) -> Result<Time, ScenarioError> {
+    let stop =
+        match (stop, stop_time) {
+            (Some(t), _) | (None, Some(t)) => t,
+            (None, None) => return Err(ScenarioError::new(
+                join_path(at, "stop"),
+                format!(
+                    "required when the scenario has no stop_time (a {what} never ends by itself)"
+                ),
+            )),
+        };
+    if stop <= start {
+        return Err(ScenarioError::new(
+            join_path(at, "stop"),
+            format!("stop ({stop}) must be after start ({start})"),
+        ));
+    }
+    Ok(stop)
+}
+
+fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {
+    if b.0 == 0 {
+        return Err(ScenarioError::new(path, "must be at least 1 B"));
+    }
+    Ok(b.0)
+}
+
+/// `"random"`, `"all"` or a host index.
+fn workload_dst(at: &str, v: &Value, topo: &Topology) -> Result<Option<u32>, ScenarioError> {
+    let path = join_path(at, "dst");
+    match v {
+        Value::String(s) if s == "random" || s == "all" => Ok(None),
+        Value::Number(n) => {
+            let h = n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| {
+                    ScenarioError::new(&path, format!("expected a host index ≥ 0, got {n}"))
+                })?;
+            check_host(topo, path, h)?;
+            Ok(Some(h))
+        }
+        other => Err(ScenarioError::new(
+            path,
+            format!("expected a host index, \"random\" or \"all\", got {other}"),
+        )),
+    }
+}
+
+/// `"all"` (every host but the aggregator) or a list of host indices.
+fn incast_workers(
+    at: &str,
+    v: &Value,
+    aggregator: u32,
+    topo: &Topology,
+) -> Result<Vec<u32>, ScenarioError> {
+    let path = join_path(at, "workers");
+    let workers: Vec<u32> = match v {
+        Value::String(s) if s == "all" => (0..topo.host_count() as u32)
+            .filter(|&h| h != aggregator)
+            .collect(),
+        Value::Array(_) => parse_at(v.clone(), &path)?,
+        other => {
+            return Err(ScenarioError::new(
+                path,
+                format!("expected a list of host indices or \"all\", got {other}"),
+            ))
+        }
+    };
+    if workers.is_empty() {
+        return Err(ScenarioError::new(path, "needs at least one worker"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, &w) in workers.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        check_host(topo, p.clone(), w)?;
+        if w == aggregator {
+            return Err(ScenarioError::new(p, format!("host {w} is the aggregator")));
+        }
+        if !seen.insert(w) {
+            return Err(ScenarioError::new(p, format!("host {w} is listed twice")));
+        }
+    }
+    Ok(workers)
+}
+
 impl TrafficSpec {
+    /// How many flows the scenario has before it runs, when that is fixed (no
+    /// workloads or incast applications, whose flows are created as it runs).
+    pub fn known_flow_count(&self) -> Option<usize> {
+        (self.workloads.is_empty() && self.incast.is_empty()).then_some(self.flows.len())
+    }
+
     pub(crate) fn from_value(
         value: Value,
         topo: &Topology,
         stop_time: Option<Time>,
+        transport: &TransportSpec,
     ) -> Result<TrafficSpec, ScenarioError> {
         let value = if value.is_null() {
             Value::Object(Default::default())
@@ -200,20 +441,7 @@ impl TrafficSpec {
             let at = format!("traffic.streams[{i}]");
             let s: RawStream = parse_at(v, &at)?;
             let size = check_size(join_path(&at, "size"), s.size)?;
-            let stop = match (s.stop, stop_time) {
-                (Some(t), _) => t,
-                (None, Some(t)) => t,
-                (None, None) => return Err(ScenarioError::new(
-                    join_path(&at, "stop"),
-                    "required when the scenario has no stop_time (a stream never ends by itself)",
-                )),
-            };
-            if stop <= s.start {
-                return Err(ScenarioError::new(
-                    join_path(&at, "stop"),
-                    format!("stop ({stop}) must be after start ({})", s.start),
-                ));
-            }
+            let stop = end_of(&at, s.stop, stop_time, s.start, "stream")?;
             if let Some(d) = s.dst.host() {
                 check_host(topo, join_path(&at, "dst"), d)?;
             }
@@ -242,12 +470,7 @@ impl TrafficSpec {
                 let rate = match (s.rate, s.load) {
                     (Some(r), None) => r,
                     (None, Some(load)) => {
-                        if !(load > 0.0 && load <= 1.0) {
-                            return Err(ScenarioError::new(
-                                join_path(&at, "load"),
-                                format!("load must be in (0, 1], got {load}"),
-                            ));
-                        }
+                        check_load(join_path(&at, "load"), load)?;
                         let link = topo.host_link_rate(src);
                         Rate(((link.0 as f64) * load).round().max(1.0) as u64)
                     }
@@ -276,6 +499,153 @@ impl TrafficSpec {
                 });
             }
         }
-        Ok(TrafficSpec { probes, streams })
+        let mut flows = Vec::new();
+        for (i, v) in raw.flows.into_iter().enumerate() {
+            let at = format!("traffic.flows[{i}]");
+            let f: FlowSpec = parse_at(v, &at)?;
+            check_host(topo, join_path(&at, "src"), f.src)?;
+            check_host(topo, join_path(&at, "dst"), f.dst)?;
+            if f.src == f.dst {
+                return Err(ScenarioError::new(
+                    join_path(&at, "dst"),
+                    format!(
+                        "a flow from host {} to itself never crosses the network",
+                        f.dst
+                    ),
+                ));
+            }
+            check_bytes(join_path(&at, "size"), f.size)?;
+            if let Some(d) = f.deadline {
+                if d <= f.start {
+                    return Err(ScenarioError::new(
+                        join_path(&at, "deadline"),
+                        format!(
+                            "deadline ({d}) must be after the flow's start ({})",
+                            f.start
+                        ),
+                    ));
+                }
+            }
+            flows.push(f);
+        }
+        let mut workloads = Vec::new();
+        for (i, v) in raw.workloads.into_iter().enumerate() {
+            let at = format!("traffic.workloads[{i}]");
+            let w: RawWorkload = parse_at(v, &at)?;
+            check_load(join_path(&at, "load"), w.load)?;
+            let stop = end_of(&at, w.stop, stop_time, w.start, "workload")?;
+            let dst = workload_dst(&at, &w.dst, topo)?;
+            if dst.is_none() && topo.host_count() < 2 {
+                return Err(ScenarioError::new(
+                    join_path(&at, "dst"),
+                    "needs at least two hosts",
+                ));
+            }
+            let sizes = match (&w.cdf, w.size) {
+                (Some(c), None) => SizeDist::Cdf(
+                    Cdf::named_or_file(c)
+                        .map_err(|m| ScenarioError::new(join_path(&at, "cdf"), m))?,
+                ),
+                (None, Some(b)) => SizeDist::Fixed(check_bytes(join_path(&at, "size"), b)?),
+                _ => {
+                    return Err(ScenarioError::new(
+                        &at,
+                        format!(
+                            "give either cdf (one of {} or a file) or a fixed size, not both",
+                            Cdf::NAMES.join(", ")
+                        ),
+                    ))
+                }
+            };
+            if w.deadline == Some(Time::ZERO) {
+                return Err(ScenarioError::new(
+                    join_path(&at, "deadline"),
+                    "a relative deadline must be after the flow's start",
+                ));
+            }
+            let mss = transport.mss.0 as f64;
+            let mean = sizes.mean();
+            let wire_bits = 8.0 * (mean + 40.0 * (mean / mss).ceil().max(1.0));
+            let sources: Vec<u32> = match w.src.host() {
+                Some(h) => {
+                    check_host(topo, join_path(&at, "src"), h)?;
+                    if Some(h) == dst {
+                        return Err(ScenarioError::new(
+                            join_path(&at, "dst"),
+                            format!("flows from host {h} to itself never cross the network"),
+                        ));
+                    }
+                    vec![h]
+                }
+                None => (0..topo.host_count() as u32)
+                    .filter(|&h| Some(h) != dst)
+                    .collect(),
+            };
+            for src in sources {
+                let rate = topo.host_link_rate(src).bps() * w.load;
+                let gap_s = wire_bits / rate;
+                workloads.push(WorkloadSpec {
+                    src,
+                    dst,
+                    sizes: sizes.clone(),
+                    load: w.load,
+                    mean_gap: Time((gap_s * Time::PS_PER_S as f64).round().max(1.0) as u64),
+                    start: w.start,
+                    stop,
+                    deadline: w.deadline,
+                    class: w.class,
+                    protocol: w.protocol,
+                });
+            }
+        }
+        let mut incast = Vec::new();
+        for (i, v) in raw.incast.into_iter().enumerate() {
+            let at = format!("traffic.incast[{i}]");
+            let c: RawIncast = parse_at(v, &at)?;
+            check_host(topo, join_path(&at, "aggregator"), c.aggregator)?;
+            let workers = incast_workers(&at, &c.workers, c.aggregator, topo)?;
+            let bytes_per_worker = match (c.sru, c.total) {
+                (Some(b), None) => check_bytes(join_path(&at, "sru"), b)?,
+                (None, Some(t)) => {
+                    let each = t.0.div_ceil(workers.len() as u64);
+                    check_bytes(join_path(&at, "total"), Bytes(each))?
+                }
+                _ => {
+                    return Err(ScenarioError::new(
+                        &at,
+                        "give either sru (bytes per worker) or total (one response split across the workers)",
+                    ))
+                }
+            };
+            if c.rounds == 0 {
+                return Err(ScenarioError::new(
+                    join_path(&at, "rounds"),
+                    "must be at least 1",
+                ));
+            }
+            if c.deadline == Some(Time::ZERO) {
+                return Err(ScenarioError::new(
+                    join_path(&at, "deadline"),
+                    "a relative deadline must be after the round's start",
+                ));
+            }
+            incast.push(IncastSpec {
+                aggregator: c.aggregator,
+                workers,
+                bytes_per_worker,
+                rounds: c.rounds,
+                start: c.start,
+                deadline: c.deadline,
+                class: c.class,
+                protocol: c.protocol,
+            });
+        }
+        Ok(TrafficSpec {
+            probes,
+            streams,
+            flows,
+            workloads,
+            incast,
+        })
     }
 }

@@ -11,20 +11,34 @@
 //! Ports wake up only when they have a queue: a packet that finds its port idle
 //! starts serializing at once, and a port with waiting packets schedules one
 //! [`Event::PortFree`] for when the wire frees. The queue discipline chooses the
-//! next packet at that moment.
+//! next packet at that moment. Before that, the port's AQM (if any) may mark
+//! the packet CE or drop it, and a port in an outage drops everything.
+//!
+//! TCP flows and the applications that open them are wired in `flows.rs`;
+//! packet captures in `capture.rs`; the output tables in `tables.rs`.
 
+mod capture;
+mod flows;
+mod tables;
+
+use crate::apps::{Incast, RoundRows, WorkloadSource};
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, pair_hash, pick_hashed, pick_random, Policy};
 use crate::network::Network;
-use crate::packet::{Arena, Packet, NONE};
-use crate::queue::Queued;
-use crate::records::{Column, Output, Summary, Table};
-use crate::scenario::Scenario;
+use crate::packet::{Arena, Packet, Proto, CE, NONE, NOT_ECT};
+use crate::pcap::Capture;
+use crate::queue::{idle_slots, Aqm, Occupancy, Queued, Verdict};
+use crate::records::{Output, Summary};
+use crate::scenario::{Scenario, TransportSpec};
+use crate::tcp::Seg;
+use crate::topology::NodeKind;
 use crate::traffic::{datagram_hash, Stream, PROBE_PORT};
 use crate::units::Time;
+use flows::{Flow, FlowTraceRows};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
+use tables::{flow_table, port_table, probe_table, queue_table, round_table, trace_table};
 
 /// Snapshot passed to the progress hook.
 #[derive(Clone, Debug)]
@@ -55,6 +69,8 @@ fn rng_for(seed: u64, component: u64, index: u64) -> Xoshiro256PlusPlus {
 const RNG_STREAM: u64 = 1;
 const RNG_SWITCH: u64 = 2;
 const SALT_ECMP: u64 = 3;
+const RNG_AQM: u64 = 4;
+const RNG_WORKLOAD: u64 = 5;
 
 /// Rows of `probes.parquet`, filled as packets are sent and received.
 #[derive(Default)]
@@ -104,6 +120,19 @@ pub struct Simulation {
     events: EventQueue,
     arena: Arena,
     streams: Vec<Stream>,
+    flows: Vec<Flow>,
+    transport: TransportSpec,
+    workloads: Vec<WorkloadSource>,
+    incasts: Vec<Incast>,
+    /// Segments a TCP connection just emitted (reused buffer).
+    segs: Vec<Seg>,
+    traced_flows: Vec<u32>,
+    flow_trace: FlowTraceRows,
+    rounds: RoundRows,
+    captures: Vec<Capture>,
+    capture_names: Vec<String>,
+    /// Capture of each host's deliveries, if the host is captured.
+    host_capture: Vec<Option<u32>>,
     probes: ProbeRows,
     queues: QueueRows,
     traced_ports: Vec<String>,
@@ -134,6 +163,46 @@ impl Simulation {
                 traced_ports.push(name.trim().to_string());
             }
         }
+        for o in &sc.network.outages {
+            let (a, b) = sc
+                .topology
+                .port_by_name(&o.port)
+                .expect("validated port name");
+            let p = net
+                .port_between(a as u32, b as u32)
+                .expect("a named port exists");
+            net.ports[p as usize].outages.push((o.start, o.stop));
+        }
+        for (i, port) in net.ports.iter_mut().enumerate() {
+            let spec = match sc.topology.nodes[port.node as usize].kind {
+                NodeKind::Host => &sc.network.nic_queue,
+                NodeKind::Switch => &sc.network.queue,
+            };
+            port.aqm = spec
+                .aqm
+                .as_ref()
+                .map(|a| Aqm::new(a, rng_for(sc.seed, RNG_AQM, i as u64)));
+        }
+        let hosts_n = sc.topology.host_count();
+        let mut host_capture = vec![None; hosts_n];
+        let mut capture_names = Vec::new();
+        for name in &sc.trace.pcap {
+            let c = capture_names.len() as u32;
+            let name = name.trim();
+            capture_names.push(name.to_string());
+            if let Some((a, b)) = sc.topology.port_by_name(name) {
+                let p = net
+                    .port_between(a as u32, b as u32)
+                    .expect("a named port exists");
+                net.ports[p as usize].pcap.push(c);
+            } else {
+                let node = sc.topology.node_id(name).expect("validated host name");
+                let h = net.node_host[node] as usize;
+                host_capture[h] = Some(c);
+                let nic = net.host_port[h] as usize;
+                net.ports[nic].pcap.push(c);
+            }
+        }
         let nodes = net.node_host.len() as u64;
         let mut sim = Simulation {
             switch_rng: (0..nodes)
@@ -157,6 +226,17 @@ impl Simulation {
             events: EventQueue::default(),
             arena: Arena::default(),
             streams: Vec::new(),
+            flows: Vec::new(),
+            transport: sc.transport.clone(),
+            workloads: Vec::new(),
+            incasts: Vec::new(),
+            segs: Vec::new(),
+            traced_flows: sc.trace.flows.clone(),
+            flow_trace: FlowTraceRows::default(),
+            rounds: RoundRows::default(),
+            captures: (0..capture_names.len()).map(|_| Capture::new()).collect(),
+            capture_names,
+            host_capture,
             probes: ProbeRows::default(),
             queues: QueueRows::default(),
             traced_ports,
@@ -194,6 +274,7 @@ impl Simulation {
             }
             sim.streams.push(s);
         }
+        sim.start_applications(sc);
         sim
     }
 
@@ -216,6 +297,15 @@ impl Simulation {
                 Event::Deliver(p) => self.deliver(p),
                 Event::StreamSend(s) => self.stream_send(s, hosts),
                 Event::ProbeSend(row) => self.probe_send(row),
+                Event::HostSend(p) => {
+                    let src = self.arena.get(p).src;
+                    self.enqueue(self.net.host_port[src as usize], p);
+                }
+                Event::FlowStart(f) => self.flow_start(f),
+                Event::Rto(f) => self.rto_fired(f),
+                Event::DelAck(f) => self.delack_fired(f),
+                Event::FlowArrival(w) => self.flow_arrival(w, hosts),
+                Event::RoundStart(a) => self.round_start(a),
             }
             if self.n.events & 0xffff == 0 {
                 let wall = started.elapsed().as_secs_f64();
@@ -253,18 +343,16 @@ impl Simulation {
         let r = row as usize;
         let (src, dst) = (self.probes.src[r] as u32, self.probes.dst[r] as u32);
         let hash = datagram_hash(src, dst, row, PROBE_PORT);
-        self.inject(Packet {
+        let size = self.probes.size[r] as u32;
+        self.inject(Packet::datagram(
             src,
             dst,
-            size: self.probes.size[r] as u32,
-            flow: NONE,
-            record: row,
-            next_node: 0,
-            hops: 0,
-            climbed: false,
+            size,
+            NONE,
+            row,
             hash,
-            sent: self.probes.sent[r],
-        });
+            self.probes.sent[r],
+        ));
     }
 
     fn stream_send(&mut self, id: u32, hosts: u32) {
@@ -282,18 +370,7 @@ impl Simulation {
         } else {
             NONE
         };
-        self.inject(Packet {
-            src,
-            dst,
-            size,
-            flow: id,
-            record,
-            next_node: 0,
-            hops: 0,
-            climbed: false,
-            hash,
-            sent,
-        });
+        self.inject(Packet::datagram(src, dst, size, id, record, hash, sent));
     }
 
     /// A packet leaves the host's processing and joins its NIC queue.
@@ -357,8 +434,36 @@ impl Simulation {
     /// otherwise queue it (or drop it) and make sure the port will wake.
     fn enqueue(&mut self, port: u32, p: u32) {
         let now = self.now();
-        let size = self.arena.get(p).size;
         let pt = &mut self.net.ports[port as usize];
+        if !pt.outages.is_empty() && pt.is_down(now) {
+            pt.drops += 1;
+            self.drop_packet(p);
+            return;
+        }
+        if pt.aqm.is_some() {
+            let idle = pt.queue.is_empty() && pt.busy_until < now;
+            let occ = Occupancy {
+                packets: pt.queue.packets(),
+                bytes: pt.queue.bytes(),
+                idle_slots: if idle {
+                    idle_slots(now - pt.busy_until, pt.serialization(1500))
+                } else {
+                    0.0
+                },
+            };
+            let aqm = pt.aqm.as_mut().expect("checked above");
+            let pkt = self.arena.get_mut(p);
+            match aqm.on_arrival(occ, pkt.ecn != NOT_ECT, pkt.class) {
+                Verdict::Pass => {}
+                Verdict::Mark => pkt.ecn = CE,
+                Verdict::Drop => {
+                    pt.drops += 1;
+                    self.drop_packet(p);
+                    return;
+                }
+            }
+        }
+        let size = self.arena.get(p).size;
         if pt.busy_until <= now && pt.queue.is_empty() {
             self.transmit(port, p);
             return;
@@ -404,13 +509,18 @@ impl Simulation {
         pkt.next_node = pt.peer;
         let at = done + pt.arrive_after;
         self.events.schedule(at, Event::Arrive(p));
+        if !self.net.ports[port as usize].pcap.is_empty() {
+            self.capture_port(port, p);
+        }
     }
 
     fn drop_packet(&mut self, p: u32) {
         self.n.dropped += 1;
         let pkt = *self.arena.get(p);
-        if pkt.flow != NONE {
-            self.streams[pkt.flow as usize].dropped += 1;
+        match pkt.proto {
+            Proto::Tcp => self.flows[pkt.flow as usize].drops += 1,
+            Proto::Udp if pkt.flow != NONE => self.streams[pkt.flow as usize].dropped += 1,
+            Proto::Udp => {}
         }
         self.arena.release(p);
     }
@@ -419,6 +529,14 @@ impl Simulation {
         self.n.delivered += 1;
         let now = self.now();
         let pkt = *self.arena.get(p);
+        if let Some(c) = self.host_capture[pkt.dst as usize] {
+            self.capture(c, &pkt);
+        }
+        if pkt.proto == Proto::Tcp {
+            self.arena.release(p);
+            self.tcp_deliver(&pkt);
+            return;
+        }
         if pkt.record != NONE {
             self.probes.received[pkt.record as usize] = Some(now);
             self.probes.hops[pkt.record as usize] = i64::from(pkt.hops);
@@ -466,108 +584,18 @@ impl Simulation {
         };
         Output {
             summary,
-            flows: flow_table(&self.streams),
+            flows: flow_table(&self.streams, &self.flows),
             probes: probe_table(self.probes),
             queues: queue_table(self.queues, &self.traced_ports),
             ports: port_table(&self.net, &self.port_names),
+            rounds: round_table(self.rounds),
+            flow_trace: trace_table(self.flow_trace),
+            pcaps: self
+                .capture_names
+                .into_iter()
+                .zip(self.captures)
+                .map(|(n, c)| (n, c.into_bytes()))
+                .collect(),
         }
     }
-}
-
-fn secs(t: Time) -> f64 {
-    t.as_secs_f64()
-}
-
-fn flow_table(streams: &[Stream]) -> Table {
-    let col_f = |f: &dyn Fn(&Stream) -> f64| Column::F64(streams.iter().map(f).collect());
-    let col_i = |f: &dyn Fn(&Stream) -> i64| Column::I64(streams.iter().map(f).collect());
-    let mut t = Table::default();
-    t.push("flow_id", Column::I64((0..streams.len() as i64).collect()));
-    t.push(
-        "kind",
-        Column::Str(vec!["stream".to_string(); streams.len()]),
-    );
-    t.push("src", col_i(&|s| s.spec.src.into()));
-    t.push("dst", col_i(&|s| s.spec.dst.map_or(-1, i64::from)));
-    t.push(
-        "size_bytes",
-        col_i(&|s| (s.sent * u64::from(s.spec.size)) as i64),
-    );
-    t.push("start_s", col_f(&|s| secs(s.spec.start)));
-    t.push("end_s", col_f(&|s| secs(s.spec.stop)));
-    t.push("fct_s", col_f(&|_| f64::NAN));
-    t.push("packets_sent", col_i(&|s| s.sent as i64));
-    t.push("packets_delivered", col_i(&|s| s.delivered as i64));
-    t.push("packets_dropped", col_i(&|s| s.dropped as i64));
-    t.push("bytes_delivered", col_i(&|s| s.bytes_delivered as i64));
-    t.push(
-        "mean_latency_s",
-        col_f(&|s| match s.delivered {
-            0 => f64::NAN,
-            n => s.latency_sum_ps as f64 / n as f64 / Time::PS_PER_S as f64,
-        }),
-    );
-    t
-}
-
-fn probe_table(rows: ProbeRows) -> Table {
-    let n = rows.sent.len();
-    let received: Vec<f64> = rows
-        .received
-        .iter()
-        .map(|r| r.map_or(f64::NAN, secs))
-        .collect();
-    let latency: Vec<f64> = rows
-        .received
-        .iter()
-        .zip(&rows.sent)
-        .map(|(r, &s)| r.map_or(f64::NAN, |r| secs(r - s)))
-        .collect();
-    let mut t = Table::default();
-    t.push("probe_id", Column::I64((0..n as i64).collect()));
-    t.push("flow_id", Column::I64(rows.flow));
-    t.push("src", Column::I64(rows.src));
-    t.push("dst", Column::I64(rows.dst));
-    t.push("size_bytes", Column::I64(rows.size));
-    t.push(
-        "sent_s",
-        Column::F64(rows.sent.iter().map(|&s| secs(s)).collect()),
-    );
-    t.push("received_s", Column::F64(received));
-    t.push("latency_s", Column::F64(latency));
-    t.push("hops", Column::I64(rows.hops));
-    t
-}
-
-fn port_table(net: &Network, names: &[String]) -> Table {
-    let ports = &net.ports;
-    let col = |f: &dyn Fn(&crate::network::Port) -> u64| {
-        Column::I64(ports.iter().map(|p| f(p) as i64).collect())
-    };
-    let mut t = Table::default();
-    t.push("port", Column::Str(names.to_vec()));
-    t.push("rate_bps", col(&|p| p.rate.0));
-    t.push("packets_sent", col(&|p| p.sent_packets));
-    t.push("bytes_sent", col(&|p| p.sent_bytes));
-    t.push("packets_dropped", col(&|p| p.drops));
-    t.push("max_queue_packets", col(&|p| p.max_packets));
-    t.push("max_queue_bytes", col(&|p| p.max_bytes));
-    t
-}
-
-fn queue_table(rows: QueueRows, names: &[String]) -> Table {
-    let mut t = Table::default();
-    t.push("time_s", Column::F64(rows.time));
-    t.push(
-        "port",
-        Column::Str(
-            rows.port
-                .iter()
-                .map(|&i| names[i as usize].clone())
-                .collect(),
-        ),
-    );
-    t.push("packets", Column::I64(rows.packets));
-    t.push("bytes", Column::I64(rows.bytes));
-    t
 }

@@ -1,0 +1,389 @@
+//! Packet captures as libpcap files, built in memory.
+//!
+//! Each simulated packet becomes one record with real Ethernet, IPv4 and TCP or
+//! UDP headers, so Wireshark and tshark can follow flows, ECN marks and TCP
+//! sequence numbers. Only the headers are captured: a record's captured length
+//! is the header size while its original length is the full frame, so files
+//! stay small and tools still see the true segment sizes. The file format
+//! itself is written by the `pcap-file` crate, with nanosecond timestamps
+//! counted from the start of the simulation (the Unix epoch in the file).
+
+use std::time::Duration;
+
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::{DataLink, Endianness, TsResolution};
+
+use crate::units::Time;
+
+/// Transport header of a captured packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// TCP segment: 32-bit sequence/ack numbers as they go on the wire, flag bits
+    /// (use the constants below), receive window, and payload length in bytes.
+    ///
+    /// The lengths on the wire come from [`Frame::ip_len`], which should be
+    /// `40 + payload`; `payload` itself is not encoded.
+    Tcp {
+        src_port: u16,
+        dst_port: u16,
+        seq: u32,
+        ack: u32,
+        flags: u8,
+        window: u16,
+        payload: u32,
+    },
+    /// UDP datagram.
+    Udp { src_port: u16, dst_port: u16 },
+}
+
+/// TCP flag bits, as in byte 13 of the TCP header.
+pub const FIN: u8 = 0x01;
+pub const SYN: u8 = 0x02;
+pub const RST: u8 = 0x04;
+pub const PSH: u8 = 0x08;
+pub const ACK: u8 = 0x10;
+pub const ECE: u8 = 0x40;
+pub const CWR: u8 = 0x80;
+
+/// One captured packet.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame {
+    pub time: Time,
+    /// Source and destination host indices (0-based).
+    pub src_host: u32,
+    pub dst_host: u32,
+    /// Total IPv4 length in bytes (IP header + transport header + payload). For TCP this is
+    /// 20 + 20 + payload; for UDP it is the simulated packet size and must be >= 28.
+    ///
+    /// Values that do not fit are clamped: above 65 535 to 65 535 (the IPv4 maximum),
+    /// below the header size (40 for TCP, 28 for UDP) up to the header size.
+    pub ip_len: u32,
+    /// IP ECN codepoint (0 = Not-ECT, 1 = ECT(1), 2 = ECT(0), 3 = CE); only the low two
+    /// bits are used.
+    pub ecn: u8,
+    /// IPv4 identification field (any value the caller chooses, e.g. a packet counter).
+    pub ip_id: u16,
+    pub transport: Transport,
+}
+
+const ETH_HDR: usize = 14;
+const IP_HDR: usize = 20;
+const TCP_HDR: usize = 20;
+const UDP_HDR: usize = 8;
+/// The largest captured length of a record: Ethernet + IPv4 + TCP headers.
+const MAX_CAPLEN: usize = ETH_HDR + IP_HDR + TCP_HDR;
+/// Snapshot length in the global header: the customary 262 144, above the largest
+/// original length (14 + 65 535), which pcap readers check records against.
+const SNAPLEN: u32 = 262_144;
+const PS_PER_NS: u64 = 1_000;
+
+/// An in-memory pcap capture.
+#[derive(Debug)]
+pub struct Capture {
+    writer: PcapWriter<Vec<u8>>,
+    frames: u64,
+}
+
+impl Capture {
+    /// An empty capture: the pcap global header (little-endian, nanosecond
+    /// timestamps, Ethernet link type) and no records.
+    pub fn new() -> Capture {
+        let header = PcapHeader {
+            snaplen: SNAPLEN,
+            datalink: DataLink::ETHERNET,
+            ts_resolution: TsResolution::NanoSecond,
+            endianness: Endianness::Little,
+            ..PcapHeader::default()
+        };
+        let writer =
+            PcapWriter::with_header(Vec::new(), header).expect("writing to a Vec cannot fail");
+        Capture { writer, frames: 0 }
+    }
+
+    /// Appends one record for `f`. Never panics: out-of-range lengths are
+    /// clamped as documented on [`Frame::ip_len`].
+    pub fn push(&mut self, f: &Frame) {
+        let mut buf = [0u8; MAX_CAPLEN];
+        let (caplen, ip_len) = encode(f, &mut buf);
+        let timestamp = Duration::from_nanos(f.time.0 / PS_PER_NS);
+        let orig_len = ETH_HDR as u32 + u32::from(ip_len);
+        let packet = PcapPacket::new(timestamp, orig_len, &buf[..caplen]);
+        // Cannot fail: a Vec accepts every write, u64 picoseconds are under
+        // 2^32 seconds, and caplen <= orig_len (ip_len covers the headers)
+        // and caplen <= SNAPLEN.
+        self.writer
+            .write_packet(&packet)
+            .expect("a valid record written to a Vec");
+        self.frames += 1;
+    }
+
+    /// Number of records so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The complete pcap file.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.writer.into_writer()
+    }
+}
+
+impl Default for Capture {
+    fn default() -> Capture {
+        Capture::new()
+    }
+}
+
+/// IPv4 address of host `h`: 10.x.y.z with x.y.z = h + 1 (so host 0 is 10.0.0.1).
+/// Only the low 24 bits of h + 1 are used, so host 16 777 214 (10.255.255.255)
+/// is the last distinct one.
+pub fn host_ip(h: u32) -> [u8; 4] {
+    let [_, x, y, z] = h.wrapping_add(1).to_be_bytes();
+    [10, x, y, z]
+}
+
+/// Locally administered MAC address of host `h`: 02:00:00 followed by the
+/// same three bytes as its IP address.
+fn host_mac(h: u32) -> [u8; 6] {
+    let [_, x, y, z] = host_ip(h);
+    [0x02, 0, 0, x, y, z]
+}
+
+/// Writes the Ethernet, IPv4 and transport headers of `f` into `buf`; returns
+/// the number of bytes written and the (clamped) IPv4 total length.
+fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
+    let (protocol, l4_len) = match f.transport {
+        Transport::Tcp { .. } => (6, TCP_HDR),
+        Transport::Udp { .. } => (17, UDP_HDR),
+    };
+    let min_len = (IP_HDR + l4_len) as u16;
+    let ip_len = u16::try_from(f.ip_len).unwrap_or(u16::MAX).max(min_len);
+
+    let (eth, rest) = buf.split_at_mut(ETH_HDR);
+    let (ip, l4) = rest.split_at_mut(IP_HDR);
+
+    eth[0..6].copy_from_slice(&host_mac(f.dst_host));
+    eth[6..12].copy_from_slice(&host_mac(f.src_host));
+    eth[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+
+    ip[0] = 0x45; // version 4, IHL 5
+    ip[1] = f.ecn & 0b11; // DSCP 0
+    ip[2..4].copy_from_slice(&ip_len.to_be_bytes());
+    ip[4..6].copy_from_slice(&f.ip_id.to_be_bytes());
+    ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF, fragment offset 0
+    ip[8] = 64; // TTL
+    ip[9] = protocol;
+    ip[12..16].copy_from_slice(&host_ip(f.src_host));
+    ip[16..20].copy_from_slice(&host_ip(f.dst_host));
+    let checksum = ipv4_checksum(ip);
+    ip[10..12].copy_from_slice(&checksum.to_be_bytes());
+
+    match f.transport {
+        Transport::Tcp {
+            src_port,
+            dst_port,
+            seq,
+            ack,
+            flags,
+            window,
+            payload: _,
+        } => {
+            l4[0..2].copy_from_slice(&src_port.to_be_bytes());
+            l4[2..4].copy_from_slice(&dst_port.to_be_bytes());
+            l4[4..8].copy_from_slice(&seq.to_be_bytes());
+            l4[8..12].copy_from_slice(&ack.to_be_bytes());
+            l4[12] = 0x50; // data offset 5 words
+            l4[13] = flags;
+            l4[14..16].copy_from_slice(&window.to_be_bytes());
+            // Checksum and urgent pointer stay 0.
+        }
+        Transport::Udp { src_port, dst_port } => {
+            l4[0..2].copy_from_slice(&src_port.to_be_bytes());
+            l4[2..4].copy_from_slice(&dst_port.to_be_bytes());
+            l4[4..6].copy_from_slice(&(ip_len - IP_HDR as u16).to_be_bytes());
+            // Checksum stays 0 (none).
+        }
+    }
+    (ETH_HDR + IP_HDR + l4_len, ip_len)
+}
+
+/// The IPv4 header checksum of `header`, whose checksum field is zero.
+fn ipv4_checksum(header: &[u8]) -> u16 {
+    let mut sum: u32 = header
+        .chunks_exact(2)
+        .map(|w| u32::from(u16::from_be_bytes([w[0], w[1]])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pcap_file::pcap::PcapReader;
+
+    fn be16(b: &[u8], at: usize) -> u16 {
+        u16::from_be_bytes([b[at], b[at + 1]])
+    }
+
+    fn be32(b: &[u8], at: usize) -> u32 {
+        u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+    }
+
+    /// A TCP segment from host `src` to host `src ^ 1`.
+    fn tcp(t_ps: u64, src: u32, seq: u32, ack: u32, flags: u8, payload: u32, ecn: u8) -> Frame {
+        Frame {
+            time: Time(t_ps),
+            src_host: src,
+            dst_host: src ^ 1,
+            ip_len: 40 + payload,
+            ecn,
+            ip_id: seq as u16,
+            transport: Transport::Tcp {
+                src_port: 40_000u16.wrapping_add(src as u16),
+                dst_port: 5001,
+                seq,
+                ack,
+                flags,
+                window: 65_535,
+                payload,
+            },
+        }
+    }
+
+    #[test]
+    fn records_decode_to_the_frames_pushed() {
+        let frames = [
+            tcp(1_000, 0, 100, 0, SYN | ECE | CWR, 0, 0),
+            // Picoseconds below a nanosecond are dropped.
+            tcp(2_500_999, 0, 101, 7, ACK | PSH, 1460, 2),
+            tcp(3_000_000_000_000, 1, 7, 1561, ACK | ECE, 0, 0),
+            tcp(3_000_000_123_000, 0, 1561, 7, ACK, 1460, 3),
+            Frame {
+                time: Time(4_200_000_000_001),
+                src_host: 2,
+                dst_host: 300,
+                ip_len: 1000,
+                ecn: 1,
+                ip_id: 0xbeef,
+                transport: Transport::Udp {
+                    src_port: 9,
+                    dst_port: 4791,
+                },
+            },
+        ];
+        let mut cap = Capture::new();
+        for f in &frames {
+            cap.push(f);
+        }
+        assert_eq!(cap.frames(), 5);
+        let bytes = cap.into_bytes();
+
+        // Little-endian nanosecond magic, Ethernet link type.
+        assert_eq!(bytes[0..4], [0x4d, 0x3c, 0xb2, 0xa1]);
+        let mut reader = PcapReader::new(&bytes[..]).expect("a pcap file");
+        let header = reader.header();
+        assert_eq!(header.ts_resolution, TsResolution::NanoSecond);
+        assert_eq!(header.datalink, DataLink::ETHERNET);
+        assert_eq!(header.snaplen, SNAPLEN);
+
+        let expected_ns = [1, 2_500, 3_000_000_000, 3_000_000_123, 4_200_000_000];
+        for (f, ns) in frames.iter().zip(expected_ns) {
+            let pkt = reader.next_packet().expect("a record").expect("valid");
+            assert_eq!(pkt.timestamp, Duration::from_nanos(ns));
+            assert_eq!(pkt.orig_len, 14 + f.ip_len);
+            let d = &pkt.data[..];
+            let l4_len = match f.transport {
+                Transport::Tcp { .. } => 20,
+                Transport::Udp { .. } => 8,
+            };
+            assert_eq!(d.len(), 14 + 20 + l4_len);
+
+            // Ethernet.
+            assert_eq!(d[0..6], host_mac(f.dst_host));
+            assert_eq!(d[6..12], host_mac(f.src_host));
+            assert_eq!(d[0] & 0b11, 0b10, "unicast, locally administered");
+            assert_eq!(be16(d, 12), 0x0800);
+
+            // IPv4.
+            let ip = &d[14..34];
+            assert_eq!(ip[0], 0x45);
+            assert_eq!(ip[1], f.ecn, "DSCP 0, ECN in the low bits");
+            assert_eq!(u32::from(be16(ip, 2)), f.ip_len);
+            assert_eq!(be16(ip, 4), f.ip_id);
+            assert_eq!(be16(ip, 6), 0x4000);
+            assert_eq!(ip[8], 64);
+            assert_eq!(ip[12..16], host_ip(f.src_host));
+            assert_eq!(ip[16..20], host_ip(f.dst_host));
+            let sum: u32 = (0..20).step_by(2).map(|i| u32::from(be16(ip, i))).sum();
+            assert_eq!((sum & 0xffff) + (sum >> 16), 0xffff, "header checksum");
+
+            // Transport.
+            let l4 = &d[34..];
+            match f.transport {
+                Transport::Tcp {
+                    src_port,
+                    dst_port,
+                    seq,
+                    ack,
+                    flags,
+                    window,
+                    ..
+                } => {
+                    assert_eq!(ip[9], 6);
+                    assert_eq!(be16(l4, 0), src_port);
+                    assert_eq!(be16(l4, 2), dst_port);
+                    assert_eq!(be32(l4, 4), seq);
+                    assert_eq!(be32(l4, 8), ack);
+                    assert_eq!(l4[12], 0x50);
+                    assert_eq!(l4[13], flags);
+                    assert_eq!(be16(l4, 14), window);
+                    assert_eq!(be32(l4, 16), 0, "checksum and urgent pointer");
+                }
+                Transport::Udp { src_port, dst_port } => {
+                    assert_eq!(ip[9], 17);
+                    assert_eq!(be16(l4, 0), src_port);
+                    assert_eq!(be16(l4, 2), dst_port);
+                    assert_eq!(u32::from(be16(l4, 4)), f.ip_len - 20);
+                    assert_eq!(be16(l4, 6), 0);
+                }
+            }
+        }
+        assert!(reader.next_packet().is_none());
+    }
+
+    #[test]
+    fn out_of_range_lengths_are_clamped() {
+        let mut cap = Capture::default();
+        let mut big = tcp(u64::MAX, u32::MAX, 1, 1, ACK, 100_000, 0xff);
+        cap.push(&big);
+        big.ip_len = 0;
+        cap.push(&big);
+        cap.push(&Frame {
+            ip_len: 3,
+            transport: Transport::Udp {
+                src_port: 1,
+                dst_port: 2,
+            },
+            ..big
+        });
+        let bytes = cap.into_bytes();
+        let mut reader = PcapReader::new(&bytes[..]).expect("a pcap file");
+        let mut lens = Vec::new();
+        while let Some(p) = reader.next_packet() {
+            let p = p.expect("valid");
+            lens.push((p.orig_len, be16(&p.data, 16), p.data[15]));
+        }
+        assert_eq!(lens, [(14 + 65_535, 65_535, 3), (54, 40, 3), (42, 28, 3)]);
+    }
+
+    #[test]
+    fn host_ips() {
+        assert_eq!(host_ip(0), [10, 0, 0, 1]);
+        assert_eq!(host_ip(255), [10, 0, 1, 0]);
+        assert_eq!(host_ip(65_535), [10, 1, 0, 0]);
+        assert_eq!(host_ip(16_777_214), [10, 255, 255, 255]);
+    }
+}

@@ -1,0 +1,246 @@
+//! The output tables built from the simulation's state at the end of a run.
+
+use super::flows::{Flow, FlowTraceRows};
+use super::{ProbeRows, QueueRows};
+use crate::apps::{Origin, RoundRows};
+use crate::network::{Network, Port};
+use crate::records::{Column, Table};
+use crate::traffic::Stream;
+use crate::units::Time;
+
+fn secs(t: Time) -> f64 {
+    t.as_secs_f64()
+}
+
+/// One row of `flows.parquet`: a datagram stream or a TCP flow.
+struct FlowRow {
+    id: i64,
+    kind: &'static str,
+    protocol: String,
+    origin: &'static str,
+    app: i64,
+    round: i64,
+    src: i64,
+    dst: i64,
+    class: i64,
+    size: i64,
+    start: f64,
+    end: f64,
+    deadline: f64,
+    fct: f64,
+    ideal: f64,
+    packets_sent: i64,
+    packets_delivered: i64,
+    drops: i64,
+    bytes_delivered: i64,
+    retransmits: i64,
+    timeouts: i64,
+    ooo: i64,
+    mean_latency: f64,
+}
+
+fn stream_row(id: usize, s: &Stream) -> FlowRow {
+    FlowRow {
+        id: id as i64,
+        kind: "stream",
+        protocol: "udp".into(),
+        origin: "stream",
+        app: -1,
+        round: -1,
+        src: s.spec.src.into(),
+        dst: s.spec.dst.map_or(-1, i64::from),
+        class: 0,
+        size: (s.sent * u64::from(s.spec.size)) as i64,
+        start: secs(s.spec.start),
+        end: secs(s.spec.stop),
+        deadline: f64::NAN,
+        fct: f64::NAN,
+        ideal: f64::NAN,
+        packets_sent: s.sent as i64,
+        packets_delivered: s.delivered as i64,
+        drops: s.dropped as i64,
+        bytes_delivered: s.bytes_delivered as i64,
+        retransmits: 0,
+        timeouts: 0,
+        ooo: 0,
+        mean_latency: match s.delivered {
+            0 => f64::NAN,
+            n => s.latency_sum_ps as f64 / n as f64 / Time::PS_PER_S as f64,
+        },
+    }
+}
+
+fn tcp_row(id: usize, f: &Flow) -> FlowRow {
+    let c = &f.conn;
+    let (origin, app, round) = match f.origin {
+        Origin::Listed => ("flow", -1, -1),
+        Origin::Workload(w) => ("workload", i64::from(w), -1),
+        Origin::Incast { app, round } => ("incast", i64::from(app), i64::from(round)),
+    };
+    let end = c.completed_at.map_or(f64::NAN, secs);
+    FlowRow {
+        id: id as i64,
+        kind: "tcp",
+        protocol: format!("{:?}", c.protocol).to_lowercase(),
+        origin,
+        app,
+        round,
+        src: f.src.into(),
+        dst: f.dst.into(),
+        class: f.class.into(),
+        size: c.size as i64,
+        start: secs(c.start),
+        end,
+        deadline: c.deadline.map_or(f64::NAN, secs),
+        fct: end - secs(c.start),
+        ideal: secs(f.ideal),
+        packets_sent: c.stats.packets_sent as i64,
+        packets_delivered: c.stats.data_packets_received as i64,
+        drops: f.drops as i64,
+        bytes_delivered: c.bytes_received() as i64,
+        retransmits: c.stats.retransmits as i64,
+        timeouts: c.stats.timeouts as i64,
+        ooo: c.stats.ooo_packets as i64,
+        mean_latency: f64::NAN,
+    }
+}
+
+/// Streams first (`kind = "stream"`, `flow_id` = stream index), then TCP
+/// flows (`kind = "tcp"`, `flow_id` = flow index, as in `trace.flows`).
+pub(super) fn flow_table(streams: &[Stream], flows: &[Flow]) -> Table {
+    let rows: Vec<FlowRow> = streams
+        .iter()
+        .enumerate()
+        .map(|(i, s)| stream_row(i, s))
+        .chain(flows.iter().enumerate().map(|(i, f)| tcp_row(i, f)))
+        .collect();
+    let f = |g: &dyn Fn(&FlowRow) -> f64| Column::F64(rows.iter().map(g).collect());
+    let i = |g: &dyn Fn(&FlowRow) -> i64| Column::I64(rows.iter().map(g).collect());
+    let s = |g: &dyn Fn(&FlowRow) -> String| Column::Str(rows.iter().map(g).collect());
+    let mut t = Table::default();
+    t.push("flow_id", i(&|r| r.id));
+    t.push("kind", s(&|r| r.kind.to_string()));
+    t.push("protocol", s(&|r| r.protocol.clone()));
+    t.push("origin", s(&|r| r.origin.to_string()));
+    t.push("app", i(&|r| r.app));
+    t.push("round", i(&|r| r.round));
+    t.push("src", i(&|r| r.src));
+    t.push("dst", i(&|r| r.dst));
+    t.push("class", i(&|r| r.class));
+    t.push("size_bytes", i(&|r| r.size));
+    t.push("start_s", f(&|r| r.start));
+    t.push("end_s", f(&|r| r.end));
+    t.push("deadline_s", f(&|r| r.deadline));
+    t.push("fct_s", f(&|r| r.fct));
+    t.push("ideal_fct_s", f(&|r| r.ideal));
+    t.push("slowdown", f(&|r| r.fct / r.ideal));
+    t.push("goodput_bps", f(&|r| r.size as f64 * 8.0 / r.fct));
+    t.push("packets_sent", i(&|r| r.packets_sent));
+    t.push("packets_delivered", i(&|r| r.packets_delivered));
+    t.push("drops", i(&|r| r.drops));
+    t.push("bytes_delivered", i(&|r| r.bytes_delivered));
+    t.push("retransmits", i(&|r| r.retransmits));
+    t.push("timeouts", i(&|r| r.timeouts));
+    t.push("ooo_packets", i(&|r| r.ooo));
+    t.push("mean_latency_s", f(&|r| r.mean_latency));
+    t
+}
+
+/// One row per finished incast round.
+pub(super) fn round_table(r: RoundRows) -> Table {
+    let duration: Vec<f64> = r.end.iter().zip(&r.start).map(|(e, s)| e - s).collect();
+    let goodput: Vec<f64> = r
+        .bytes
+        .iter()
+        .zip(&duration)
+        .map(|(&b, d)| b as f64 * 8.0 / d)
+        .collect();
+    let any: Vec<i64> = r.timeouts.iter().map(|&t| i64::from(t > 0)).collect();
+    let mut t = Table::default();
+    t.push("app", Column::I64(r.app));
+    t.push("round", Column::I64(r.round));
+    t.push("start_s", Column::F64(r.start));
+    t.push("end_s", Column::F64(r.end));
+    t.push("round_time_s", Column::F64(duration));
+    t.push("bytes", Column::I64(r.bytes));
+    t.push("goodput_bps", Column::F64(goodput));
+    t.push("flows", Column::I64(r.flows));
+    t.push("timeouts", Column::I64(r.timeouts));
+    t.push("any_timeout", Column::I64(any));
+    t
+}
+
+/// cwnd, ssthresh and sequence numbers of traced flows after every event
+/// that touched them.
+pub(super) fn trace_table(r: FlowTraceRows) -> Table {
+    let mut t = Table::default();
+    t.push("time_s", Column::F64(r.time));
+    t.push("flow_id", Column::I64(r.flow));
+    t.push("cwnd_bytes", Column::F64(r.cwnd));
+    t.push("ssthresh_bytes", Column::F64(r.ssthresh));
+    t.push("snd_una", Column::I64(r.snd_una));
+    t.push("snd_nxt", Column::I64(r.snd_nxt));
+    t.push("srtt_s", Column::F64(r.srtt));
+    t.push("alpha", Column::F64(r.alpha));
+    t
+}
+
+pub(super) fn probe_table(rows: ProbeRows) -> Table {
+    let n = rows.sent.len();
+    let received: Vec<f64> = rows
+        .received
+        .iter()
+        .map(|r| r.map_or(f64::NAN, secs))
+        .collect();
+    let latency: Vec<f64> = rows
+        .received
+        .iter()
+        .zip(&rows.sent)
+        .map(|(r, &s)| r.map_or(f64::NAN, |r| secs(r - s)))
+        .collect();
+    let mut t = Table::default();
+    t.push("probe_id", Column::I64((0..n as i64).collect()));
+    t.push("flow_id", Column::I64(rows.flow));
+    t.push("src", Column::I64(rows.src));
+    t.push("dst", Column::I64(rows.dst));
+    t.push("size_bytes", Column::I64(rows.size));
+    t.push(
+        "sent_s",
+        Column::F64(rows.sent.iter().map(|&s| secs(s)).collect()),
+    );
+    t.push("received_s", Column::F64(received));
+    t.push("latency_s", Column::F64(latency));
+    t.push("hops", Column::I64(rows.hops));
+    t
+}
+
+pub(super) fn port_table(net: &Network, names: &[String]) -> Table {
+    let ports = &net.ports;
+    let col = |f: &dyn Fn(&Port) -> u64| Column::I64(ports.iter().map(|p| f(p) as i64).collect());
+    let mut t = Table::default();
+    t.push("port", Column::Str(names.to_vec()));
+    t.push("rate_bps", col(&|p| p.rate.0));
+    t.push("packets_sent", col(&|p| p.sent_packets));
+    t.push("bytes_sent", col(&|p| p.sent_bytes));
+    t.push("packets_dropped", col(&|p| p.drops));
+    t.push("max_queue_packets", col(&|p| p.max_packets));
+    t.push("max_queue_bytes", col(&|p| p.max_bytes));
+    t
+}
+
+pub(super) fn queue_table(rows: QueueRows, names: &[String]) -> Table {
+    let mut t = Table::default();
+    t.push("time_s", Column::F64(rows.time));
+    t.push(
+        "port",
+        Column::Str(
+            rows.port
+                .iter()
+                .map(|&i| names[i as usize].clone())
+                .collect(),
+        ),
+    );
+    t.push("packets", Column::I64(rows.packets));
+    t.push("bytes", Column::I64(rows.bytes));
+    t
+}

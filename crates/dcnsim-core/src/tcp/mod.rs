@@ -1,0 +1,698 @@
+//! The TCP machine shared by every congestion controller: one [`Conn`] holds a
+//! flow's sender (at `src`) and receiver (at `dst`).
+//!
+//! Modelled after the RFCs the seeds' simulators follow:
+//! - byte sequence numbers; with `handshake` the SYN takes sequence 0, data
+//!   bytes are 1..=size and the FIN follows the data (RFC 793);
+//! - cumulative ACKs; the receiver keeps out-of-order data as ranges and
+//!   acknowledges at once when a segment arrives out of order, is a duplicate or
+//!   fills a hole (RFC 5681 §4.2), otherwise every segment or, with delayed
+//!   ACKs, every second full segment or after the delayed-ACK timeout;
+//! - slow start and congestion avoidance by bytes acknowledged (RFC 5681,
+//!   RFC 3465) through [`crate::cc`];
+//! - fast retransmit on the third duplicate ACK and NewReno fast recovery with
+//!   partial ACKs (RFC 6582, resetting the timer on every partial ACK);
+//! - the retransmission timer of RFC 6298: SRTT/RTTVAR from timestamps echoed
+//!   by the receiver (RFC 7323 rules for which timestamp to echo), RTO bounded
+//!   by `min_rto`/`max_rto`, doubled on each expiry, and go-back-N from the
+//!   first unacknowledged byte with a one-segment window;
+//! - ECN (RFC 3168): ECT(0) data, ECE echoed by the receiver — latched until
+//!   CWR for `ecn`, per segment for the DCTCP family (DCTCP's two-state ACK
+//!   rule, RFC 8257 §3.2) — and one window reduction per window of data.
+//!
+//! A full segment is `mss` bytes of payload plus 40 B of IPv4 and TCP header;
+//! pure ACKs, SYNs and FINs are 40 B. The MSS may change during a connection
+//! ([`Conn::set_mss`]).
+//!
+//! The connection emits [`Seg`]ments into a buffer the simulation turns into
+//! packets, and asks for timers through `rto_at` / `delack_at`.
+
+#[cfg(test)]
+mod tests;
+
+use crate::cc::{Cc, FlowState, Window};
+use crate::scenario::{Protocol, TransportSpec};
+use crate::units::Time;
+
+/// Bytes of IPv4 + TCP header on every segment.
+pub const HEADER: u32 = 40;
+
+/// TCP flag bits, as on the wire.
+pub const FIN: u8 = 0x01;
+pub const SYN: u8 = 0x02;
+pub const ACK: u8 = 0x10;
+pub const ECE: u8 = 0x40;
+pub const CWR: u8 = 0x80;
+
+/// "No timestamp" in [`Seg::ts_echo`].
+pub const NO_TS: Time = Time(u64::MAX);
+
+/// A segment leaving one end of a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seg {
+    /// Sender → receiver (data, SYN, FIN) or receiver → sender (ACKs).
+    pub to_receiver: bool,
+    pub seq: u64,
+    pub ack: u64,
+    pub flags: u8,
+    pub payload: u32,
+    /// Sent ECN-capable (ECT(0)).
+    pub ect: bool,
+    /// The timestamp value echoed back (TSecr), or [`NO_TS`].
+    pub ts_echo: Time,
+}
+
+/// An arriving segment: what the network did to it matters too.
+#[derive(Clone, Copy, Debug)]
+pub struct Arrival {
+    pub seg: Seg,
+    /// When it was sent (its TSval).
+    pub sent: Time,
+    /// Marked Congestion Experienced on the way.
+    pub ce: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Closed,
+    SynSent,
+    Open,
+    /// Everything, including the FIN exchange, is acknowledged.
+    Done,
+}
+
+/// Parameters copied from `[transport]` (one connection's view).
+#[derive(Clone, Debug)]
+struct Params {
+    init_cwnd: u32,
+    min_rto: Time,
+    max_rto: Time,
+    initial_rto: Time,
+    dupthresh: u32,
+    delayed_ack: bool,
+    delack_timeout: Time,
+    handshake: bool,
+    ecn: bool,
+    precise_echo: bool,
+}
+
+/// Counters reported per flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Segments sent again (fast retransmit, partial ACKs, timeouts).
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// Data segments that arrived above the next expected byte.
+    pub ooo_packets: u64,
+    /// Data segments the receiver got (including duplicates).
+    pub data_packets_received: u64,
+    /// Segments (data, ACK, SYN, FIN) sent by either end.
+    pub packets_sent: u64,
+    /// New payload bytes sent (retransmissions not counted).
+    pub bytes_sent: u64,
+}
+
+pub struct Conn {
+    pub size: u64,
+    pub start: Time,
+    pub deadline: Option<Time>,
+    pub protocol: Protocol,
+    p: Params,
+    state: State,
+    mss: u32,
+    // Sender.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    snd_max: u64,
+    /// One past the last data byte.
+    data_end: u64,
+    pub win: Window,
+    cc: Cc,
+    dupacks: u32,
+    in_recovery: bool,
+    recover: u64,
+    /// No ECN reaction until snd_una passes this (once per window).
+    ecn_recover: u64,
+    send_cwr: bool,
+    pub srtt: Option<f64>,
+    rttvar: f64,
+    rto: Time,
+    backoff: u32,
+    /// When the retransmission timer expires, if it runs.
+    pub rto_at: Option<Time>,
+    // Receiver.
+    rcv_nxt: u64,
+    /// Out-of-order ranges [start, end), sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    /// Sequence number of the sender's FIN, once seen.
+    fin_seq: Option<u64>,
+    ts_recent: Time,
+    last_ack_sent: u64,
+    /// ECE to put on ACKs (latched for `ecn`, the last CE state for DCTCP).
+    ece: bool,
+    unacked_segments: u32,
+    /// The receiver has sent its FIN.
+    fin_sent: bool,
+    /// When the delayed-ACK timer expires, if it runs.
+    pub delack_at: Option<Time>,
+    /// When the receiver first had every data byte.
+    pub completed_at: Option<Time>,
+    /// When the sender saw its last byte (and FIN) acknowledged.
+    pub closed_at: Option<Time>,
+    pub stats: Stats,
+}
+
+impl Conn {
+    pub fn new(
+        size: u64,
+        start: Time,
+        deadline: Option<Time>,
+        protocol: Protocol,
+        t: &TransportSpec,
+    ) -> Conn {
+        let mss = t.mss.0 as u32;
+        let p = Params {
+            init_cwnd: t.init_cwnd,
+            min_rto: t.min_rto,
+            max_rto: t.max_rto,
+            initial_rto: t.initial_rto.max(t.min_rto).min(t.max_rto),
+            dupthresh: t.dupack_threshold,
+            delayed_ack: t.delayed_ack,
+            delack_timeout: t.delayed_ack_timeout,
+            handshake: t.handshake,
+            ecn: protocol.ecn_capable(),
+            precise_echo: protocol.precise_echo(),
+        };
+        Conn {
+            size,
+            start,
+            deadline,
+            protocol,
+            state: State::Closed,
+            mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            data_end: 1 + size,
+            win: Window {
+                cwnd: f64::from(p.init_cwnd) * f64::from(mss),
+                ssthresh: f64::INFINITY,
+                mss: f64::from(mss),
+            },
+            cc: Cc::new(protocol, t),
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            ecn_recover: 0,
+            send_cwr: false,
+            srtt: None,
+            rttvar: 0.0,
+            rto: p.initial_rto,
+            backoff: 0,
+            rto_at: None,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            fin_seq: None,
+            ts_recent: NO_TS,
+            last_ack_sent: 0,
+            ece: false,
+            unacked_segments: 0,
+            fin_sent: false,
+            delack_at: None,
+            completed_at: None,
+            closed_at: None,
+            stats: Stats::default(),
+            p,
+        }
+    }
+
+    /// In-order payload bytes the receiver has.
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_nxt.saturating_sub(1).min(self.size)
+    }
+
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
+    /// DCTCP's α (NaN for controllers without one).
+    pub fn alpha(&self) -> f64 {
+        self.cc.alpha()
+    }
+
+    /// Change the segment size mid-connection (e.g. on an ICMP "fragmentation
+    /// needed" with a smaller next-hop MTU). The window keeps its size in
+    /// segments, as Linux's `tcp_sync_mss` does; segments already sent keep
+    /// their size, retransmissions use the new one.
+    pub fn set_mss(&mut self, mss: u32) {
+        let scale = f64::from(mss) / f64::from(self.mss);
+        self.win.cwnd *= scale;
+        self.win.ssthresh *= scale;
+        self.win.mss = f64::from(mss);
+        self.mss = mss;
+    }
+
+    /// Whether both ends are finished and no timer is needed.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// The application opens the connection and hands over its data.
+    pub fn open(&mut self, now: Time, out: &mut Vec<Seg>) {
+        debug_assert_eq!(self.state, State::Closed);
+        if self.p.handshake {
+            self.state = State::SynSent;
+            self.send_syn(out);
+            self.snd_nxt = 1;
+            self.snd_max = 1;
+            self.arm_rto(now);
+        } else {
+            self.state = State::Open;
+            self.snd_una = 1;
+            self.snd_nxt = 1;
+            self.snd_max = 1;
+            self.rcv_nxt = 1;
+            self.last_ack_sent = 1;
+            self.send_window(now, out);
+        }
+    }
+
+    fn send_syn(&mut self, out: &mut Vec<Seg>) {
+        // An ECN-setup SYN carries ECE and CWR (RFC 3168 §6.1.1).
+        let ecn_setup = if self.p.ecn { ECE | CWR } else { 0 };
+        self.emit(
+            out,
+            Seg {
+                to_receiver: true,
+                seq: 0,
+                ack: 0,
+                flags: SYN | ecn_setup,
+                payload: 0,
+                ect: false,
+                ts_echo: NO_TS,
+            },
+        );
+    }
+
+    fn emit(&mut self, out: &mut Vec<Seg>, seg: Seg) {
+        self.stats.packets_sent += 1;
+        out.push(seg);
+    }
+
+    /// Sequence number after the last one the sender must get acknowledged.
+    fn final_seq(&self) -> u64 {
+        self.data_end + u64::from(self.p.handshake)
+    }
+
+    fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    fn flow_state(&self, now: Time) -> FlowState {
+        FlowState {
+            now,
+            bytes_sent: self.stats.bytes_sent,
+            remaining: self.data_end.saturating_sub(self.snd_una),
+            srtt: self.srtt.map(|s| Time(s as u64)),
+            deadline: self.deadline,
+        }
+    }
+
+    /// The retransmission timeout with backoff, in RFC 6298's bounds.
+    pub fn current_rto(&self) -> Time {
+        let backed = self.rto.0.saturating_mul(1u64 << self.backoff.min(30));
+        Time(backed.min(self.p.max_rto.0))
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        self.rto_at = Some(now + self.current_rto());
+    }
+
+    /// Send one data segment (or the FIN) starting at `seq`.
+    fn send_segment(&mut self, seq: u64, out: &mut Vec<Seg>) -> u64 {
+        let retransmit = seq < self.snd_max;
+        if retransmit {
+            self.stats.retransmits += 1;
+        }
+        let (payload, flags) = if seq < self.data_end {
+            let len = (self.data_end - seq).min(u64::from(self.mss));
+            if !retransmit {
+                self.stats.bytes_sent += len;
+            }
+            (len as u32, ACK)
+        } else {
+            (0, ACK | FIN)
+        };
+        let cwr = if self.send_cwr && payload > 0 {
+            self.send_cwr = false;
+            CWR
+        } else {
+            0
+        };
+        self.emit(
+            out,
+            Seg {
+                to_receiver: true,
+                seq,
+                ack: 1,
+                flags: flags | cwr,
+                payload,
+                ect: self.p.ecn && payload > 0,
+                ts_echo: NO_TS,
+            },
+        );
+        seq + u64::from(payload) + u64::from(flags & FIN != 0)
+    }
+
+    /// Send what the window allows, then the FIN once all data is out.
+    fn send_window(&mut self, now: Time, out: &mut Vec<Seg>) {
+        let end = self.final_seq();
+        while self.snd_nxt < end {
+            let len = if self.snd_nxt < self.data_end {
+                (self.data_end - self.snd_nxt).min(u64::from(self.mss))
+            } else {
+                0
+            };
+            let in_flight = self.snd_nxt - self.snd_una;
+            if in_flight > 0 && (in_flight + len) as f64 > self.win.cwnd.max(self.win.mss) {
+                break;
+            }
+            self.snd_nxt = self.send_segment(self.snd_nxt, out);
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        if self.rto_at.is_none() && self.snd_max > self.snd_una {
+            self.arm_rto(now);
+        }
+    }
+
+    /// RFC 6298 §2 with a new round-trip sample `r` (picoseconds).
+    fn rtt_sample(&mut self, r: f64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r);
+            }
+        }
+        let rto = self.srtt.unwrap_or(r) + 4.0 * self.rttvar;
+        self.rto = Time(rto.round() as u64)
+            .max(self.p.min_rto)
+            .min(self.p.max_rto);
+    }
+
+    /// A segment reaches the sender (`src`).
+    pub fn on_sender_arrival(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) {
+        let seg = a.seg;
+        if seg.ts_echo != NO_TS && seg.ack > self.snd_una && now >= seg.ts_echo {
+            self.rtt_sample((now - seg.ts_echo).0 as f64);
+            self.backoff = 0;
+        }
+        match self.state {
+            State::SynSent if seg.flags & (SYN | ACK) == SYN | ACK => {
+                self.state = State::Open;
+                self.snd_una = 1;
+                self.rto_at = None;
+                // The third packet of the handshake.
+                self.emit(
+                    out,
+                    Seg {
+                        to_receiver: true,
+                        seq: 1,
+                        ack: 1,
+                        flags: ACK,
+                        payload: 0,
+                        ect: false,
+                        ts_echo: NO_TS,
+                    },
+                );
+                self.send_window(now, out);
+            }
+            State::Open => self.on_ack(now, a, out),
+            _ => {}
+        }
+    }
+
+    fn on_ack(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) {
+        let seg = a.seg;
+        let ece = seg.flags & ECE != 0 && self.p.ecn;
+        let ack = seg.ack.min(self.snd_max);
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            let data_acked = ack.min(self.data_end).saturating_sub(self.snd_una.max(1));
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.cc.observe(data_acked, ece, self.snd_una, self.snd_nxt);
+            let mut grow = true;
+            if self.in_recovery {
+                grow = false;
+                if ack >= self.recover {
+                    self.in_recovery = false;
+                    self.win.cwnd = self.win.ssthresh.max(self.win.mss);
+                } else {
+                    // Partial ACK: resend the next hole, deflate by what was
+                    // acknowledged, add back one segment (RFC 6582 §3.2).
+                    self.send_segment(self.snd_una, out);
+                    self.win.cwnd = (self.win.cwnd - acked as f64 + self.win.mss).max(self.win.mss);
+                    self.arm_rto(now);
+                }
+            }
+            self.dupacks = 0;
+            if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
+                grow = false;
+                let fs = self.flow_state(now);
+                let cut = self.cc.ecn_cut(&self.win, &fs).max(self.win.mss);
+                self.win.cwnd = cut;
+                self.win.ssthresh = cut.max(2.0 * self.win.mss);
+                self.ecn_recover = self.snd_max;
+                self.send_cwr = true;
+            }
+            if grow {
+                let fs = self.flow_state(now);
+                self.cc.on_ack(&mut self.win, data_acked, &fs);
+            }
+            if self.snd_una >= self.final_seq() {
+                self.rto_at = None;
+                if !self.p.handshake {
+                    self.finish(now);
+                }
+            } else if self.snd_una == self.snd_max {
+                self.rto_at = None;
+            } else if !self.in_recovery {
+                self.arm_rto(now);
+            }
+        } else if ack == self.snd_una
+            && seg.payload == 0
+            && seg.flags & (SYN | FIN) == 0
+            && self.snd_max > self.snd_una
+        {
+            self.dupacks += 1;
+            self.cc.observe(0, ece, self.snd_una, self.snd_nxt);
+            if !self.in_recovery && self.dupacks == self.p.dupthresh && ack > self.recover {
+                self.win.ssthresh = (self.flight() as f64 / 2.0).max(2.0 * self.win.mss);
+                self.recover = self.snd_max;
+                self.ecn_recover = self.snd_max;
+                self.in_recovery = true;
+                self.send_segment(self.snd_una, out);
+                self.win.cwnd = self.win.ssthresh + f64::from(self.p.dupthresh) * self.win.mss;
+                self.arm_rto(now);
+            } else if self.in_recovery {
+                self.win.cwnd += self.win.mss;
+            }
+        }
+        if seg.flags & FIN != 0 && self.snd_una >= self.final_seq() {
+            // The receiver's FIN: acknowledge it and close.
+            self.emit(
+                out,
+                Seg {
+                    to_receiver: true,
+                    seq: self.final_seq(),
+                    ack: seg.seq + 1,
+                    flags: ACK,
+                    payload: 0,
+                    ect: false,
+                    ts_echo: NO_TS,
+                },
+            );
+            self.finish(now);
+            return;
+        }
+        self.send_window(now, out);
+    }
+
+    fn finish(&mut self, now: Time) {
+        self.state = State::Done;
+        self.closed_at = Some(now);
+        self.rto_at = None;
+    }
+
+    /// The retransmission timer fired (the caller checked `rto_at <= now`).
+    pub fn on_rto(&mut self, now: Time, out: &mut Vec<Seg>) {
+        self.rto_at = None;
+        match self.state {
+            State::SynSent => {
+                self.stats.timeouts += 1;
+                self.stats.retransmits += 1;
+                self.backoff += 1;
+                self.send_syn(out);
+                self.arm_rto(now);
+            }
+            State::Open if self.snd_max > self.snd_una => {
+                self.stats.timeouts += 1;
+                self.backoff += 1;
+                self.win.ssthresh = (self.flight() as f64 / 2.0).max(2.0 * self.win.mss);
+                self.win.cwnd = self.win.mss;
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.recover = self.snd_max;
+                self.ecn_recover = self.snd_max;
+                self.snd_nxt = self.snd_una;
+                self.send_window(now, out);
+                self.arm_rto(now);
+            }
+            _ => {}
+        }
+    }
+
+    /// A segment reaches the receiver (`dst`). Returns true when this segment
+    /// completed the data (the flow's completion time).
+    pub fn on_receiver_arrival(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) -> bool {
+        let seg = a.seg;
+        if seg.flags & SYN != 0 {
+            self.rcv_nxt = self.rcv_nxt.max(1);
+            self.last_ack_sent = self.rcv_nxt;
+            self.ts_recent = a.sent;
+            let ecn_setup = if self.p.ecn { ECE } else { 0 };
+            self.emit(
+                out,
+                Seg {
+                    to_receiver: false,
+                    seq: 0,
+                    ack: 1,
+                    flags: SYN | ACK | ecn_setup,
+                    payload: 0,
+                    ect: false,
+                    ts_echo: a.sent,
+                },
+            );
+            return false;
+        }
+        let fin = seg.flags & FIN != 0;
+        if seg.payload == 0 && !fin {
+            return false; // a pure ACK (the handshake's third packet)
+        }
+        if seg.payload > 0 {
+            self.stats.data_packets_received += 1;
+        }
+        // ECN echo.
+        if self.p.precise_echo {
+            if a.ce != self.ece && self.unacked_segments > 0 {
+                // DCTCP: acknowledge what came before with the old CE state.
+                self.send_ack(0, out);
+            }
+            self.ece = a.ce;
+        } else if self.p.ecn {
+            if seg.flags & CWR != 0 {
+                self.ece = false;
+            }
+            if a.ce {
+                self.ece = true;
+            }
+        }
+        let (s, e) = (seg.seq, seg.seq + u64::from(seg.payload) + u64::from(fin));
+        if fin {
+            self.fin_seq = Some(e - 1);
+        }
+        let mut immediate = fin || !self.p.delayed_ack;
+        if s > self.rcv_nxt {
+            self.stats.ooo_packets += 1;
+            self.insert_ooo(s, e);
+            immediate = true;
+        } else if e <= self.rcv_nxt {
+            immediate = true;
+        } else {
+            if s <= self.last_ack_sent {
+                self.ts_recent = a.sent;
+            }
+            let filled_hole = !self.ooo.is_empty();
+            self.rcv_nxt = e;
+            while let Some(&(rs, re)) = self.ooo.first() {
+                if rs > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(re);
+                self.ooo.remove(0);
+            }
+            immediate |= filled_hole;
+            if seg.payload >= self.mss {
+                self.unacked_segments += 1;
+            } else {
+                immediate = true;
+            }
+        }
+        let completed = self.completed_at.is_none() && self.rcv_nxt >= self.data_end;
+        if completed {
+            self.completed_at = Some(now);
+        }
+        let fin_in = self.fin_seq.is_some_and(|f| self.rcv_nxt > f);
+        if fin_in {
+            // Acknowledge the FIN together with our own (a simultaneous close
+            // that leaves the sender to send the last ACK).
+            self.send_ack(FIN, out);
+        } else if immediate || self.unacked_segments >= 2 {
+            self.send_ack(0, out);
+        } else if self.delack_at.is_none() {
+            self.delack_at = Some(now + self.p.delack_timeout);
+        }
+        completed
+    }
+
+    fn insert_ooo(&mut self, s: u64, e: u64) {
+        let i = self.ooo.partition_point(|&(_, re)| re < s);
+        let mut start = s;
+        let mut end = e;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= end {
+            start = start.min(self.ooo[j].0);
+            end = end.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, [(start, end)]);
+    }
+
+    fn send_ack(&mut self, extra: u8, out: &mut Vec<Seg>) {
+        let ece = if self.ece { ECE } else { 0 };
+        // The receiver's own sequence space: SYN at 0, its FIN at 1.
+        let seq = if self.fin_sent && extra & FIN == 0 {
+            2
+        } else {
+            1
+        };
+        self.fin_sent |= extra & FIN != 0;
+        self.emit(
+            out,
+            Seg {
+                to_receiver: false,
+                seq,
+                ack: self.rcv_nxt,
+                flags: ACK | ece | extra,
+                payload: 0,
+                ect: false,
+                ts_echo: self.ts_recent,
+            },
+        );
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked_segments = 0;
+        self.delack_at = None;
+    }
+
+    /// The delayed-ACK timer fired (the caller checked `delack_at <= now`).
+    pub fn on_delack(&mut self, out: &mut Vec<Seg>) {
+        self.delack_at = None;
+        if self.unacked_segments > 0 {
+            self.send_ack(0, out);
+        }
+    }
+}
