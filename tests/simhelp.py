@@ -14,16 +14,26 @@ EXAMPLES = REPO / "examples"
 
 #: Output columns, in order, from docs/scenario.md "Outputs".
 FLOW_COLUMNS = [
-    "flow_id", "kind", "src", "dst", "size_bytes", "start_s", "end_s", "fct_s",
-    "packets_sent", "packets_delivered", "packets_dropped", "bytes_delivered", "mean_latency_s",
+    "flow_id", "kind", "protocol", "origin", "app", "round", "src", "dst", "class",
+    "size_bytes", "start_s", "end_s", "deadline_s", "fct_s", "ideal_fct_s", "slowdown",
+    "goodput_bps", "packets_sent", "packets_delivered", "drops", "bytes_delivered",
+    "retransmits", "timeouts", "ooo_packets", "mean_latency_s",
 ]  # fmt: skip
 PROBE_COLUMNS = [
     "probe_id", "flow_id", "src", "dst", "size_bytes", "sent_s", "received_s", "latency_s", "hops",
 ]  # fmt: skip
 QUEUE_COLUMNS = ["time_s", "port", "packets", "bytes"]
+ROUND_COLUMNS = [
+    "app", "round", "start_s", "end_s", "round_time_s", "bytes", "goodput_bps", "flows",
+    "timeouts", "any_timeout",
+]  # fmt: skip
+FLOW_TRACE_COLUMNS = [
+    "time_s", "flow_id", "cwnd_bytes", "ssthresh_bytes", "snd_una", "snd_nxt", "srtt_s", "alpha",
+]  # fmt: skip
 SUMMARY_KEYS = {
     "events", "packet_hops", "packets_injected", "packets_delivered", "packets_dropped",
-    "packets_in_flight", "sim_time_s", "wall_s", "packet_hops_per_s", "name", "seed", "version",
+    "packets_in_flight", "sim_time_s", "wall_s", "packet_hops_per_s", "stopped_at_stop_time",
+    "name", "seed", "version",
 }  # fmt: skip
 
 US = 1e-6
@@ -38,7 +48,14 @@ def run_checked(scenario, **kwargs) -> dcnsim.Results:
 
 
 def assert_conserved(results: dcnsim.Results) -> None:
-    """Every packet injected is delivered, dropped or still in flight, per run and per flow."""
+    """Every packet injected is delivered, dropped or still in flight, per run and per flow.
+
+    Datagram streams (``kind == "stream"``) count their own packets: sent = delivered +
+    dropped once nothing is in flight. A TCP flow's ``packets_sent`` counts every segment
+    of both ends (data, ACKs, SYN, FIN) and ``drops`` every one of them lost, but its
+    ``packets_delivered`` counts only data segments reaching the receiver, so for TCP
+    the run-wide identity is checked with sent - drops as the flow's deliveries.
+    """
     s = results.summary
     assert_summary_conserved(s)
     injected, delivered = s["packets_injected"], s["packets_delivered"]
@@ -48,12 +65,21 @@ def assert_conserved(results: dcnsim.Results) -> None:
     assert list(flows.columns) == FLOW_COLUMNS
     assert list(probes.columns) == PROBE_COLUMNS
     assert list(results.traces["queues"].columns) == QUEUE_COLUMNS
+    assert list(results.traces["flows"].columns) == FLOW_TRACE_COLUMNS
+    assert list(results.rounds.columns) == ROUND_COLUMNS
+    assert set(flows["kind"]) <= {"stream", "tcp"}
+    streams, tcp = flows[flows["kind"] == "stream"], flows[flows["kind"] == "tcp"]
+    # Streams first, then TCP flows, each numbered from 0 in order.
+    assert list(flows["kind"]) == ["stream"] * len(streams) + ["tcp"] * len(tcp)
+    assert list(streams["flow_id"]) == list(range(len(streams)))
+    assert list(tcp["flow_id"]) == list(range(len(tcp)))
 
-    # Probe packets (flow_id -1) and stream packets make up everything injected.
+    # Probe packets (flow_id -1), stream packets and TCP segments make up everything.
     lone = probes[probes["flow_id"] == -1]
     lone_received = int(lone["received_s"].notna().sum())
     assert injected == int(flows["packets_sent"].sum()) + len(lone), s
-    assert delivered == int(flows["packets_delivered"].sum()) + lone_received, s
+    assert (flows["drops"] <= flows["packets_sent"]).all(), flows
+    assert dropped >= int(flows["drops"].sum()), s
 
     # A probe row is either received (latency = received - sent, hops >= 1) or not.
     received = probes["received_s"].notna()
@@ -64,13 +90,38 @@ def assert_conserved(results: dcnsim.Results) -> None:
     assert ((lat - probes.loc[received, "latency_s"]).abs() <= EXACT).all()
     assert (probes.loc[received, "latency_s"] > 0).all()
 
+    if len(tcp):
+        assert_tcp_rows_consistent(tcp)
+
     if in_flight == 0:
         # Nothing left in the network: every flow's packets are accounted for exactly.
-        per_flow = flows["packets_delivered"] + flows["packets_dropped"]
-        assert (flows["packets_sent"] == per_flow).all(), flows
-        assert dropped == int(flows["packets_dropped"].sum()) + (len(lone) - lone_received), s
+        per_stream = streams["packets_delivered"] + streams["drops"]
+        assert (streams["packets_sent"] == per_stream).all(), streams
+        tcp_delivered = int((tcp["packets_sent"] - tcp["drops"]).sum())
+        stream_delivered = int(streams["packets_delivered"].sum())
+        assert delivered == stream_delivered + tcp_delivered + lone_received, s
+        assert dropped == int(flows["drops"].sum()) + (len(lone) - lone_received), s
+    else:
+        assert delivered >= int(streams["packets_delivered"].sum()) + lone_received, s
     if results.scenario.get("stop_time") is None:
         assert in_flight == 0, "without stop_time the run ends when all traffic is done"
+
+
+def assert_tcp_rows_consistent(tcp) -> None:
+    """What every TCP row must satisfy, finished or not."""
+    assert (tcp["bytes_delivered"] <= tcp["size_bytes"]).all(), tcp
+    assert (tcp["retransmits"] >= tcp["timeouts"]).all(), tcp
+    assert (tcp["ideal_fct_s"] > 0).all(), tcp
+    done = tcp["fct_s"].notna()
+    # A flow is finished exactly when the receiver has every byte.
+    assert (done == (tcp["bytes_delivered"] == tcp["size_bytes"])).all(), tcp
+    finished = tcp[done]
+    assert ((finished["end_s"] - finished["start_s"] - finished["fct_s"]).abs() <= EXACT).all()
+    assert (finished["fct_s"] >= finished["ideal_fct_s"] - EXACT).all(), finished
+    slowdown = finished["fct_s"] / finished["ideal_fct_s"]
+    assert ((finished["slowdown"] - slowdown).abs() <= 1e-9 * slowdown).all()
+    goodput = finished["size_bytes"] * 8 / finished["fct_s"]
+    assert ((finished["goodput_bps"] - goodput).abs() <= 1e-9 * goodput).all()
 
 
 def assert_summary_conserved(s: dict) -> None:

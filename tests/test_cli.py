@@ -11,11 +11,14 @@ import pandas as pd
 import pytest
 
 import dcnsim
+from dcnsim.results import check_output_dir, pcap_file_names
 from simhelp import (
     EXAMPLES,
     FLOW_COLUMNS,
+    FLOW_TRACE_COLUMNS,
     PROBE_COLUMNS,
     QUEUE_COLUMNS,
+    ROUND_COLUMNS,
     SUMMARY_KEYS,
     assert_one_error_line,
     assert_summary_conserved,
@@ -68,6 +71,7 @@ def test_run_writes_every_output_file(tmp_path):
         assert needle in text, text
     assert "mean 63.21" in text and "std 16.78" in text, text
     assert "min 29.40" in text and "max 78.20" in text, text
+    assert "tcp flows" not in text and "incast" not in text  # no TCP in this run
 
 
 def test_run_writes_queue_trace_and_set_overrides(tmp_path):
@@ -235,3 +239,154 @@ def test_hook_exception_aborts_the_run(tmp_path):
     assert first["stop_time_s"] == 1000.0
     assert 0 < first["sim_time_s"] <= second["sim_time_s"] < 1000
     assert first["events"] <= second["events"]
+
+
+# --- TCP outputs: rounds, flow traces, packet captures ----------------------------------
+
+TCP_RUN = """
+name = "incast with captures"
+[topology]
+kind = "star"
+hosts = 5
+link = { rate = "1Gbps", delay = "1us" }
+[network.queue]
+capacity = "32pkt"
+[[traffic.incast]]
+aggregator = 0
+workers = "all"
+sru = "64KB"
+rounds = 3
+persistent = false
+[trace]
+flows = [0, 5]
+pcap = ["host0", "sw0->host0"]
+"""
+
+
+def tcp_scenario(tmp_path: Path, text: str = TCP_RUN) -> Path:
+    path = tmp_path / "incast.toml"
+    path.write_text(text)
+    return path
+
+
+def test_run_writes_tcp_outputs_and_summarizes_them(tmp_path):
+    out = tmp_path / "out"
+    proc = cli("run", str(tcp_scenario(tmp_path)), "--out", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "flow_trace.parquet",
+        "flows.parquet",
+        "pcap",
+        "ports.parquet",
+        "probes.parquet",
+        "rounds.parquet",
+        "summary.json",
+    ]
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == ["host0.pcap", "sw0-to-host0.pcap"]
+    rounds = pd.read_parquet(out / "rounds.parquet")
+    assert list(rounds.columns) == ROUND_COLUMNS and len(rounds) == 3
+    trace = pd.read_parquet(out / "flow_trace.parquet")
+    assert list(trace.columns) == FLOW_TRACE_COLUMNS and set(trace["flow_id"]) == {0, 5}
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert list(flows.columns) == FLOW_COLUMNS and len(flows) == 12
+
+    # The same numbers in the printed summary.
+    results = run_checked(tcp_scenario(tmp_path))
+    pd.testing.assert_frame_equal(flows, results.flows)
+    tcp = results.flows
+    text = proc.stdout
+    assert "packet-hops/s" in text
+    (tcp_line,) = [line for line in text.splitlines() if line.startswith("  tcp flows")]
+    assert "12 finished of 12" in tcp_line
+    assert f"{tcp['retransmits'].sum():,} retransmits" in tcp_line
+    assert f"{tcp['timeouts'].sum():,} timeouts" in tcp_line
+    (fct_line,) = [line for line in text.splitlines() if line.startswith("  flow times")]
+    assert f"FCT mean {tcp['fct_s'].mean() * 1e3:.3f} ms" in fct_line
+    assert f"p99 {tcp['fct_s'].quantile(0.99) * 1e3:.3f} ms" in fct_line
+    assert f"slowdown mean {tcp['slowdown'].mean():.2f}" in fct_line
+    (round_line,) = [line for line in text.splitlines() if line.startswith("  incast")]
+    assert "3 rounds" in round_line
+    assert f"round time mean {rounds['round_time_s'].mean() * 1e3:.3f} ms" in round_line
+    assert f"goodput mean {rounds['goodput_bps'].mean() / 1e6:.2f} Mbps" in round_line
+    share = 100 * rounds["any_timeout"].mean()
+    assert f"{share:.1f}% of rounds with a timeout" in round_line
+    assert text.splitlines()[-1] == (
+        f"wrote {out}: flow_trace.parquet, flows.parquet, pcap/, ports.parquet, "
+        "probes.parquet, rounds.parquet, summary.json"
+    )
+
+
+def test_requested_tables_are_written_even_when_empty(tmp_path):
+    # The run stops before the first round ends: rounds.parquet and
+    # flow_trace.parquet are still written (asked for), empty or not.
+    path = tcp_scenario(tmp_path, 'stop_time = "1us"\n' + TCP_RUN)
+    results = run_checked(path)
+    assert len(results.rounds) == 0
+    out = results.write(tmp_path / "out")
+    rounds = pd.read_parquet(out / "rounds.parquet")
+    assert list(rounds.columns) == ROUND_COLUMNS and len(rounds) == 0
+    assert (out / "flow_trace.parquet").exists()
+    assert sorted(p.name for p in (out / "pcap").iterdir()) == ["host0.pcap", "sw0-to-host0.pcap"]
+
+
+def test_rerun_replaces_captures_and_refuses_foreign_files_in_pcap(tmp_path):
+    out = tmp_path / "out"
+    assert cli("run", str(tcp_scenario(tmp_path)), "--out", str(out)).returncode == 0
+    assert (out / "pcap").is_dir()
+    # A run without captures replaces the directory: the old captures are gone.
+    proc = cli("run", TREE3, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert not (out / "pcap").exists() and not (out / "rounds.parquet").exists()
+
+    assert cli("run", str(tcp_scenario(tmp_path)), "--out", str(out)).returncode == 0
+    (out / "pcap" / "notes.txt").write_text("mine")
+    message = assert_one_error_line(cli("run", TREE3, "--out", str(out)))
+    assert "pcap/notes.txt" in message
+    assert (out / "pcap" / "notes.txt").read_text() == "mine"
+    assert (out / "rounds.parquet").exists()  # untouched
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: (d / "flows.parquet").mkdir(),  # our name, but a directory
+        lambda d: (d / "pcap").write_text("a file, not our directory"),
+        lambda d: (d / "pcap").mkdir() or (d / "pcap" / "inner").mkdir(),
+        lambda d: (d / "summary.json").symlink_to(d.parent / "elsewhere.json"),
+    ],
+    ids=["directory-named-like-a-table", "pcap-file", "directory-in-pcap", "symlink"],
+)
+def test_output_dir_check_refuses_what_it_did_not_write(tmp_path, make):
+    out = tmp_path / "out"
+    out.mkdir()
+    make(out)
+    with pytest.raises(FileExistsError):
+        check_output_dir(out)
+
+
+def test_results_write_is_whole_or_nothing_with_captures(tmp_path, monkeypatch):
+    results = run_checked(tcp_scenario(tmp_path))
+    out = results.write(tmp_path / "out")
+    before = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def broken(self, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", broken)
+    with pytest.raises(OSError):
+        results.write(out)
+    after = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["incast.toml", "out"]
+
+
+def test_pcap_file_names():
+    names = ["sw0->host3", "host3", "a b/c", ".hidden", "host3", "HOST3", "tor0->agg0"]
+    assert pcap_file_names(names) == {
+        "sw0->host3": "sw0-to-host3.pcap",
+        "host3": "host3.pcap",
+        "a b/c": "a_b_c.pcap",
+        ".hidden": "_hidden.pcap",
+        "HOST3": "HOST3-2.pcap",  # distinct from host3.pcap on case-insensitive disks
+        "tor0->agg0": "tor0-to-agg0.pcap",
+    }

@@ -14,6 +14,10 @@ def base() -> dict:
     }
 
 
+FLOW = {"src": 0, "dst": 1, "size": "10KB"}
+WORKLOAD = {"src": 0, "dst": "random", "cdf": "websearch", "load": 0.5, "stop": "1ms"}
+
+
 def with_(path: str, value) -> dict:
     return dcnsim.Scenario(base()).set(path, value).to_dict()
 
@@ -62,6 +66,86 @@ CASES = [
         with_("traffic.streams", [{"src": 0, "dst": 1, "load": 1.5, "stop": "1ms"}]),
         "traffic.streams",
         "load",
+    ),
+    # TCP transport, AQM, outages, TCP traffic and captures.
+    ("unknown-protocol", with_("transport.protocol", "cubic"), "transport.protocol", "cubic"),
+    (
+        "unknown-flow-protocol",
+        with_("traffic.flows", [{**FLOW, "protocol": "bbr"}]),
+        "traffic.flows[0].protocol",
+        "bbr",
+    ),
+    ("mss-too-small", with_("transport.mss", "10B"), "transport.mss", "10"),
+    (
+        "workload-load-above-one",
+        with_("traffic.workloads", [{**WORKLOAD, "load": 1.5}]),
+        "traffic.workloads[0].load",
+        "1.5",
+    ),
+    (
+        "workload-cdf-and-size",
+        with_("traffic.workloads", [{**WORKLOAD, "size": "10KB"}]),
+        "traffic.workloads[0]",
+        "either",
+    ),
+    (
+        "deadline-before-start",
+        with_("traffic.flows", [{**FLOW, "start": "2ms", "deadline": "1ms"}]),
+        "traffic.flows[0].deadline",
+        "start",
+    ),
+    (
+        "unknown-aqm-kind",
+        with_("network.queue", {"capacity": "100pkt", "aqm": {"kind": "codel"}}),
+        "network.queue.aqm",
+        "codel",
+    ),
+    (
+        "red-min-not-below-max",
+        with_(
+            "network.queue",
+            {"capacity": "100pkt", "aqm": {"kind": "red", "min": "80pkt", "max": "40pkt"}},
+        ),
+        "network.queue.aqm",
+        "min (80pkt) must be below max (40pkt)",
+    ),
+    (
+        "wred-bad-profile",
+        with_(
+            "network.nic_queue",
+            {
+                "capacity": "100pkt",
+                "aqm": {"kind": "wred", "profiles": [{"min": "8pkt", "max": "8pkt"}]},
+            },
+        ),
+        "network.nic_queue.aqm.profiles[0]",
+        "min",
+    ),
+    (
+        "outage-unknown-port",
+        with_("network.outages", [{"port": "sw0->host9", "start": "1ms", "stop": "2ms"}]),
+        "network.outages[0].port",
+        "sw0->host9",
+    ),
+    (
+        "outage-ends-before-it-starts",
+        with_("network.outages", [{"port": "sw0->host1", "start": "2ms", "stop": "1ms"}]),
+        "network.outages[0].stop",
+        "after start",
+    ),
+    ("pcap-names-nothing", with_("trace.pcap", ["host9"]), "trace.pcap[0]", "host9"),
+    ("pcap-names-a-switch", with_("trace.pcap", ["sw0"]), "trace.pcap[0]", "sw0"),
+    (
+        "trace-unknown-flow",
+        with_("traffic.flows", [FLOW]) | {"trace": {"flows": [1]}},
+        "trace.flows[0]",
+        "no flow 1",
+    ),
+    (
+        "incast-aggregator-is-a-worker",
+        with_("traffic.incast", [{"aggregator": 0, "workers": [1, 0], "sru": "1KB"}]),
+        "traffic.incast[0].workers[1]",
+        "aggregator",
     ),
 ]
 
@@ -161,3 +245,52 @@ def test_usage_errors_are_one_line(args):
 def test_bench_bad_stop_time():
     message = assert_one_error_line(cli("bench", "--stop-time", "10"))
     assert message.startswith("stop_time")
+
+
+def bad_cdf_scenario(cdf: str) -> dict:
+    return with_("traffic.workloads", [{**WORKLOAD, "cdf": cdf}])
+
+
+def test_cdf_file_that_is_not_monotone(tmp_path):
+    cdf = tmp_path / "bad.cdf"
+    cdf.write_text("# size probability\n1000 0\n5000 0.5\n3000 0.7\n9000 1\n")
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.validate(bad_cdf_scenario(str(cdf)))
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("traffic.workloads[0].cdf: ")
+    assert "not monotone" in message and "line 4" in message and str(cdf) in message
+
+    # The CLI, with the file named relative to the scenario file: the same message.
+    scenario = tmp_path / "scenario.toml"
+    scenario.write_text(dcnsim.Scenario(bad_cdf_scenario("bad.cdf")).to_toml())
+    assert assert_one_error_line(cli("validate", str(scenario))) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("100 0\n200 0.9\n", "last probability must be 1"),
+        ("100 0\n200 1.5\n", "outside [0, 1]"),
+        ("100 0 1\n", "line 1: expected two numbers"),
+        ("# nothing\n", "no points"),
+    ],
+    ids=["not-ending-at-one", "probability-above-one", "three-columns", "empty"],
+)
+def test_other_bad_cdf_files(tmp_path, text, needle):
+    cdf = tmp_path / "bad.cdf"
+    cdf.write_text(text)
+    with pytest.raises(ScenarioError, match=r"^traffic\.workloads\[0\]\.cdf: ") as err:
+        dcnsim.validate(bad_cdf_scenario(str(cdf)))
+    assert needle in str(err.value)
+
+
+def test_misspelt_cdf_name_lists_the_shipped_ones(tmp_path):
+    # Not a shipped name, so a file path: relative to the scenario file's directory.
+    scenario = tmp_path / "scenario.toml"
+    scenario.write_text(dcnsim.Scenario(bad_cdf_scenario("web_search")).to_toml())
+    message = assert_one_error_line(cli("validate", str(scenario)))
+    assert message.startswith("traffic.workloads[0].cdf: ")
+    assert str(tmp_path / "web_search") in message
+    for name in dcnsim._core.SHIPPED_CDFS:
+        assert name in message

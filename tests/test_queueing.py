@@ -89,8 +89,8 @@ def test_droptail_packet_capacity_is_never_exceeded_and_drops_are_counted():
 
     dropped = results.summary["packets_dropped"]
     assert dropped > 0
-    assert results.flows["packets_dropped"].sum() == dropped
-    assert (results.flows["packets_dropped"] > 0).all()  # every sender loses some
+    assert results.flows["drops"].sum() == dropped
+    assert (results.flows["drops"] > 0).all()  # every sender loses some
     # The bottleneck stays busy: ~10 ms of line rate is delivered.
     assert results.summary["packets_delivered"] >= 0.98 * MU * 10e-3
 
@@ -102,7 +102,7 @@ def test_droptail_byte_capacity_is_never_exceeded():
     assert queue["bytes"].max() > 64_000 - 1500  # it does fill up
     assert queue["packets"].max() > 50  # bytes, not packets, are the limit here
     assert results.summary["packets_dropped"] > 0
-    assert results.flows["packets_dropped"].sum() == results.summary["packets_dropped"]
+    assert results.flows["drops"].sum() == results.summary["packets_dropped"]
 
 
 def test_droptail_byte_capacity_in_whole_packets():

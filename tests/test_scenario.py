@@ -1,13 +1,15 @@
 """The Scenario object: copies, dotted keys, TOML round trips, canonical JSON."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import dcnsim
 from dcnsim import Scenario, ScenarioError
 from dcnsim.results import format_progress
-from simhelp import EXAMPLES, tree3_seed
+from simhelp import EXAMPLES, cli, tree3_seed
 
 
 def test_constructor_copies_and_keywords_set_top_level_keys():
@@ -90,3 +92,95 @@ def test_progress_line_format():
     assert line.startswith("simulated 5.000 ms of 20.000 ms ( 25.0%)")
     assert "2.50 M packet-hops/s" in line
     assert "%" not in format_progress({**info, "stop_time_s": None})
+
+
+# --- workload CDF files named relative to the scenario file -----------------------------
+
+CDF_TEXT = "# size probability\n1000 0\n1000 0.5\n20000 1\n"
+
+
+def cdf_scenario_file(directory: Path, cdfs: list[str]) -> Path:
+    """A scenario file in ``directory`` with one workload per entry of ``cdfs``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    workloads = [
+        {"src": i, "dst": "random", "cdf": cdf, "load": 0.3, "stop": "1ms"}
+        for i, cdf in enumerate(cdfs)
+    ]
+    scenario = Scenario(
+        topology={"kind": "star", "hosts": 4, "link": {"rate": "10Gbps"}},
+        traffic={"workloads": workloads},
+    )
+    path = directory / "scenario.toml"
+    path.write_text(scenario.to_toml())
+    return path
+
+
+def test_relative_cdf_path_is_relative_to_the_scenario_file(tmp_path, monkeypatch):
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "common.cdf").write_text(CDF_TEXT)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "local.cdf").write_text(CDF_TEXT)
+    absolute = tmp_path / "shared" / "common.cdf"
+    cdfs = ["local.cdf", "../shared/common.cdf", "websearch", str(absolute)]
+    path = cdf_scenario_file(tmp_path / "runs", cdfs)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for scenario in (Scenario.from_toml(path), Scenario.from_toml(str(path))):
+        got = [scenario.get(f"traffic.workloads[{i}].cdf") for i in range(len(cdfs))]
+        assert got[0] == str(tmp_path / "runs" / "local.cdf")
+        assert Path(got[1]).resolve() == absolute.resolve()
+        assert got[2] == "websearch"  # a shipped name is not a path
+        assert got[3] == str(absolute)  # absolute paths are kept as they are
+    scenario.validate()
+    results = dcnsim.run(scenario)
+    tcp = results.flows[results.flows["kind"] == "tcp"]
+    assert len(tcp) > 0
+    # Sizes drawn from the local file are within its support.
+    local = tcp[tcp["app"] == 0]
+    assert local["size_bytes"].between(1000, 20000).all()
+
+
+def test_relative_cdf_path_from_a_relative_scenario_path(tmp_path, monkeypatch):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "local.cdf").write_text(CDF_TEXT)
+    cdf_scenario_file(tmp_path / "runs", ["local.cdf"])
+    monkeypatch.chdir(tmp_path)
+    scenario = Scenario.from_toml(Path("runs") / "scenario.toml")
+    assert scenario.get("traffic.workloads[0].cdf") == str(tmp_path / "runs" / "local.cdf")
+    scenario.validate()
+
+
+def test_cli_runs_a_scenario_with_a_relative_cdf_from_another_directory(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "local.cdf").write_text(CDF_TEXT)
+    path = cdf_scenario_file(tmp_path / "runs", ["local.cdf"])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = cli("run", str(path), "--out", "out", cwd=elsewhere)
+    assert proc.returncode == 0, proc.stderr
+    assert (elsewhere / "out" / "flows.parquet").exists()
+    assert "tcp flows" in proc.stdout
+
+
+def test_dict_and_text_scenarios_keep_relative_cdf_paths():
+    workloads = [{"src": 0, "dst": "random", "cdf": "sizes.cdf", "load": 0.5}]
+    built = Scenario(traffic={"workloads": workloads})
+    assert built.get("traffic.workloads[0].cdf") == "sizes.cdf"
+    text = Scenario.from_toml_str(built.to_toml())
+    assert text.get("traffic.workloads[0].cdf") == "sizes.cdf"
+
+
+def test_the_documented_cdf_example_is_a_valid_file(tmp_path):
+    doc = (EXAMPLES.parent / "docs" / "scenario.md").read_text()
+    block = doc.split("# size_bytes  cumulative_probability\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "sizes.cdf").write_text(block)
+    path = cdf_scenario_file(tmp_path, ["sizes.cdf"])
+    scenario = Scenario.from_toml(path).set("traffic.workloads[0].stop", "100ms")
+    results = dcnsim.run(scenario.set("stop_time", "100ms"))
+    sizes = results.flows.loc[results.flows["kind"] == "tcp", "size_bytes"]
+    assert len(sizes) > 300
+    assert sizes.between(1460, 1_000_000).all()
+    # The point mass: half the flows are exactly one segment.
+    assert 0.4 < (sizes == 1460).mean() < 0.6

@@ -3,6 +3,7 @@
     dcnsim run FILE --out DIR [--progress | --no-progress] [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim bench [--stop-time 20ms] [--repeat N]
+    dcnsim study NAME [--quick] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
 """
@@ -11,16 +12,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
+import time
 import tomllib
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from dcnsim import _core
 from dcnsim._core import ScenarioError
-from dcnsim.results import Results, check_output_dir, format_count, format_seconds, run
+from dcnsim.results import (
+    Results,
+    check_output_dir,
+    format_count,
+    format_rate,
+    format_seconds,
+    run,
+)
 from dcnsim.scenario import Scenario
+from dcnsim.studies import STUDIES, run_study, write_study
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -74,7 +88,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise _BadInput(f"--out '{args.out}': cannot write: {_describe_os_error(exc)}") from None
     print(format_summary(results))
-    written = sorted(p.name for p in out.iterdir())
+    written = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir())
     print(f"wrote {args.out}: {', '.join(written)}")
     return 0
 
@@ -111,6 +125,58 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_study(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        out = os.fspath(args.out)
+        if os.path.lexists(out) and not os.path.isdir(out):
+            raise _BadInput(f"--out '{out}': exists and is not a directory")
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    line = _StudyProgress(args.name) if progress else None
+    started = time.perf_counter()
+    try:
+        output = run_study(
+            args.name, quick=args.quick, jobs=args.jobs, verbose=args.verbose, progress=line
+        )
+    finally:
+        if line is not None:
+            line.close()
+    wall = time.perf_counter() - started
+    print(output.text)
+    runs = len(output.detail)
+    busy = float(output.detail["wall_s"].sum())
+    print(
+        f"\n{runs} runs in {wall:.1f} s wall ({busy:.1f} s of simulation, "
+        f"{args.jobs or os.cpu_count() or 1} jobs){', quick variant' if args.quick else ''}"
+    )
+    if args.out is not None:
+        try:
+            written = write_study(output, args.out)
+        except OSError as exc:
+            raise _BadInput(
+                f"--out '{args.out}': cannot write: {_describe_os_error(exc)}"
+            ) from None
+        print(f"wrote {args.out}: {', '.join(p.name for p in written)}")
+    return 0
+
+
+class _StudyProgress:
+    """``incast: 12/40 runs`` on one rewritten stderr line."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        sys.stderr.write(f"\r{self.name}: {done}/{total} runs")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
 # --- output -----------------------------------------------------------------------------
 
 
@@ -141,7 +207,44 @@ def format_summary(results: Results) -> str:
                 f"min {latency_us.min():.2f}, max {latency_us.max():.2f}"
             )
         lines.append(line)
+    lines.extend(_tcp_lines(results.flows))
+    lines.extend(_round_lines(results.rounds))
     return "\n".join(lines)
+
+
+def _tcp_lines(flows: pd.DataFrame) -> list[str]:
+    """TCP flows: how many finished, losses, FCT mean and 99th percentile, slowdown."""
+    if "kind" not in flows.columns:
+        return []
+    tcp = flows[flows["kind"] == "tcp"]
+    if not len(tcp):
+        return []
+    done = tcp[tcp["fct_s"].notna()]
+    lines = [
+        f"  tcp flows    {len(done):,} finished of {len(tcp):,}; "
+        f"{int(tcp['retransmits'].sum()):,} retransmits, {int(tcp['timeouts'].sum()):,} timeouts"
+    ]
+    if len(done):
+        fct = done["fct_s"].to_numpy(dtype=float)
+        lines.append(
+            f"  flow times   FCT mean {format_seconds(float(fct.mean()))}, "
+            f"p99 {format_seconds(float(np.percentile(fct, 99)))}; "
+            f"slowdown mean {float(done['slowdown'].mean()):.2f}"
+        )
+    return lines
+
+
+def _round_lines(rounds: pd.DataFrame) -> list[str]:
+    """Incast rounds: how many, mean round time and goodput, share with a timeout."""
+    if not len(rounds):
+        return []
+    with_timeout = float(rounds["any_timeout"].astype(bool).mean())
+    return [
+        f"  incast       {len(rounds):,} rounds; round time mean "
+        f"{format_seconds(float(rounds['round_time_s'].mean()))}, goodput mean "
+        f"{format_rate(float(rounds['goodput_bps'].mean()))}; "
+        f"{100.0 * with_timeout:.1f}% of rounds with a timeout"
+    ]
 
 
 def _fail(message: str) -> int:
@@ -232,6 +335,37 @@ def _build_parser() -> argparse.ArgumentParser:
         help="show a progress line on stderr",
     )
     p.set_defaults(command=_cmd_bench)
+
+    listing = "\n".join(f"  {name:<10} {study.title}" for name, study in STUDIES.items())
+    p = commands.add_parser(
+        "study",
+        help="run a seed experiment, print the seed's numbers beside dcnsim's",
+        description="Run one seed experiment and print the seed's numbers beside dcnsim's.",
+        epilog=f"studies:\n{listing}\n\nWhat each study runs and how to read it: docs/studies.md",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "name", metavar="NAME", choices=list(STUDIES), help=f"one of: {', '.join(STUDIES)}"
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="fewer points and runs (seconds, not minutes)"
+    )
+    p.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="simulations run in parallel (default: the number of CPUs)",
+    )
+    p.add_argument("--out", metavar="DIR", help="also write study.csv, runs.csv and study.png here")
+    p.add_argument("--verbose", action="store_true", help="also print one line per run or point")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress line on stderr (default: when stderr is a terminal)",
+    )
+    p.set_defaults(command=_cmd_study)
     return parser
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,26 +18,42 @@ import pandas as pd
 from dcnsim import _core
 from dcnsim.scenario import Scenario, as_scenario
 
-__all__ = ["OUTPUT_FILES", "Results", "check_output_dir", "format_progress", "run"]
+__all__ = [
+    "OUTPUT_FILES",
+    "PCAP_DIR",
+    "Results",
+    "check_output_dir",
+    "format_progress",
+    "pcap_file_names",
+    "run",
+]
 
-#: Every file ``Results.write`` may produce; an output directory holding anything
-#: else is not replaced (it is probably not one of ours).
+#: Every file ``Results.write`` may produce at the top of an output directory; a
+#: directory holding anything else is not replaced (it is probably not one of ours).
 OUTPUT_FILES = (
     "flows.parquet",
     "probes.parquet",
     "ports.parquet",
     "queues.parquet",
+    "rounds.parquet",
+    "flow_trace.parquet",
     "summary.json",
 )
+
+#: The subdirectory holding one ``<name>.pcap`` per packet capture (``trace.pcap``).
+PCAP_DIR = "pcap"
 
 
 class Results:
     """The records of one run.
 
-    ``flows``, ``probes`` and ``ports`` (one row per egress port: counters and the
-    largest queue seen) are DataFrames, ``traces`` maps a trace name
-    (``"queues"``) to a DataFrame, ``summary`` is the run's counters and timings.
-    Columns are those of ``docs/scenario.md`` ("Outputs"), in that order.
+    ``flows`` (one row per datagram stream, then one per TCP flow), ``probes``,
+    ``ports`` (one row per egress port: counters and the largest queue seen) and
+    ``rounds`` (one row per finished incast round) are DataFrames; ``traces`` maps
+    a trace name to a DataFrame: ``"queues"`` (``trace.queues``) and ``"flows"``
+    (``trace.flows``, cwnd and sequence numbers); ``pcaps`` maps each name of
+    ``trace.pcap`` to the bytes of its pcap file; ``summary`` is the run's counters
+    and timings. Columns are those of ``docs/scenario.md`` ("Outputs"), in that order.
     """
 
     def __init__(self, raw: Mapping[str, Any], scenario: Scenario) -> None:
@@ -45,12 +62,18 @@ class Results:
         self.flows = pd.DataFrame(raw["flows"])
         self.probes = pd.DataFrame(raw["probes"])
         self.ports = pd.DataFrame(raw["ports"])
-        self.traces: dict[str, pd.DataFrame] = {"queues": pd.DataFrame(raw["queues"])}
+        self.rounds = pd.DataFrame(raw["rounds"])
+        self.traces: dict[str, pd.DataFrame] = {
+            "queues": pd.DataFrame(raw["queues"]),
+            "flows": pd.DataFrame(raw["flow_trace"]),
+        }
+        self.pcaps: dict[str, bytes] = {str(k): bytes(v) for k, v in raw["pcaps"].items()}
 
     def __repr__(self) -> str:
         s = self.summary
         return (
             f"Results(flows={len(self.flows)}, probes={len(self.probes)}, "
+            f"rounds={len(self.rounds)}, pcaps={len(self.pcaps)}, "
             f"events={s.get('events')}, packet_hops={s.get('packet_hops')})"
         )
 
@@ -74,15 +97,55 @@ class Results:
         return out
 
     def _write_files(self, directory: Path) -> None:
+        # flows, probes, ports and summary always; a table the scenario has to ask
+        # for (queue or flow trace, incast rounds, captures) when it asked for it,
+        # even if the run left it empty.
         self.flows.to_parquet(directory / "flows.parquet", index=False)
         self.probes.to_parquet(directory / "probes.parquet", index=False)
         self.ports.to_parquet(directory / "ports.parquet", index=False)
-        queues = self.traces["queues"]
-        if len(queues) or self.scenario.get("trace.queues"):
-            queues.to_parquet(directory / "queues.parquet", index=False)
+        optional = (
+            (self.traces["queues"], "trace.queues", "queues.parquet"),
+            (self.traces["flows"], "trace.flows", "flow_trace.parquet"),
+            (self.rounds, "traffic.incast", "rounds.parquet"),
+        )
+        for table, asked_by, name in optional:
+            if len(table) or self.scenario.get(asked_by):
+                table.to_parquet(directory / name, index=False)
+        if self.pcaps:
+            (directory / PCAP_DIR).mkdir()
+            for name, file_name in pcap_file_names(self.pcaps).items():
+                (directory / PCAP_DIR / file_name).write_bytes(self.pcaps[name])
         with open(directory / "summary.json", "w", encoding="utf-8") as f:
             json.dump(self.summary, f, indent=2, default=_json_default)
             f.write("\n")
+
+
+def pcap_file_names(names: Iterable[str]) -> dict[str, str]:
+    """A distinct, filesystem-safe file name for each capture name, in order.
+
+    ``"sw0->host3"`` becomes ``"sw0-to-host3.pcap"`` and ``"host3"`` ``"host3.pcap"``;
+    any character other than letters, digits, ``.``, ``_`` and ``-`` becomes ``_``,
+    a leading ``.`` too, and a name that would repeat an earlier one gets ``-2``,
+    ``-3``, ... (compared without case, for case-insensitive file systems).
+    """
+    files: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        if name in files:
+            continue
+        stem = _UNSAFE.sub("_", name.strip().replace("->", "-to-")) or "capture"
+        if stem.startswith("."):
+            stem = "_" + stem[1:]
+        file_name, n = f"{stem}.pcap", 1
+        while file_name.lower() in taken:
+            n += 1
+            file_name = f"{stem}-{n}.pcap"
+        taken.add(file_name.lower())
+        files[name] = file_name
+    return files
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def run(
@@ -150,6 +213,14 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds / 1e-9:.3f} ns" if seconds else "0 s"
 
 
+def format_rate(bps: float) -> str:
+    """``812_300_000`` -> ``"812.30 Mbps"``."""
+    for suffix, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
+        if abs(bps) >= scale:
+            return f"{bps / scale:.2f} {suffix}"
+    return f"{bps:.0f} bps"
+
+
 def format_count(value: float) -> str:
     """``3_700_000`` -> ``"3.70 M"``."""
     for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
@@ -172,7 +243,7 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
         raise FileExistsError(errno.EEXIST, "is a symbolic link, give the directory itself")
     if not out.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, "exists and is not a directory")
-    foreign = sorted(p.name for p in out.iterdir() if p.name not in OUTPUT_FILES)
+    foreign = sorted(_foreign_entries(out))
     if foreign:
         shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
         raise FileExistsError(
@@ -180,6 +251,17 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
             f"refusing to replace a directory holding files dcnsim did not write ({shown})",
         )
     return out
+
+
+def _foreign_entries(out: Path) -> Iterator[str]:
+    """Entries of an existing output directory that ``Results.write`` does not make."""
+    for p in out.iterdir():
+        if p.name == PCAP_DIR and p.is_dir() and not p.is_symlink():
+            for q in p.iterdir():
+                if q.suffix != ".pcap" or q.is_symlink() or not q.is_file():
+                    yield f"{PCAP_DIR}/{q.name}"
+        elif p.name not in OUTPUT_FILES or p.is_symlink() or not p.is_file():
+            yield p.name
 
 
 def _swap_in(new: Path, out: Path) -> None:

@@ -51,14 +51,21 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> Scenario:
-        """Read a scenario file. Unreadable files and bad TOML raise ScenarioError."""
+        """Read a scenario file. Unreadable files and bad TOML raise ScenarioError.
+
+        A workload's ``cdf`` that is a relative file path (not a shipped name such
+        as ``"websearch"``) is taken relative to the scenario file's directory and
+        stored as an absolute path, so the file runs from any working directory.
+        """
         shown = os.fsdecode(path)
         try:
             raw = Path(path).read_bytes()
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise ScenarioError(f"scenario: cannot read '{shown}': {reason}") from None
-        return cls._from_toml_text(raw, f"'{shown}'")
+        scenario = cls._from_toml_text(raw, f"'{shown}'")
+        _anchor_cdf_paths(scenario._data, Path(path).absolute().parent)
+        return scenario
 
     @classmethod
     def from_toml_str(cls, text: str) -> Scenario:
@@ -182,6 +189,25 @@ def validate(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str]) ->
 
 
 # --- helpers ----------------------------------------------------------------------
+
+
+def _anchor_cdf_paths(data: dict[str, Any], base: Path) -> None:
+    """Make each relative ``traffic.workloads[i].cdf`` file path relative to ``base``.
+
+    Shipped names, absolute paths and values that are not strings (the core reports
+    those) are left alone.
+    """
+    traffic = data.get("traffic")
+    workloads = traffic.get("workloads") if isinstance(traffic, dict) else None
+    if not isinstance(workloads, list):
+        return
+    for workload in workloads:
+        if not isinstance(workload, dict):
+            continue
+        cdf = workload.get("cdf")
+        if isinstance(cdf, str) and cdf not in _core.SHIPPED_CDFS and cdf.strip():
+            if not os.path.isabs(cdf):
+                workload["cdf"] = os.fspath(base / cdf)
 
 
 def _parse_key(key: str) -> list[str | int]:

@@ -1,12 +1,20 @@
-//! The fixed benchmark (see `dcnsim_core::BENCH_SCENARIO`): a k=8 fat-tree,
-//! 10 Gbps, 1 us links, Poisson datagrams between random hosts at 50% load for
-//! 20 ms simulated. Prints packet-hops per wall second; run with
-//! `cargo bench -p dcnsim-core`.
+//! The fixed benchmarks on a k=8 fat-tree of 10 Gbps, 1 us links, 20 ms
+//! simulated: Poisson datagrams between random hosts at 50% load
+//! (`dcnsim_core::BENCH_SCENARIO`), and DCTCP web-search flows at 50% load
+//! (`dcnsim_core::BENCH_TCP_SCENARIO`). Prints packet-hops per wall second;
+//! run with `cargo bench -p dcnsim-core`.
 
-use dcnsim_core::{run, Scenario, BENCH_SCENARIO};
+use dcnsim_core::{run, Scenario, BENCH_SCENARIO, BENCH_TCP_SCENARIO};
 
 fn main() {
-    let sc = Scenario::from_toml_str(BENCH_SCENARIO).expect("bench scenario is valid");
+    for text in [BENCH_SCENARIO, BENCH_TCP_SCENARIO] {
+        bench(text);
+    }
+}
+
+fn bench(text: &str) {
+    let sc = Scenario::from_toml_str(text).expect("bench scenario is valid");
+    println!("{}", sc.name);
     let repeats = 3;
     let mut best = 0.0f64;
     for i in 0..repeats {

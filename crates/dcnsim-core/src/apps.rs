@@ -79,8 +79,10 @@ pub struct Incast {
     pub round_start: Time,
     /// Responses of this round still missing.
     pub pending: u32,
-    /// Flow id of this round's first response (responses are consecutive).
-    pub first_flow: u32,
+    /// The flows answering this round (one per worker, in worker order).
+    pub flows: Vec<u32>,
+    /// Their timeouts before this round began.
+    pub timeouts_before: u64,
 }
 
 /// Rows of `rounds.parquet`.

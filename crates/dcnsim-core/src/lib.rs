@@ -79,3 +79,32 @@ load = 0.5
 pattern = "poisson"
 size = "1500B"
 "#;
+
+/// The TCP benchmark: the same fat-tree with DCTCP flows arriving as a
+/// Poisson process at 50% load with web-search sizes, K = 65 packets, 20 ms.
+pub const BENCH_TCP_SCENARIO: &str = r#"
+name = "bench: k=8 fat-tree, 10Gbps, DCTCP web-search flows at 50% load, 20ms"
+seed = 1
+stop_time = "20ms"
+
+[topology]
+kind = "fat_tree"
+k = 8
+link = { rate = "10Gbps", delay = "1us" }
+
+[network]
+queue = { capacity = "1000pkt", aqm = { kind = "threshold", k = "65pkt" } }
+
+[forwarding]
+policy = "ecmp"
+
+[transport]
+protocol = "dctcp"
+min_rto = "1ms"
+
+[[traffic.workloads]]
+src = "all"
+dst = "random"
+cdf = "websearch"
+load = 0.5
+"#;

@@ -1,12 +1,13 @@
 //! Python bindings: `dcnsim._core`. Scenarios cross as JSON text; results come
 //! back as dicts of numpy arrays (strings as lists) that the Python package
-//! turns into DataFrames. Runs release the GIL.
+//! turns into DataFrames, packet captures as a dict of name → pcap bytes.
+//! Runs release the GIL.
 
 use dcnsim_core::{Column, Scenario, Table};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use serde_json::Value;
 
 create_exception!(_core, ScenarioError, pyo3::exceptions::PyValueError);
@@ -113,6 +114,13 @@ fn run<'py>(
     d.set_item("probes", table_to_py(py, out.probes)?)?;
     d.set_item("queues", table_to_py(py, out.queues)?)?;
     d.set_item("ports", table_to_py(py, out.ports)?)?;
+    d.set_item("rounds", table_to_py(py, out.rounds)?)?;
+    d.set_item("flow_trace", table_to_py(py, out.flow_trace)?)?;
+    let pcaps = PyDict::new(py);
+    for (name, bytes) in out.pcaps {
+        pcaps.set_item(name, PyBytes::new(py, &bytes))?;
+    }
+    d.set_item("pcaps", pcaps)?;
     Ok(d)
 }
 
@@ -128,6 +136,11 @@ fn bench_scenario() -> String {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Workload CDFs known by name (`traffic.workloads[].cdf`); anything else is a path.
+    m.add(
+        "SHIPPED_CDFS",
+        PyTuple::new(m.py(), dcnsim_core::workload::Cdf::NAMES)?,
+    )?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;

@@ -229,7 +229,7 @@ fn default_switch_queue() -> QueueSpec {
 fn default_nic_queue() -> QueueSpec {
     QueueSpec {
         kind: QueueKind::Droptail,
-        capacity: Capacity::Packets(10_000),
+        capacity: Capacity::Packets(1000),
         aqm: None,
     }
 }
@@ -367,17 +367,24 @@ impl Scenario {
         }
         let flows = traffic.known_flow_count();
         for (i, &f) in raw.trace.flows.iter().enumerate() {
-            if flows.is_some_and(|n| f as usize >= n) {
+            if let Some(n) = flows.filter(|&n| f as usize >= n) {
+                let have = match n {
+                    0 => "the scenario has no TCP flows".to_string(),
+                    n => format!("TCP flows are numbered 0 to {}", n - 1),
+                };
                 return Err(ScenarioError::new(
                     format!("trace.flows[{i}]"),
-                    format!(
-                        "no flow {f}: the scenario's flows are numbered 0..{}",
-                        flows.unwrap_or(0)
-                    ),
+                    format!("no flow {f}: {have}"),
                 ));
             }
         }
         for (i, name) in raw.trace.pcap.iter().enumerate() {
+            if raw.trace.pcap[..i].iter().any(|n| n.trim() == name.trim()) {
+                return Err(ScenarioError::new(
+                    format!("trace.pcap[{i}]"),
+                    format!("\"{name}\" is listed twice"),
+                ));
+            }
             let is_host = topology
                 .node_id(name.trim())
                 .is_some_and(|n| topology.nodes[n].kind == NodeKind::Host);

@@ -211,6 +211,8 @@ struct RawIncast {
     total: Option<Bytes>,
     #[serde(default = "one")]
     rounds: u32,
+    #[serde(default = "yes")]
+    persistent: bool,
     #[serde(default)]
     start: Time,
     deadline: Option<Time>,
@@ -223,17 +225,27 @@ fn one() -> u32 {
     1
 }
 
+fn yes() -> bool {
+    true
+}
+
 /// A barrier-synchronized incast application: each round the aggregator asks
 /// every worker for `bytes_per_worker`; every worker answers at once over its
 /// own TCP flow, and the next round starts when the last answer has arrived
 /// (the incast seed §I–II). `total` splits one response across the workers
 /// (the web-search variant), `sru` gives each worker a fixed share.
+///
+/// With `persistent` (the default) each worker keeps one connection for all
+/// rounds, so its window and DCTCP's α carry over from round to round, as in
+/// the ns-2 incast setups the seed follows (§II.B: windows shrink to about two
+/// segments under high fan-in); otherwise every response opens a connection.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IncastSpec {
     pub aggregator: u32,
     pub workers: Vec<u32>,
     pub bytes_per_worker: u64,
     pub rounds: u32,
+    pub persistent: bool,
     pub start: Time,
     /// Relative deadline of each response, from its round's start.
     pub deadline: Option<Time>,
@@ -305,16 +317,17 @@ fn end_of(
     start: Time,
     what: &str,
 ) -> Result<Time, ScenarioError> {
-    let stop =
-        match (stop, stop_time) {
-            (Some(t), _) | (None, Some(t)) => t,
-            (None, None) => return Err(ScenarioError::new(
+    let stop = match (stop, stop_time) {
+        (Some(t), _) | (None, Some(t)) => t,
+        (None, None) => {
+            return Err(ScenarioError::new(
                 join_path(at, "stop"),
                 format!(
                     "required when the scenario has no stop_time (a {what} never ends by itself)"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     if stop <= start {
         return Err(ScenarioError::new(
             join_path(at, "stop"),
@@ -634,6 +647,7 @@ impl TrafficSpec {
                 workers,
                 bytes_per_worker,
                 rounds: c.rounds,
+                persistent: c.persistent,
                 start: c.start,
                 deadline: c.deadline,
                 class: c.class,

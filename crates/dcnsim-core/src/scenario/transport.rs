@@ -56,6 +56,10 @@ pub struct TransportSpec {
     pub delayed_ack_timeout: Time,
     /// SYN, SYN-ACK, ACK before data and FIN exchange after it, as real packets.
     pub handshake: bool,
+    /// Segments a flow may have waiting in its host (processing and NIC
+    /// queue) before it waits for one to go out: Linux's TCP Small Queues,
+    /// which keeps a sender from filling its own NIC queue.
+    pub host_queue_limit: u32,
     /// DCTCP's EWMA gain g and the initial α (RFC 8257 §3.3 starts at 1).
     pub dctcp_g: f64,
     pub dctcp_alpha_init: f64,
@@ -80,6 +84,7 @@ impl Default for TransportSpec {
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(40_000),
             handshake: true,
+            host_queue_limit: 4,
             dctcp_g: 1.0 / 16.0,
             dctcp_alpha_init: 1.0,
             d2tcp_d_min: 0.5,
@@ -118,6 +123,9 @@ impl TransportSpec {
                     self.max_rto, self.min_rto
                 ),
             );
+        }
+        if self.host_queue_limit == 0 {
+            return bad("host_queue_limit", "must be at least 1 segment".into());
         }
         if self.dupack_threshold == 0 {
             return bad("dupack_threshold", "must be at least 1".into());

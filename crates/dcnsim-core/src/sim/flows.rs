@@ -92,7 +92,8 @@ impl Simulation {
                 round: 0,
                 round_start: c.start,
                 pending: 0,
-                first_flow: 0,
+                flows: Vec::new(),
+                timeouts_before: 0,
             });
         }
     }
@@ -194,19 +195,8 @@ impl Simulation {
             self.send(pkt);
         }
         self.segs = segs;
-        let f = &mut self.flows[id as usize];
-        if let Some(t) = f.conn.rto_at {
-            if f.rto_event.is_none_or(|e| e > t) {
-                f.rto_event = Some(t);
-                self.events.schedule(t, Event::Rto(id));
-            }
-        }
-        if let Some(t) = f.conn.delack_at {
-            if f.delack_event.is_none_or(|e| e > t) {
-                f.delack_event = Some(t);
-                self.events.schedule(t, Event::DelAck(id));
-            }
-        }
+        self.sync_timers(id);
+        let f = &self.flows[id as usize];
         if f.traced {
             let c = &f.conn;
             let r = &mut self.flow_trace;
@@ -219,6 +209,25 @@ impl Simulation {
             r.srtt
                 .push(c.srtt.map_or(f64::NAN, |s| s / Time::PS_PER_S as f64));
             r.alpha.push(c.alpha());
+        }
+    }
+
+    /// Make sure a timer event is pending for each deadline the connection
+    /// has (a pending event for a later time is kept: when it fires early it
+    /// finds nothing to do and re-arms).
+    fn sync_timers(&mut self, id: u32) {
+        let f = &mut self.flows[id as usize];
+        if let Some(t) = f.conn.rto_at {
+            if f.rto_event.is_none_or(|e| e > t) {
+                f.rto_event = Some(t);
+                self.events.schedule(t, Event::Rto(id));
+            }
+        }
+        if let Some(t) = f.conn.delack_at {
+            if f.delack_event.is_none_or(|e| e > t) {
+                f.delack_event = Some(t);
+                self.events.schedule(t, Event::DelAck(id));
+            }
         }
     }
 
@@ -236,32 +245,52 @@ impl Simulation {
         }
     }
 
-    pub(super) fn rto_fired(&mut self, id: u32) {
+    /// Let flows held back by their host queue limit send again.
+    pub(super) fn resume_flows(&mut self) {
+        let now = self.now();
+        while let Some(id) = self.resume.pop() {
+            let mut segs = std::mem::take(&mut self.segs);
+            self.flows[id as usize].conn.resume(now, &mut segs);
+            self.segs = segs;
+            self.flush(id);
+        }
+    }
+
+    /// A retransmission-timer event: expire the timer if its deadline has
+    /// come, else re-arm. Returns whether the timer expired.
+    pub(super) fn rto_fired(&mut self, id: u32) -> bool {
         let now = self.now();
         let f = &mut self.flows[id as usize];
         if f.rto_event == Some(now) {
             f.rto_event = None;
         }
-        if f.conn.rto_at.is_some_and(|t| t <= now) {
-            let mut segs = std::mem::take(&mut self.segs);
-            f.conn.on_rto(now, &mut segs);
-            self.segs = segs;
+        if f.conn.rto_at.is_none_or(|t| t > now) {
+            self.sync_timers(id);
+            return false;
         }
+        let mut segs = std::mem::take(&mut self.segs);
+        f.conn.on_rto(now, &mut segs);
+        self.segs = segs;
         self.flush(id);
+        true
     }
 
-    pub(super) fn delack_fired(&mut self, id: u32) {
+    /// A delayed-ACK event, like [`Simulation::rto_fired`].
+    pub(super) fn delack_fired(&mut self, id: u32) -> bool {
         let now = self.now();
         let f = &mut self.flows[id as usize];
         if f.delack_event == Some(now) {
             f.delack_event = None;
         }
-        if f.conn.delack_at.is_some_and(|t| t <= now) {
-            let mut segs = std::mem::take(&mut self.segs);
-            f.conn.on_delack(&mut segs);
-            self.segs = segs;
+        if f.conn.delack_at.is_none_or(|t| t > now) {
+            self.sync_timers(id);
+            return false;
         }
+        let mut segs = std::mem::take(&mut self.segs);
+        f.conn.on_delack(&mut segs);
+        self.segs = segs;
         self.flush(id);
+        true
     }
 
     pub(super) fn flow_arrival(&mut self, w: u32, hosts: u32) {
@@ -286,17 +315,34 @@ impl Simulation {
         self.open_flow(flow);
     }
 
-    /// Every worker of incast application `a` starts its response now.
+    /// Every worker of incast application `a` starts its response now: on
+    /// its persistent connection (opened in the first round) or a new one.
     pub(super) fn round_start(&mut self, a: u32) {
         let now = self.now();
         let app = &mut self.incasts[a as usize];
         app.round_start = now;
         app.pending = app.spec.workers.len() as u32;
-        app.first_flow = self.flows.len() as u32;
         let spec = app.spec.clone();
-        let round = app.round;
+        let (round, reuse) = (app.round, spec.persistent && app.round > 0);
+        let last = round + 1 == spec.rounds;
+        if reuse {
+            let flows = app.flows.clone();
+            app.timeouts_before = flows
+                .iter()
+                .map(|&f| self.flows[f as usize].conn.stats.timeouts)
+                .sum();
+            for id in flows {
+                let mut segs = std::mem::take(&mut self.segs);
+                let conn = &mut self.flows[id as usize].conn;
+                conn.append(now, spec.bytes_per_worker, last, &mut segs);
+                self.segs = segs;
+                self.flush(id);
+            }
+            return;
+        }
+        let mut flows = Vec::with_capacity(spec.workers.len());
         for &w in &spec.workers {
-            self.open_flow(NewFlow {
+            let id = self.open_flow(NewFlow {
                 src: w,
                 dst: spec.aggregator,
                 size: spec.bytes_per_worker,
@@ -306,7 +352,14 @@ impl Simulation {
                 protocol: spec.protocol,
                 origin: Origin::Incast { app: a, round },
             });
+            if spec.persistent && !last {
+                self.flows[id as usize].conn.keep_open();
+            }
+            flows.push(id);
         }
+        let app = &mut self.incasts[a as usize];
+        app.flows = flows;
+        app.timeouts_before = 0;
     }
 
     /// Flow `id`'s receiver has all its data.
@@ -321,11 +374,12 @@ impl Simulation {
             return;
         }
         let n = inc.spec.workers.len() as u32;
-        let first = inc.first_flow as usize;
-        let timeouts: u64 = self.flows[first..first + n as usize]
+        let timeouts: u64 = inc
+            .flows
             .iter()
-            .map(|f| f.conn.stats.timeouts)
-            .sum();
+            .map(|&f| self.flows[f as usize].conn.stats.timeouts)
+            .sum::<u64>()
+            - inc.timeouts_before;
         let r = &mut self.rounds;
         r.app.push(app.into());
         r.round.push(inc.round.into());

@@ -126,6 +126,8 @@ pub struct Simulation {
     incasts: Vec<Incast>,
     /// Segments a TCP connection just emitted (reused buffer).
     segs: Vec<Seg>,
+    /// Flows whose host queue drained while they were held back by it.
+    resume: Vec<u32>,
     traced_flows: Vec<u32>,
     flow_trace: FlowTraceRows,
     rounds: RoundRows,
@@ -231,6 +233,7 @@ impl Simulation {
             workloads: Vec::new(),
             incasts: Vec::new(),
             segs: Vec::new(),
+            resume: Vec::new(),
             traced_flows: sc.trace.flows.clone(),
             flow_trace: FlowTraceRows::default(),
             rounds: RoundRows::default(),
@@ -284,6 +287,9 @@ impl Simulation {
         let started = Instant::now();
         let mut last_report = 0.0;
         let mut stopped = false;
+        // The last event that did something: a timer that fires after its
+        // flow is done does not extend the run.
+        let mut last_active = Time::ZERO;
         let hosts = self.net.host_port.len() as u32;
         while let Some((t, ev)) = self.events.pop() {
             if self.stop.is_some_and(|s| t > s) {
@@ -291,21 +297,19 @@ impl Simulation {
                 break;
             }
             self.n.events += 1;
-            match ev {
-                Event::Arrive(p) => self.arrive(p),
-                Event::PortFree(port) => self.port_free(port),
-                Event::Deliver(p) => self.deliver(p),
-                Event::StreamSend(s) => self.stream_send(s, hosts),
-                Event::ProbeSend(row) => self.probe_send(row),
-                Event::HostSend(p) => {
-                    let src = self.arena.get(p).src;
-                    self.enqueue(self.net.host_port[src as usize], p);
-                }
-                Event::FlowStart(f) => self.flow_start(f),
+            let active = match ev {
                 Event::Rto(f) => self.rto_fired(f),
                 Event::DelAck(f) => self.delack_fired(f),
-                Event::FlowArrival(w) => self.flow_arrival(w, hosts),
-                Event::RoundStart(a) => self.round_start(a),
+                ev => {
+                    self.dispatch(ev, hosts);
+                    true
+                }
+            };
+            if active {
+                last_active = t;
+            }
+            if !self.resume.is_empty() {
+                self.resume_flows();
             }
             if self.n.events & 0xffff == 0 {
                 let wall = started.elapsed().as_secs_f64();
@@ -319,9 +323,28 @@ impl Simulation {
         }
         let end = match (stopped, self.stop) {
             (true, Some(s)) => s,
-            _ => self.events.now(),
+            _ => last_active,
         };
         Ok(self.finish(started.elapsed().as_secs_f64(), end, stopped))
+    }
+
+    /// Handle every event but the TCP timers.
+    fn dispatch(&mut self, ev: Event, hosts: u32) {
+        match ev {
+            Event::Arrive(p) => self.arrive(p),
+            Event::PortFree(port) => self.port_free(port),
+            Event::Deliver(p) => self.deliver(p),
+            Event::StreamSend(s) => self.stream_send(s, hosts),
+            Event::ProbeSend(row) => self.probe_send(row),
+            Event::HostSend(p) => {
+                let src = self.arena.get(p).src;
+                self.enqueue(self.net.host_port[src as usize], p);
+            }
+            Event::FlowStart(f) => self.flow_start(f),
+            Event::FlowArrival(w) => self.flow_arrival(w, hosts),
+            Event::RoundStart(a) => self.round_start(a),
+            Event::Rto(_) | Event::DelAck(_) => unreachable!("timers are handled by the loop"),
+        }
     }
 
     fn progress(&self, wall: f64) -> Progress {
@@ -440,9 +463,9 @@ impl Simulation {
             self.drop_packet(p);
             return;
         }
-        if pt.aqm.is_some() {
+        let occ = pt.aqm.is_some().then(|| {
             let idle = pt.queue.is_empty() && pt.busy_until < now;
-            let occ = Occupancy {
+            Occupancy {
                 packets: pt.queue.packets(),
                 bytes: pt.queue.bytes(),
                 idle_slots: if idle {
@@ -450,8 +473,9 @@ impl Simulation {
                 } else {
                     0.0
                 },
-            };
-            let aqm = pt.aqm.as_mut().expect("checked above");
+            }
+        });
+        if let (Some(occ), Some(aqm)) = (occ, pt.aqm.as_mut()) {
             let pkt = self.arena.get_mut(p);
             match aqm.on_arrival(occ, pkt.ecn != NOT_ECT, pkt.class) {
                 Verdict::Pass => {}
@@ -508,15 +532,30 @@ impl Simulation {
         pt.sent_bytes += u64::from(pkt.size);
         pkt.next_node = pt.peer;
         let at = done + pt.arrive_after;
+        let (leaves_host, flow) = (pkt.proto == Proto::Tcp && pkt.hops == 0, pkt.flow);
         self.events.schedule(at, Event::Arrive(p));
+        if leaves_host {
+            self.left_host(flow, p);
+        }
         if !self.net.ports[port as usize].pcap.is_empty() {
             self.capture_port(port, p);
+        }
+    }
+
+    /// A TCP packet left its source host (on the wire, or dropped at the NIC).
+    fn left_host(&mut self, flow: u32, p: u32) {
+        let f = &mut self.flows[flow as usize];
+        if self.arena.get(p).src == f.src && f.conn.left_host() {
+            self.resume.push(flow);
         }
     }
 
     fn drop_packet(&mut self, p: u32) {
         self.n.dropped += 1;
         let pkt = *self.arena.get(p);
+        if pkt.proto == Proto::Tcp && pkt.hops == 0 {
+            self.left_host(pkt.flow, p);
+        }
         match pkt.proto {
             Proto::Tcp => self.flows[pkt.flow as usize].drops += 1,
             Proto::Udp if pkt.flow != NONE => self.streams[pkt.flow as usize].dropped += 1,

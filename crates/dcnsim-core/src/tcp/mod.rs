@@ -92,6 +92,7 @@ struct Params {
     delayed_ack: bool,
     delack_timeout: Time,
     handshake: bool,
+    host_limit: u32,
     ecn: bool,
     precise_echo: bool,
 }
@@ -140,6 +141,12 @@ pub struct Conn {
     backoff: u32,
     /// When the retransmission timer expires, if it runs.
     pub rto_at: Option<Time>,
+    /// The application has no more data: send the FIN after it.
+    closing: bool,
+    /// Segments of this sender still in its host (not yet on the wire).
+    host_queued: u32,
+    /// The sender stopped because its host queue limit was reached.
+    host_blocked: bool,
     // Receiver.
     rcv_nxt: u64,
     /// Out-of-order ranges [start, end), sorted and disjoint.
@@ -180,6 +187,7 @@ impl Conn {
             delayed_ack: t.delayed_ack,
             delack_timeout: t.delayed_ack_timeout,
             handshake: t.handshake,
+            host_limit: t.host_queue_limit,
             ecn: protocol.ecn_capable(),
             precise_echo: protocol.precise_echo(),
         };
@@ -210,6 +218,9 @@ impl Conn {
             rto: p.initial_rto,
             backoff: 0,
             rto_at: None,
+            closing: true,
+            host_queued: 0,
+            host_blocked: false,
             rcv_nxt: 0,
             ooo: Vec::new(),
             fin_seq: None,
@@ -296,12 +307,47 @@ impl Conn {
 
     fn emit(&mut self, out: &mut Vec<Seg>, seg: Seg) {
         self.stats.packets_sent += 1;
+        self.host_queued += u32::from(seg.to_receiver);
         out.push(seg);
     }
 
-    /// Sequence number after the last one the sender must get acknowledged.
+    /// One of the sender's segments started serializing on its NIC. Returns
+    /// true when the sender was held back by its host queue limit and should
+    /// be given the chance to send ([`Conn::resume`]).
+    pub fn left_host(&mut self) -> bool {
+        self.host_queued -= 1;
+        self.host_blocked
+    }
+
+    /// Send what the window allows after the host queue drained.
+    pub fn resume(&mut self, now: Time, out: &mut Vec<Seg>) {
+        self.host_blocked = false;
+        if self.state == State::Open {
+            self.send_window(now, out);
+        }
+    }
+
+    /// Sequence number after the last one the sender must get acknowledged:
+    /// the FIN's, once the application has closed.
     fn final_seq(&self) -> u64 {
-        self.data_end + u64::from(self.p.handshake)
+        self.data_end + u64::from(self.p.handshake && self.closing)
+    }
+
+    /// Keep the connection open after its data, for [`Conn::append`].
+    pub fn keep_open(&mut self) {
+        self.closing = false;
+    }
+
+    /// The application hands over `bytes` more (a persistent connection's
+    /// next response); `close` closes the connection after them.
+    pub fn append(&mut self, now: Time, bytes: u64, close: bool, out: &mut Vec<Seg>) {
+        self.size += bytes;
+        self.data_end += bytes;
+        self.closing = close;
+        self.completed_at = None;
+        if self.state == State::Open {
+            self.send_window(now, out);
+        }
     }
 
     fn flight(&self) -> u64 {
@@ -375,6 +421,10 @@ impl Conn {
             };
             let in_flight = self.snd_nxt - self.snd_una;
             if in_flight > 0 && (in_flight + len) as f64 > self.win.cwnd.max(self.win.mss) {
+                break;
+            }
+            if self.host_queued >= self.p.host_limit {
+                self.host_blocked = true;
                 break;
             }
             self.snd_nxt = self.send_segment(self.snd_nxt, out);
@@ -463,9 +513,10 @@ impl Conn {
             if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
                 grow = false;
                 let fs = self.flow_state(now);
-                let cut = self.cc.ecn_cut(&self.win, &fs).max(self.win.mss);
+                // Never below two segments (RFC 3168 §6.1.2; Linux's DCTCP).
+                let cut = self.cc.ecn_cut(&self.win, &fs).max(2.0 * self.win.mss);
                 self.win.cwnd = cut;
-                self.win.ssthresh = cut.max(2.0 * self.win.mss);
+                self.win.ssthresh = cut;
                 self.ecn_recover = self.snd_max;
                 self.send_cwr = true;
             }
@@ -475,7 +526,7 @@ impl Conn {
             }
             if self.snd_una >= self.final_seq() {
                 self.rto_at = None;
-                if !self.p.handshake {
+                if !self.p.handshake && self.closing {
                     self.finish(now);
                 }
             } else if self.snd_una == self.snd_max {
@@ -502,7 +553,7 @@ impl Conn {
                 self.win.cwnd += self.win.mss;
             }
         }
-        if seg.flags & FIN != 0 && self.snd_una >= self.final_seq() {
+        if seg.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
             // The receiver's FIN: acknowledge it and close.
             self.emit(
                 out,

@@ -1,0 +1,170 @@
+//! TCP against closed forms and the seeds' settings: line rate, fairness,
+//! DCTCP's queue, recovery by timeout.
+
+mod common;
+
+use common::run_toml;
+use dcnsim_core::Output;
+
+/// The row of TCP flow `id` in the flows table.
+fn tcp_row(out: &Output, id: i64) -> usize {
+    let kinds = out.flows.str("kind");
+    let ids = out.flows.i64("flow_id");
+    (0..kinds.len())
+        .find(|&i| kinds[i] == "tcp" && ids[i] == id)
+        .expect("flow row")
+}
+
+#[test]
+fn one_flow_reaches_the_payload_line_rate_and_its_ideal_fct() {
+    let out = run_toml(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link = { rate = "1Gbps", delay = "10us" }
+        [[traffic.flows]]
+        src = 0
+        dst = 1
+        size = "10MB"
+        "#,
+    );
+    let r = tcp_row(&out, 0);
+    let fct = out.flows.f64("fct_s")[r];
+    let ideal = out.flows.f64("ideal_fct_s")[r];
+    let goodput = out.flows.f64("goodput_bps")[r];
+    let payload_line_rate = 1e9 * 1460.0 / 1500.0;
+    assert!(goodput >= 0.97 * payload_line_rate, "goodput {goodput}");
+    assert!(
+        fct >= ideal && fct <= 1.05 * ideal,
+        "fct {fct} ideal {ideal}"
+    );
+    assert_eq!(out.flows.i64("retransmits")[r], 0);
+    assert_eq!(out.flows.i64("bytes_delivered")[r], 10_000_000);
+}
+
+/// `n` long flows from hosts 0..n to host n through one switch port, for
+/// `stop` of simulated time, with the switch queue given as TOML.
+fn dumbbell(protocol: &str, n: usize, rate: &str, delay: &str, queue: &str, stop: &str) -> Output {
+    let flows: String = (0..n)
+        .map(|i| format!("[[traffic.flows]]\nsrc = {i}\ndst = {n}\nsize = \"10GB\"\n"))
+        .collect();
+    run_toml(&format!(
+        r#"
+        stop_time = "{stop}"
+        [topology]
+        kind = "star"
+        hosts = {hosts}
+        link = {{ rate = "{rate}", delay = "{delay}" }}
+        [network]
+        queue = {queue}
+        [transport]
+        protocol = "{protocol}"
+        [trace]
+        queues = ["sw0->host{n}"]
+        {flows}
+        "#,
+        hosts = n + 1,
+    ))
+}
+
+/// Time-weighted mean of the traced queue (packets) from `from` to `to`.
+fn mean_queue(out: &Output, from: f64, to: f64) -> f64 {
+    let t = out.queues.f64("time_s");
+    let q = out.queues.i64("packets");
+    let mut area = 0.0;
+    for i in 0..t.len() {
+        let start = t[i].max(from);
+        let end = t.get(i + 1).copied().unwrap_or(to).min(to);
+        if end > start {
+            area += q[i] as f64 * (end - start);
+        }
+    }
+    area / (to - from)
+}
+
+fn utilization(out: &Output, port: &str, rate: f64, secs: f64) -> f64 {
+    let names = out.ports.str("port");
+    let i = names.iter().position(|n| n == port).expect("port");
+    out.ports.i64("bytes_sent")[i] as f64 * 8.0 / (rate * secs)
+}
+
+fn jain(out: &Output) -> f64 {
+    let x: Vec<f64> = (0..out.flows.rows())
+        .filter(|&i| out.flows.str("kind")[i] == "tcp")
+        .map(|i| out.flows.i64("bytes_delivered")[i] as f64)
+        .collect();
+    let sum: f64 = x.iter().sum();
+    sum * sum / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+}
+
+/// Four flows started together through a 100-packet drop-tail port (RTT
+/// about 0.4 ms plus queueing), over 2 s.
+///
+/// With identical 10 us links instead, NewReno shows drop-tail's phase effect
+/// (Floyd & Jacobson 1991): every sender's packets reach the full queue at the
+/// same offset from its departures, so the same flows lose every time and
+/// time out; a deterministic simulator reproduces that exactly.
+#[test]
+fn long_flows_share_a_bottleneck_fairly() {
+    for protocol in ["newreno", "dctcp"] {
+        let queue = r#"{ capacity = "100pkt", aqm = { kind = "threshold", k = "20pkt" } }"#;
+        let out = dumbbell(protocol, 4, "1Gbps", "100us", queue, "2s");
+        let j = jain(&out);
+        eprintln!("{protocol}: Jain {j:.4}");
+        assert!(j >= 0.95, "{protocol}: Jain's index {j}");
+    }
+}
+
+#[test]
+fn dctcp_holds_the_queue_near_k_at_full_utilization() {
+    for (rate, bps, stop) in [("1Gbps", 1e9, 0.1), ("10Gbps", 1e10, 0.02)] {
+        let k = 20.0;
+        let marking = r#"{ capacity = "200pkt", aqm = { kind = "threshold", k = "20pkt" } }"#;
+        let out = dumbbell("dctcp", 4, rate, "10us", marking, &format!("{stop}s"));
+        let util = utilization(&out, "sw0->host4", bps, stop);
+        let q = mean_queue(&out, stop / 4.0, stop);
+        eprintln!("dctcp {rate}: utilization {util:.4}, mean queue {q:.2} pkt");
+        assert!(util >= 0.95, "{rate}: utilization {util}");
+        assert!(q >= k / 2.0 && q <= 2.0 * k, "{rate}: mean queue {q}");
+        // Drop-tail NewReno on the same link fills the buffer.
+        let droptail = r#"{ capacity = "200pkt" }"#;
+        let out = dumbbell("newreno", 4, rate, "10us", droptail, &format!("{stop}s"));
+        let q_reno = mean_queue(&out, stop / 4.0, stop);
+        let max = out.queues.i64("packets").iter().copied().max().unwrap_or(0);
+        eprintln!("newreno {rate}: mean queue {q_reno:.2} pkt, max {max}");
+        assert_eq!(max, 200, "{rate}: drop-tail reaches the buffer size");
+        assert!(q_reno > 4.0 * q, "{rate}: {q_reno} vs DCTCP {q}");
+    }
+}
+
+/// Every packet offered to the bottleneck is dropped for 50 ms: the flow
+/// recovers by retransmission timeouts (200 ms minimum, doubling) and finishes.
+#[test]
+fn a_flow_blacked_out_for_a_while_recovers_by_timeout() {
+    let out = run_toml(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link = { rate = "1Gbps", delay = "10us" }
+        [[network.outages]]
+        port = "sw0->host1"
+        start = "1ms"
+        stop = "51ms"
+        [[traffic.flows]]
+        src = 0
+        dst = 1
+        size = "1MB"
+        "#,
+    );
+    let r = tcp_row(&out, 0);
+    assert!(out.flows.i64("timeouts")[r] >= 1);
+    assert!(out.flows.i64("drops")[r] > 0);
+    assert_eq!(out.flows.i64("bytes_delivered")[r], 1_000_000);
+    let fct = out.flows.f64("fct_s")[r];
+    // The first timeout fires at least 200 ms after the last ACK before the outage.
+    assert!(fct > 0.2 && fct < 0.3, "fct {fct}");
+    // The run ends when the flow has closed, not at a stale timer.
+    assert!(out.summary.sim_time_s < fct + 0.001);
+}
