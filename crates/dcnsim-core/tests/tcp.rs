@@ -168,3 +168,38 @@ fn a_flow_blacked_out_for_a_while_recovers_by_timeout() {
     // The run ends when the flow has closed, not at a stale timer.
     assert!(out.summary.sim_time_s < fct + 0.001);
 }
+
+/// L²DCT favours the young flow: a 200 KB flow joining a long one finishes
+/// sooner than under DCTCP, which shares equally.
+#[test]
+fn l2dct_finishes_a_short_flow_sooner_than_dctcp() {
+    let fct = |protocol: &str| {
+        let out = run_toml(&format!(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 3
+            link = {{ rate = "1Gbps", delay = "10us" }}
+            [network]
+            queue = {{ capacity = "200pkt", aqm = {{ kind = "threshold", k = "20pkt" }} }}
+            [transport]
+            protocol = "{protocol}"
+            [[traffic.flows]]
+            src = 0
+            dst = 2
+            size = "20MB"
+            [[traffic.flows]]
+            src = 1
+            dst = 2
+            size = "500KB"
+            start = "20ms"
+            "#
+        ));
+        out.flows.f64("fct_s")[tcp_row(&out, 1)]
+    };
+    let (dctcp, l2dct) = (fct("dctcp"), fct("l2dct"));
+    eprintln!("short-flow FCT: dctcp {dctcp:.6} s, l2dct {l2dct:.6} s");
+    // Equal sharing: about 500 KB at half of 1 Gbps (8 ms).
+    assert!(dctcp > 7e-3, "{dctcp}");
+    assert!(l2dct < 0.8 * dctcp, "l2dct {l2dct} vs dctcp {dctcp}");
+}
