@@ -348,7 +348,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "name", metavar="NAME", choices=list(STUDIES), help=f"one of: {', '.join(STUDIES)}"
     )
     p.add_argument(
-        "--quick", action="store_true", help="fewer points and runs (seconds, not minutes)"
+        "--quick",
+        action="store_true",
+        help="fewer points and runs (what the default test suite runs)",
     )
     p.add_argument(
         "--jobs",

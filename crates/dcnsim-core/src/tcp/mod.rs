@@ -658,7 +658,8 @@ impl Conn {
         }
         let mut immediate = fin || !self.p.delayed_ack;
         if s > self.rcv_nxt {
-            self.stats.ooo_packets += 1;
+            // A FIN overtaking the last data is not an out-of-order packet.
+            self.stats.ooo_packets += u64::from(seg.payload > 0);
             self.insert_ooo(s, e);
             immediate = true;
         } else if e <= self.rcv_nxt {
