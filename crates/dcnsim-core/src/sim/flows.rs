@@ -38,6 +38,13 @@ pub struct Flow {
     delack_event: Option<Time>,
 }
 
+/// A connection's timers.
+#[derive(Clone, Copy, Debug)]
+pub enum Timer {
+    Rto,
+    DelAck,
+}
+
 /// Rows of `flow_trace.parquet`.
 #[derive(Default)]
 pub struct FlowTraceRows {
@@ -122,19 +129,24 @@ impl Simulation {
     }
 
     pub(super) fn flow_start(&mut self, id: u32) {
+        self.drive(id, |conn, now, segs| conn.open(now, segs));
+    }
+
+    /// Let flow `id`'s connection act (`step` gets it, the time and the
+    /// segment buffer), then send what it emitted and re-arm its timers.
+    fn drive<R>(&mut self, id: u32, step: impl FnOnce(&mut Conn, Time, &mut Vec<Seg>) -> R) -> R {
         let now = self.now();
         let mut segs = std::mem::take(&mut self.segs);
-        self.flows[id as usize].conn.open(now, &mut segs);
+        let result = step(&mut self.flows[id as usize].conn, now, &mut segs);
         self.segs = segs;
         self.flush(id);
+        result
     }
 
     /// A TCP packet reached its destination host.
     pub(super) fn tcp_deliver(&mut self, pkt: &Packet) {
-        let now = self.now();
         let id = pkt.flow;
-        let f = &mut self.flows[id as usize];
-        let to_receiver = pkt.src == f.src;
+        let to_receiver = pkt.src == self.flows[id as usize].src;
         let a = Arrival {
             seg: Seg {
                 to_receiver,
@@ -148,15 +160,14 @@ impl Simulation {
             sent: pkt.sent,
             ce: pkt.ecn == CE,
         };
-        let mut segs = std::mem::take(&mut self.segs);
-        let completed = if to_receiver {
-            f.conn.on_receiver_arrival(now, &a, &mut segs)
-        } else {
-            f.conn.on_sender_arrival(now, &a, &mut segs);
-            false
-        };
-        self.segs = segs;
-        self.flush(id);
+        let completed = self.drive(id, |conn, now, segs| {
+            if to_receiver {
+                conn.on_receiver_arrival(now, &a, segs)
+            } else {
+                conn.on_sender_arrival(now, &a, segs);
+                false
+            }
+        });
         if completed {
             self.flow_completed(id);
         }
@@ -247,49 +258,31 @@ impl Simulation {
 
     /// Let flows held back by their host queue limit send again.
     pub(super) fn resume_flows(&mut self) {
-        let now = self.now();
         while let Some(id) = self.resume.pop() {
-            let mut segs = std::mem::take(&mut self.segs);
-            self.flows[id as usize].conn.resume(now, &mut segs);
-            self.segs = segs;
-            self.flush(id);
+            self.drive(id, |conn, now, segs| conn.resume(now, segs));
         }
     }
 
-    /// A retransmission-timer event: expire the timer if its deadline has
-    /// come, else re-arm. Returns whether the timer expired.
-    pub(super) fn rto_fired(&mut self, id: u32) -> bool {
+    /// A timer event of flow `id`: expire the timer if its deadline has come,
+    /// else re-arm it. Returns whether the timer expired.
+    pub(super) fn timer_fired(&mut self, id: u32, timer: Timer) -> bool {
         let now = self.now();
         let f = &mut self.flows[id as usize];
-        if f.rto_event == Some(now) {
-            f.rto_event = None;
+        let (pending, deadline) = match timer {
+            Timer::Rto => (&mut f.rto_event, f.conn.rto_at),
+            Timer::DelAck => (&mut f.delack_event, f.conn.delack_at),
+        };
+        if *pending == Some(now) {
+            *pending = None;
         }
-        if f.conn.rto_at.is_none_or(|t| t > now) {
+        if deadline.is_none_or(|t| t > now) {
             self.sync_timers(id);
             return false;
         }
-        let mut segs = std::mem::take(&mut self.segs);
-        f.conn.on_rto(now, &mut segs);
-        self.segs = segs;
-        self.flush(id);
-        true
-    }
-
-    /// A delayed-ACK event, like [`Simulation::rto_fired`].
-    pub(super) fn delack_fired(&mut self, id: u32) -> bool {
-        let now = self.now();
-        let f = &mut self.flows[id as usize];
-        if f.delack_event == Some(now) {
-            f.delack_event = None;
-        }
-        if f.conn.delack_at.is_none_or(|t| t > now) {
-            self.sync_timers(id);
-            return false;
-        }
-        let mut segs = std::mem::take(&mut self.segs);
-        f.conn.on_delack(&mut segs);
-        self.segs = segs;
-        self.flush(id);
+        self.drive(id, |conn, now, segs| match timer {
+            Timer::Rto => conn.on_rto(now, segs),
+            Timer::DelAck => conn.on_delack(segs),
+        });
         true
     }
 
@@ -332,11 +325,9 @@ impl Simulation {
                 .map(|&f| self.flows[f as usize].conn.stats.timeouts)
                 .sum();
             for id in flows {
-                let mut segs = std::mem::take(&mut self.segs);
-                let conn = &mut self.flows[id as usize].conn;
-                conn.append(now, spec.bytes_per_worker, last, &mut segs);
-                self.segs = segs;
-                self.flush(id);
+                self.drive(id, |conn, now, segs| {
+                    conn.append(now, spec.bytes_per_worker, last, segs)
+                });
             }
             return;
         }

@@ -34,7 +34,7 @@ use crate::tcp::Seg;
 use crate::topology::NodeKind;
 use crate::traffic::{datagram_hash, Stream, PROBE_PORT};
 use crate::units::Time;
-use flows::{Flow, FlowTraceRows};
+use flows::{Flow, FlowTraceRows, Timer};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
@@ -298,8 +298,8 @@ impl Simulation {
             }
             self.n.events += 1;
             let active = match ev {
-                Event::Rto(f) => self.rto_fired(f),
-                Event::DelAck(f) => self.delack_fired(f),
+                Event::Rto(f) => self.timer_fired(f, Timer::Rto),
+                Event::DelAck(f) => self.timer_fired(f, Timer::DelAck),
                 ev => {
                     self.dispatch(ev, hosts);
                     true

@@ -62,6 +62,22 @@ pub struct Seg {
     pub ts_echo: Time,
 }
 
+impl Seg {
+    /// A segment without payload (SYN, SYN-ACK, pure ACK, FIN-ACK), not
+    /// ECN-capable (RFC 3168 §6.1.4).
+    pub fn control(to_receiver: bool, seq: u64, ack: u64, flags: u8, ts_echo: Time) -> Seg {
+        Seg {
+            to_receiver,
+            seq,
+            ack,
+            flags,
+            payload: 0,
+            ect: false,
+            ts_echo,
+        }
+    }
+}
+
 /// An arriving segment: what the network did to it matters too.
 #[derive(Clone, Copy, Debug)]
 pub struct Arrival {
@@ -291,18 +307,7 @@ impl Conn {
     fn send_syn(&mut self, out: &mut Vec<Seg>) {
         // An ECN-setup SYN carries ECE and CWR (RFC 3168 §6.1.1).
         let ecn_setup = if self.p.ecn { ECE | CWR } else { 0 };
-        self.emit(
-            out,
-            Seg {
-                to_receiver: true,
-                seq: 0,
-                ack: 0,
-                flags: SYN | ecn_setup,
-                payload: 0,
-                ect: false,
-                ts_echo: NO_TS,
-            },
-        );
+        self.emit(out, Seg::control(true, 0, 0, SYN | ecn_setup, NO_TS));
     }
 
     fn emit(&mut self, out: &mut Vec<Seg>, seg: Seg) {
@@ -466,18 +471,7 @@ impl Conn {
                 self.snd_una = 1;
                 self.rto_at = None;
                 // The third packet of the handshake.
-                self.emit(
-                    out,
-                    Seg {
-                        to_receiver: true,
-                        seq: 1,
-                        ack: 1,
-                        flags: ACK,
-                        payload: 0,
-                        ect: false,
-                        ts_echo: NO_TS,
-                    },
-                );
+                self.emit(out, Seg::control(true, 1, 1, ACK, NO_TS));
                 self.send_window(now, out);
             }
             State::Open => self.on_ack(now, a, out),
@@ -555,18 +549,8 @@ impl Conn {
         }
         if seg.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
             // The receiver's FIN: acknowledge it and close.
-            self.emit(
-                out,
-                Seg {
-                    to_receiver: true,
-                    seq: self.final_seq(),
-                    ack: seg.seq + 1,
-                    flags: ACK,
-                    payload: 0,
-                    ect: false,
-                    ts_echo: NO_TS,
-                },
-            );
+            let last_ack = Seg::control(true, self.final_seq(), seg.seq + 1, ACK, NO_TS);
+            self.emit(out, last_ack);
             self.finish(now);
             return;
         }
@@ -618,15 +602,7 @@ impl Conn {
             let ecn_setup = if self.p.ecn { ECE } else { 0 };
             self.emit(
                 out,
-                Seg {
-                    to_receiver: false,
-                    seq: 0,
-                    ack: 1,
-                    flags: SYN | ACK | ecn_setup,
-                    payload: 0,
-                    ect: false,
-                    ts_echo: a.sent,
-                },
+                Seg::control(false, 0, 1, SYN | ACK | ecn_setup, a.sent),
             );
             return false;
         }
@@ -723,18 +699,8 @@ impl Conn {
             1
         };
         self.fin_sent |= extra & FIN != 0;
-        self.emit(
-            out,
-            Seg {
-                to_receiver: false,
-                seq,
-                ack: self.rcv_nxt,
-                flags: ACK | ece | extra,
-                payload: 0,
-                ect: false,
-                ts_echo: self.ts_recent,
-            },
-        );
+        let ack = Seg::control(false, seq, self.rcv_nxt, ACK | ece | extra, self.ts_recent);
+        self.emit(out, ack);
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_at = None;
