@@ -31,6 +31,8 @@ pub enum Event {
     Rto(u32),
     /// A flow's delayed-ACK timer may have expired.
     DelAck(u32),
+    /// A paced flow may send its next segment.
+    Pace(u32),
     /// The next flow of a workload source arrives.
     FlowArrival(u32),
     /// An incast application starts its first round.

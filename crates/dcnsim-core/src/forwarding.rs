@@ -10,9 +10,23 @@
 //!   every packet climbs to the top tier before it descends, so every host pair
 //!   sees the same hop count; among equal-length choices it hashes like ECMP.
 
+//!
+//! Add a policy by adding a variant to [`Policy`] and its arm in
+//! [`Forwarder::egress`].
+
+use crate::network::Network;
+use crate::packet::Packet;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
+
+/// `[forwarding]`: how switches choose among equal-cost next hops.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForwardingSpec {
+    #[serde(default)]
+    pub policy: Policy,
+}
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -22,6 +36,44 @@ pub enum Policy {
     Ecmp,
     Rps,
     Elr,
+}
+
+/// The forwarding state of every switch: the policy, a random stream per
+/// switch (spraying) and a hash salt per switch.
+pub struct Forwarder {
+    pub policy: Policy,
+    pub rng: Vec<Xoshiro256PlusPlus>,
+    pub salt: Vec<u64>,
+}
+
+impl Forwarder {
+    /// The egress port of switch `node` for packet `pkt`.
+    #[inline]
+    pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Packet) -> u32 {
+        let salt = self.salt[node as usize];
+        let mut hops = net.next_hops(node, pkt.dst);
+        let hash = match self.policy {
+            Policy::Single => pair_hash(pkt.src, pkt.dst),
+            Policy::Ecmp => pkt.hash,
+            Policy::Rps => {
+                let i = pick_random(&mut self.rng[node as usize], hops.len());
+                return hops[i];
+            }
+            Policy::Elr => {
+                if net.tier[node as usize] >= net.top_tier {
+                    pkt.climbed = true;
+                }
+                if !pkt.climbed {
+                    hops = net.up_ports(node);
+                }
+                pkt.hash
+            }
+        };
+        if hops.len() == 1 {
+            return hops[0];
+        }
+        hops[pick_hashed(hash, salt, hops.len())]
+    }
 }
 
 /// A 64-bit mixing function (the splitmix64 finalizer): a fixed, portable hash.

@@ -33,6 +33,7 @@
 pub mod apps;
 pub mod cc;
 pub mod engine;
+pub mod error;
 pub mod forwarding;
 pub mod network;
 pub mod packet;

@@ -6,6 +6,7 @@
 //! Routing tables hold, for every switch and destination host, all egress ports
 //! on a shortest path (by hop count); forwarding policies pick among them.
 
+use crate::packet::CLASSES;
 use crate::queue::{Aqm, Queue};
 use crate::scenario::NetworkSpec;
 use crate::topology::{NodeKind, Topology};
@@ -21,17 +22,24 @@ pub struct Port {
     pub arrive_after: Time,
     /// `rate` as whole picoseconds per byte, or 0 when it is not whole.
     ps_per_byte: u64,
+    /// The port of the peer back towards this port's node.
+    pub reverse: u32,
     pub queue: Queue,
-    /// ECN marking / early drop on arrival, if configured.
-    pub aqm: Option<Aqm>,
+    /// ECN marking / early drop on arrival, one per AQM domain of the queue
+    /// (empty without AQM).
+    pub aqm: Vec<Aqm>,
+    /// Until when each class is paused by an 802.1Qbb PAUSE from the peer,
+    /// and the latest of these (so an unpaused port checks one time).
+    pub paused_until: [Time; CLASSES],
+    pub pause_latest: Time,
     /// Windows `[start, stop)` during which the port drops every packet.
     pub outages: Vec<(Time, Time)>,
     /// Captures recording what this port sends.
     pub pcap: Vec<u32>,
     /// When the packet on the wire (if any) has been fully serialized.
     pub busy_until: Time,
-    /// A wake-up is scheduled at `busy_until` to send the next queued packet.
-    pub wake_pending: bool,
+    /// The earliest pending wake-up event of this port, if any.
+    pub wake_at: Option<Time>,
     /// Index into the queue trace, when this port is traced.
     pub trace: Option<u32>,
     pub drops: u64,
@@ -48,6 +56,21 @@ impl Port {
     #[inline]
     pub fn is_down(&self, now: Time) -> bool {
         self.outages.iter().any(|&(a, b)| a <= now && now < b)
+    }
+
+    /// The classes paused at `now` (bit c for class c).
+    #[inline]
+    pub fn paused(&self, now: Time) -> u8 {
+        if self.pause_latest <= now {
+            return 0;
+        }
+        let mut mask = 0;
+        for (c, &until) in self.paused_until.iter().enumerate() {
+            if until > now {
+                mask |= 1 << c;
+            }
+        }
+        mask
     }
 
     /// Time to serialize `bytes` onto this port's link.
@@ -85,44 +108,50 @@ pub struct Network {
 impl Network {
     pub fn build(topo: &Topology, spec: &NetworkSpec) -> Network {
         let n = topo.nodes.len();
-        let mut by_node: Vec<Vec<(usize, &crate::topology::Link)>> = vec![Vec::new(); n];
-        for l in &topo.links {
-            by_node[l.a].push((l.b, l));
-            by_node[l.b].push((l.a, l));
-        }
-        let mut ports = Vec::new();
+        let numbered = topo.ports();
         let mut node_ports = Vec::with_capacity(n + 1);
-        for (node, links) in by_node.iter().enumerate() {
-            node_ports.push(ports.len() as u32);
+        let mut ports = Vec::with_capacity(numbered.len());
+        for &(node, peer, l) in &numbered {
+            while node_ports.len() <= node {
+                node_ports.push(ports.len() as u32);
+            }
             let queue = match topo.nodes[node].kind {
                 NodeKind::Host => &spec.nic_queue,
                 NodeKind::Switch => &spec.queue,
             };
-            for &(peer, l) in links {
-                let arrive_after = match topo.nodes[peer].kind {
-                    NodeKind::Host => l.delay,
-                    NodeKind::Switch => l.delay + spec.switch_latency,
-                };
-                ports.push(Port {
-                    node: node as u32,
-                    peer: peer as u32,
-                    rate: l.rate,
-                    arrive_after,
-                    ps_per_byte: l.rate.exact_ps_per_byte().unwrap_or(0),
-                    queue: Queue::new(queue),
-                    aqm: None,
-                    outages: Vec::new(),
-                    pcap: Vec::new(),
-                    busy_until: Time::ZERO,
-                    wake_pending: false,
-                    trace: None,
-                    drops: 0,
-                    sent_packets: 0,
-                    sent_bytes: 0,
-                    max_packets: 0,
-                    max_bytes: 0,
-                });
-            }
+            let arrive_after = match topo.nodes[peer].kind {
+                NodeKind::Host => l.delay,
+                NodeKind::Switch => l.delay + spec.switch_latency,
+            };
+            let reverse = numbered
+                .iter()
+                .position(|&(a, b, _)| (a, b) == (peer, node))
+                .expect("every link has two ports") as u32;
+            ports.push(Port {
+                node: node as u32,
+                peer: peer as u32,
+                rate: l.rate,
+                arrive_after,
+                ps_per_byte: l.rate.exact_ps_per_byte().unwrap_or(0),
+                reverse,
+                queue: Queue::new(queue),
+                aqm: Vec::new(),
+                paused_until: [Time::ZERO; CLASSES],
+                pause_latest: Time::ZERO,
+                outages: Vec::new(),
+                pcap: Vec::new(),
+                busy_until: Time::ZERO,
+                wake_at: None,
+                trace: None,
+                drops: 0,
+                sent_packets: 0,
+                sent_bytes: 0,
+                max_packets: 0,
+                max_bytes: 0,
+            });
+        }
+        while node_ports.len() < n {
+            node_ports.push(ports.len() as u32);
         }
         node_ports.push(ports.len() as u32);
         let mut node_host = vec![u32::MAX; n];
@@ -215,10 +244,10 @@ impl Network {
         self.up_off.push(self.up_ports.len() as u32);
     }
 
-    /// All egress ports of `node` on a shortest path to host `dst`.
+    /// All egress ports of `node` on a shortest path to the host at node `dst`.
     #[inline]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
-        let i = node as usize * self.hosts + dst as usize;
+        let i = node as usize * self.hosts + self.node_host[dst as usize] as usize;
         &self.route_hops[self.route_off[i] as usize..self.route_off[i + 1] as usize]
     }
 
@@ -227,9 +256,16 @@ impl Network {
         self.ports_of(a).find(|&p| self.ports[p as usize].peer == b)
     }
 
+    /// The node id of host `h`.
+    #[inline]
+    pub fn host_node(&self, h: u32) -> u32 {
+        self.ports[self.host_port[h as usize] as usize].node
+    }
+
     /// One shortest path from host `src` to host `dst` (the first equal-cost
     /// choice at every switch), as egress ports.
     pub fn path(&self, src: u32, dst: u32) -> Vec<u32> {
+        let dst = self.host_node(dst);
         let mut port = self.host_port[src as usize];
         let mut path = vec![port];
         loop {

@@ -1,9 +1,18 @@
-//! Packets live in an arena and are referred to by index; freed slots are
-//! reused, so the hot path allocates nothing once the arena has grown.
+//! The packet header, declared once and shared by every transport, queue
+//! discipline, forwarding policy and switch agent, and the arena packets live
+//! in (referred to by index; freed slots are reused, so the hot path allocates
+//! nothing once the arena has grown).
+//!
+//! A header carries what the seeds' mechanisms read or write:
+//! addresses (node ids, so a switch can originate a packet), the wire size, the
+//! ECN codepoint (RFC 3168), the 802.1Q priority code point `class` (0–7), a
+//! 64-bit `prio` (pFabric: smaller is served first), the port it arrived on,
+//! what it is ([`Kind`]), the TCP fields ([`TcpHeader`]) and one optional
+//! in-band option whose bytes count on the wire ([`Packet::set_option`]).
 
 use crate::units::Time;
 
-/// Marks "no flow" / "no record" in `u32` index fields.
+/// Marks "no flow" / "no record" / "no port" in `u32` index fields.
 pub const NONE: u32 = u32::MAX;
 
 /// IP ECN codepoints (RFC 3168).
@@ -11,77 +20,115 @@ pub const NOT_ECT: u8 = 0;
 pub const ECT0: u8 = 2;
 pub const CE: u8 = 3;
 
-/// What carries the packet: a datagram of a stream or probe, or a TCP segment.
+/// 802.1Q priority code points: classes 0 to 7 (7 is served first by the
+/// `priority` discipline).
+pub const CLASSES: usize = 8;
+
+/// Bytes an in-band option adds to the wire size (a 4-byte TCP/IP option
+/// word, such as BOTCP's buffer-occupancy field).
+pub const OPTION_BYTES: u32 = 4;
+
+/// What a packet is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Proto {
-    Udp,
+pub enum Kind {
+    /// A probe or stream packet (UDP).
+    Datagram,
+    /// A TCP segment; its fields are in [`Packet::tcp`].
     Tcp,
+    /// ICMP "fragmentation needed" (RFC 1191) carrying the next-hop MTU, sent
+    /// by a switch to a flow's sender.
+    IcmpMtu { mtu: u32 },
+    /// An 802.3x / 802.1Qbb PAUSE frame: the classes in `classes` (bit c for
+    /// class c) stop for `time` at the port it is sent back to (0 resumes).
+    Pause { classes: u8, time: Time },
+}
+
+/// The TCP header fields the TCP machine reads and writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub seq: u64,
+    pub ack: u64,
+    /// TCP flags ([`crate::tcp::SYN`] …).
+    pub flags: u8,
+    /// The timestamp value echoed back (TSecr), or [`crate::tcp::NO_TS`].
+    pub ts_echo: Time,
 }
 
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
-    /// Source and destination host indices.
+    /// Source and destination node ids (hosts, or a switch for packets a
+    /// switch agent originates).
     pub src: u32,
     pub dst: u32,
-    /// Wire size in bytes (IP packet: headers included).
+    /// Wire size in bytes (IP packet: headers and the option included).
     pub size: u32,
-    /// Its stream (UDP) or connection (TCP), or [`NONE`] for probes.
+    /// Its stream (datagrams) or connection (TCP, ICMP about a flow), or
+    /// [`NONE`] for probes.
     pub flow: u32,
     /// Its row in the probe table, or [`NONE`].
     pub record: u32,
     /// The node its current link leads to.
     pub next_node: u32,
+    /// The port of the current node the packet arrived on (the port back
+    /// towards the previous node), or [`NONE`] at its origin.
+    pub ingress: u32,
     /// Links crossed so far.
     pub hops: u32,
     /// Equal-length routing: the packet has reached the top tier.
     pub climbed: bool,
-    pub proto: Proto,
+    pub kind: Kind,
     /// IP ECN field: [`NOT_ECT`], [`ECT0`] or [`CE`].
     pub ecn: u8,
-    /// Traffic class (WRED profile).
+    /// 802.1Q priority code point, 0–7 (WRED profile, strict priority).
     pub class: u8,
-    /// TCP flags ([`crate::tcp::SYN`] …); 0 for datagrams.
-    pub flags: u8,
-    /// Five-tuple hash used by ECMP-style policies.
+    /// pFabric priority: smaller values are served first and dropped last.
+    pub prio: u64,
+    /// The in-band option, when present (its bytes are in `size`).
+    pub option: Option<u32>,
+    /// Five-tuple hash used by ECMP-style policies (also the flow key queue
+    /// disciplines see).
     pub hash: u64,
     /// When the application sent it (a TCP segment's timestamp value).
     pub sent: Time,
-    /// TCP: sequence and acknowledgment numbers, echoed timestamp.
-    pub seq: u64,
-    pub ack: u64,
-    pub ts_echo: Time,
+    pub tcp: TcpHeader,
 }
 
 impl Packet {
-    /// A datagram (probe or stream packet) with no TCP fields.
-    pub fn datagram(
-        src: u32,
-        dst: u32,
-        size: u32,
-        flow: u32,
-        record: u32,
-        hash: u64,
-        sent: Time,
-    ) -> Packet {
+    /// A packet of `kind` with everything else zero or absent.
+    pub fn new(kind: Kind, src: u32, dst: u32, size: u32, hash: u64, sent: Time) -> Packet {
         Packet {
             src,
             dst,
             size,
-            flow,
-            record,
+            flow: NONE,
+            record: NONE,
             next_node: 0,
+            ingress: NONE,
             hops: 0,
             climbed: false,
-            proto: Proto::Udp,
+            kind,
             ecn: NOT_ECT,
             class: 0,
-            flags: 0,
+            prio: 0,
+            option: None,
             hash,
             sent,
-            seq: 0,
-            ack: 0,
-            ts_echo: Time::ZERO,
+            tcp: TcpHeader::default(),
         }
+    }
+
+    /// Set the in-band option; the first time, its bytes join the wire size.
+    #[inline]
+    pub fn set_option(&mut self, value: u32) {
+        if self.option.is_none() {
+            self.size += OPTION_BYTES;
+        }
+        self.option = Some(value);
+    }
+
+    #[inline]
+    pub fn is_tcp(&self) -> bool {
+        self.kind == Kind::Tcp
     }
 }
 
@@ -124,5 +171,18 @@ impl Arena {
     /// Packets allocated and not yet released.
     pub fn live(&self) -> u64 {
         (self.slots.len() - self.free.len()) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_option_counts_on_the_wire_once() {
+        let mut p = Packet::new(Kind::Tcp, 0, 1, 1500, 7, Time::ZERO);
+        p.set_option(3);
+        p.set_option(9);
+        assert_eq!((p.size, p.option), (1500 + OPTION_BYTES, Some(9)));
     }
 }

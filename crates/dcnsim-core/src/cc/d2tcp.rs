@@ -6,7 +6,8 @@
 //! seed §IV uses 0.5..2.0). Flows without a deadline use d = 1 (plain DCTCP);
 //! a flow past its deadline uses d_max.
 
-use super::{Dctcp, FlowState, Window};
+use super::{Controller, Dctcp, FlowState, Window};
+use crate::tcp::TransportSpec;
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -17,7 +18,7 @@ pub struct D2tcp {
 }
 
 impl D2tcp {
-    pub fn new(dctcp: Dctcp, d_min: f64, d_max: f64) -> D2tcp {
+    pub fn with(dctcp: Dctcp, d_min: f64, d_max: f64) -> D2tcp {
         D2tcp {
             dctcp,
             d_min,
@@ -45,6 +46,32 @@ impl D2tcp {
     }
 }
 
+impl Controller for D2tcp {
+    fn new(t: &TransportSpec) -> D2tcp {
+        D2tcp::with(Dctcp::new(t), t.d2tcp_d_min, t.d2tcp_d_max)
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+
+    fn precise_echo(&self) -> bool {
+        true
+    }
+
+    fn observe(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        self.dctcp.update(acked, ece, snd_una, snd_nxt);
+    }
+
+    fn ecn_cut(&self, w: &Window, f: &FlowState) -> f64 {
+        self.cut(w, f)
+    }
+
+    fn alpha(&self) -> f64 {
+        self.dctcp.alpha
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,7 +88,7 @@ mod tests {
 
     #[test]
     fn near_deadlines_back_off_less_and_far_ones_more() {
-        let mut d = D2tcp::new(Dctcp::new(1.0 / 16.0, 0.5), 0.5, 2.0);
+        let mut d = D2tcp::with(Dctcp::with(1.0 / 16.0, 0.5), 0.5, 2.0);
         d.dctcp.alpha = 0.5;
         let w = Window {
             cwnd: 10_000.0,

@@ -4,6 +4,9 @@
 //! with ECE in that window. On ECE the window is cut to cwnd·(1 − α/2), at most
 //! once per window.
 
+use super::{Controller, FlowState, Window};
+use crate::tcp::TransportSpec;
+
 #[derive(Clone, Debug)]
 pub struct Dctcp {
     pub alpha: f64,
@@ -15,7 +18,8 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
-    pub fn new(g: f64, alpha: f64) -> Dctcp {
+    /// DCTCP's estimator with gain `g` and initial α.
+    pub fn with(g: f64, alpha: f64) -> Dctcp {
         Dctcp {
             alpha,
             g,
@@ -25,7 +29,7 @@ impl Dctcp {
         }
     }
 
-    pub fn observe(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+    pub fn update(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
         self.acked += acked;
         if ece {
             self.marked += acked;
@@ -42,6 +46,32 @@ impl Dctcp {
     }
 }
 
+impl Controller for Dctcp {
+    fn new(t: &TransportSpec) -> Dctcp {
+        Dctcp::with(t.dctcp_g, t.dctcp_alpha_init)
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+
+    fn precise_echo(&self) -> bool {
+        true
+    }
+
+    fn observe(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        self.update(acked, ece, snd_una, snd_nxt);
+    }
+
+    fn ecn_cut(&self, w: &Window, _f: &FlowState) -> f64 {
+        w.cwnd * (1.0 - self.alpha / 2.0)
+    }
+
+    fn alpha(&self) -> f64 {
+        self.alpha
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,15 +80,15 @@ mod tests {
     #[test]
     fn alpha_is_an_ewma_of_the_marked_fraction_per_window() {
         let g = 1.0 / 16.0;
-        let mut d = Dctcp::new(g, 0.0);
+        let mut d = Dctcp::with(g, 0.0);
         // The first ACK opens the first observation window (no bytes yet).
         let mut una = 1;
-        d.observe(0, false, una, 10_000);
+        d.update(0, false, una, 10_000);
         for n in 1..=20 {
             // A window of 10 segments of 1000 B, all marked.
             for _ in 0..10 {
                 una += 1000;
-                d.observe(1000, true, una, una + 9_999);
+                d.update(1000, true, una, una + 9_999);
             }
             let want = 1.0 - (1.0 - g).powi(n);
             assert!(
@@ -68,13 +98,13 @@ mod tests {
             );
         }
         // Half the bytes marked: α converges to 1/2.
-        let mut d = Dctcp::new(g, 1.0);
+        let mut d = Dctcp::with(g, 1.0);
         let mut una = 1;
-        d.observe(0, false, una, 10_000);
+        d.update(0, false, una, 10_000);
         for _ in 0..400 {
             for i in 0..10 {
                 una += 1000;
-                d.observe(1000, i % 2 == 0, una, una + 9_999);
+                d.update(1000, i % 2 == 0, una, una + 9_999);
             }
         }
         assert!((d.alpha - 0.5).abs() < 1e-6);

@@ -7,7 +7,8 @@
 //! the window is cut by b/2 with b = α^(w_c), so young flows (large w_c) back
 //! off less than old ones.
 
-use super::{Dctcp, Window};
+use super::{reno, Controller, Dctcp, FlowState, Window};
+use crate::tcp::TransportSpec;
 
 #[derive(Clone, Debug)]
 pub struct L2dct {
@@ -21,7 +22,7 @@ const FULL_WEIGHT_SEGMENTS: f64 = 200.0;
 const MIN_WEIGHT_SEGMENTS: f64 = 1000.0;
 
 impl L2dct {
-    pub fn new(dctcp: Dctcp, w_max: f64, w_min: f64) -> L2dct {
+    pub fn with(dctcp: Dctcp, w_max: f64, w_min: f64) -> L2dct {
         L2dct {
             dctcp,
             w_max,
@@ -51,13 +52,43 @@ impl L2dct {
     }
 }
 
+impl Controller for L2dct {
+    fn new(t: &TransportSpec) -> L2dct {
+        L2dct::with(Dctcp::new(t), t.l2dct_w_max, t.l2dct_w_min)
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+
+    fn precise_echo(&self) -> bool {
+        true
+    }
+
+    fn on_ack(&mut self, w: &mut Window, acked: u64, f: &FlowState) {
+        reno::grow(w, acked, self.increase_gain(f.bytes_sent, w.mss));
+    }
+
+    fn observe(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        self.dctcp.update(acked, ece, snd_una, snd_nxt);
+    }
+
+    fn ecn_cut(&self, w: &Window, f: &FlowState) -> f64 {
+        self.cut(w, f.bytes_sent)
+    }
+
+    fn alpha(&self) -> f64 {
+        self.dctcp.alpha
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn weight_falls_from_max_to_min_with_data_sent() {
-        let l = L2dct::new(Dctcp::new(1.0 / 16.0, 0.5), 2.5, 0.125);
+        let l = L2dct::with(Dctcp::with(1.0 / 16.0, 0.5), 2.5, 0.125);
         let mss = 1460.0;
         assert_eq!(l.weight(0, mss), 2.5);
         assert_eq!(l.weight(200 * 1460, mss), 2.5);

@@ -1,21 +1,32 @@
-//! Congestion controllers: how the window grows on ACKs and how much it is cut
-//! when ECN marks arrive. Loss handling (fast retransmit, NewReno recovery,
-//! timeouts) is shared by all of them and lives in [`crate::tcp`]; so is the
-//! "once per window" rule for reacting to ECE (RFC 3168 §6.1.2).
+//! Congestion controllers: how a sender's window starts, grows and reacts.
 //!
-//! The controllers are variants of one closed enum, dispatched by `match`.
+//! The TCP machine ([`crate::tcp`]) owns sequence space, loss detection and
+//! timers; a controller owns the reactions ([`Controller`]): the initial
+//! window, growth on ACKs, the cut on ECE and its floor, the reaction to the
+//! duplicate-ACK threshold (or none: no fast retransmit), the timeout reaction,
+//! the window floor for sending (below one segment with pacing), a fixed
+//! retransmission timeout, probe mode, and a pacing rate. Every hook has
+//! today's TCP behaviour as its default, so a controller states only what it
+//! changes.
+//!
+//! Add a controller by writing one file here that implements [`Controller`]
+//! and adding one line to the `controllers!` registry below.
 
 mod d2tcp;
 mod dctcp;
+mod ecn;
 mod l2dct;
 mod reno;
 
 pub use d2tcp::D2tcp;
 pub use dctcp::Dctcp;
+pub use ecn::Ecn;
 pub use l2dct::L2dct;
+pub use reno::NewReno;
 
-use crate::scenario::{Protocol, TransportSpec};
+use crate::tcp::TransportSpec;
 use crate::units::Time;
+use serde::Deserialize;
 
 /// The sender's window, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,82 +49,192 @@ pub struct FlowState {
     pub deadline: Option<Time>,
 }
 
-#[derive(Clone, Debug)]
-pub enum Cc {
-    /// RFC 5681 slow start and congestion avoidance; also used by `ecn`, which
-    /// halves on ECE (RFC 3168).
-    Reno {
-        ecn: bool,
-    },
-    Dctcp(Dctcp),
-    D2tcp(D2tcp),
-    L2dct(L2dct),
-}
+/// One controller. Every method but `new` has a default: NewReno's.
+pub trait Controller: Sized {
+    fn new(t: &TransportSpec) -> Self;
 
-impl Cc {
-    pub fn new(protocol: Protocol, t: &TransportSpec) -> Cc {
-        match protocol {
-            Protocol::Newreno => Cc::Reno { ecn: false },
-            Protocol::Ecn => Cc::Reno { ecn: true },
-            Protocol::Dctcp => Cc::Dctcp(Dctcp::new(t.dctcp_g, t.dctcp_alpha_init)),
-            Protocol::D2tcp => Cc::D2tcp(D2tcp::new(
-                Dctcp::new(t.dctcp_g, t.dctcp_alpha_init),
-                t.d2tcp_d_min,
-                t.d2tcp_d_max,
-            )),
-            Protocol::L2dct => Cc::L2dct(L2dct::new(
-                Dctcp::new(t.dctcp_g, t.dctcp_alpha_init),
-                t.l2dct_w_max,
-                t.l2dct_w_min,
-            )),
-        }
+    /// Data segments are sent ECN-capable (ECT(0)).
+    fn ecn_capable(&self) -> bool {
+        false
+    }
+
+    /// The receiver echoes each CE mark exactly (DCTCP's ACK state machine)
+    /// rather than latching ECE until CWR (RFC 3168).
+    fn precise_echo(&self) -> bool {
+        false
+    }
+
+    /// The window before the first ACK: `init_cwnd` segments (RFC 6928: 10).
+    fn initial_window(&self, init_cwnd: u32, mss: f64) -> f64 {
+        f64::from(init_cwnd) * mss
     }
 
     /// Grow the window for `acked` newly acknowledged bytes (outside recovery).
-    pub fn on_ack(&mut self, w: &mut Window, acked: u64, f: &FlowState) {
-        let gain = match self {
-            Cc::L2dct(l) => l.increase_gain(f.bytes_sent, w.mss),
-            _ => 1.0,
-        };
-        reno::grow(w, acked, gain);
+    fn on_ack(&mut self, w: &mut Window, acked: u64, _f: &FlowState) {
+        reno::grow(w, acked, 1.0);
     }
 
-    /// Account one ACK for the marked-fraction estimate (DCTCP family):
-    /// `acked` bytes, whether it echoed CE, and the sender's `snd_una` /
-    /// `snd_nxt` after it (an observation window ends when `snd_una` passes
-    /// the `snd_nxt` of its start).
-    pub fn observe(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
-        if let Some(d) = self.dctcp_mut() {
-            d.observe(acked, ece, snd_una, snd_nxt);
-        }
-    }
+    /// Account one ACK: `acked` bytes, whether it echoed CE, and `snd_una` /
+    /// `snd_nxt` after it (DCTCP's marked-fraction estimate).
+    fn observe(&mut self, _acked: u64, _ece: bool, _snd_una: u64, _snd_nxt: u64) {}
 
     /// The window after reacting to ECE (called at most once per window).
-    pub fn ecn_cut(&self, w: &Window, f: &FlowState) -> f64 {
-        match self {
-            Cc::Reno { .. } => w.cwnd / 2.0,
-            Cc::Dctcp(d) => w.cwnd * (1.0 - d.alpha / 2.0),
-            Cc::D2tcp(d) => d.cut(w, f),
-            Cc::L2dct(l) => l.cut(w, f.bytes_sent),
-        }
+    fn ecn_cut(&self, w: &Window, _f: &FlowState) -> f64 {
+        w.cwnd / 2.0
+    }
+
+    /// The least window an ECE cut leaves: two segments (RFC 3168 §6.1.2;
+    /// Linux's DCTCP).
+    fn ecn_floor(&self, w: &Window) -> f64 {
+        2.0 * w.mss
+    }
+
+    /// Whether the duplicate-ACK threshold triggers fast retransmit.
+    fn fast_retransmit(&self) -> bool {
+        true
+    }
+
+    /// Entering fast recovery with `flight` bytes outstanding: set ssthresh
+    /// (RFC 5681 eq. 4); the machine inflates cwnd by the duplicate ACKs.
+    fn on_dupacks(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = (flight as f64 / 2.0).max(2.0 * w.mss);
+    }
+
+    /// The retransmission timer expired with `flight` bytes outstanding
+    /// (RFC 5681 §3.1: ssthresh as eq. 4, cwnd one segment).
+    fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        w.ssthresh = (flight as f64 / 2.0).max(2.0 * w.mss);
+        w.cwnd = w.mss;
+    }
+
+    /// The window the sender may fill is never taken below this. One segment
+    /// by default; a controller with windows below one segment must also pace
+    /// ([`Controller::pacing_rate`]).
+    fn send_floor(&self, w: &Window) -> f64 {
+        w.mss
+    }
+
+    /// A fixed retransmission timeout without backoff instead of RFC 6298's.
+    fn fixed_rto(&self) -> Option<Time> {
+        None
+    }
+
+    /// After this many consecutive timeouts, probe mode: header-sized probes
+    /// until an ACK arrives.
+    fn probe_after(&self) -> Option<u32> {
+        None
+    }
+
+    /// Pacing rate in bytes per second, if this controller paces (then the
+    /// next segment waits until the previous one's bytes at this rate have
+    /// passed).
+    fn pacing_rate(&self, _w: &Window, _srtt: Option<Time>) -> Option<f64> {
+        None
     }
 
     /// DCTCP's α, for traces (`NaN` for controllers without one).
-    pub fn alpha(&self) -> f64 {
-        match self {
-            Cc::Reno { .. } => f64::NAN,
-            Cc::Dctcp(d) => d.alpha,
-            Cc::D2tcp(d) => d.dctcp.alpha,
-            Cc::L2dct(l) => l.dctcp.alpha,
-        }
+    fn alpha(&self) -> f64 {
+        f64::NAN
     }
+}
 
-    fn dctcp_mut(&mut self) -> Option<&mut Dctcp> {
-        match self {
-            Cc::Reno { .. } => None,
-            Cc::Dctcp(d) => Some(d),
-            Cc::D2tcp(d) => Some(&mut d.dctcp),
-            Cc::L2dct(l) => Some(&mut l.dctcp),
+/// The registry: `Variant(Type)`, one line per controller; the variant's
+/// snake-case name is what `protocol` is written as.
+macro_rules! controllers {
+    ($d:tt; $($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// `transport.protocol`: the registered congestion controllers, all
+        /// running on the one TCP machine in [`crate::tcp`].
+        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Protocol { $($(#[$doc])* $variant,)* }
+
+        #[derive(Clone, Debug)]
+        pub enum Cc { $($variant($ty),)* }
+
+        impl Cc {
+            pub fn new(protocol: Protocol, t: &TransportSpec) -> Cc {
+                match protocol { $(Protocol::$variant => Cc::$variant(<$ty>::new(t)),)* }
+            }
         }
+
+        /// Forward a [`Controller`] call to the variant.
+        macro_rules! each {
+            ($d cc:expr, $d c:ident => $d call:expr) => {
+                match $d cc { $(Cc::$variant($d c) => $d call,)* }
+            };
+        }
+    };
+}
+
+controllers! { $;
+    /// Loss-based TCP NewReno (RFC 5681, RFC 6582); not ECN-capable.
+    #[default]
+    Newreno(NewReno),
+    /// NewReno with RFC 3168 ECN: halve once per window on ECE.
+    Ecn(Ecn),
+    /// DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257).
+    Dctcp(Dctcp),
+    /// D²TCP (Vamanan et al., SIGCOMM 2012): deadline-aware DCTCP.
+    D2tcp(D2tcp),
+    /// L²DCT (Munir et al., INFOCOM 2013): least-attained-service DCTCP.
+    L2dct(L2dct),
+}
+
+impl Protocol {
+    /// The name users write (`"dctcp"`).
+    pub fn name(self) -> String {
+        format!("{self:?}").to_lowercase()
+    }
+}
+
+impl Cc {
+    pub fn ecn_capable(&self) -> bool {
+        each!(self, c => c.ecn_capable())
+    }
+    pub fn precise_echo(&self) -> bool {
+        each!(self, c => c.precise_echo())
+    }
+    pub fn initial_window(&self, init_cwnd: u32, mss: f64) -> f64 {
+        each!(self, c => c.initial_window(init_cwnd, mss))
+    }
+    #[inline]
+    pub fn on_ack(&mut self, w: &mut Window, acked: u64, f: &FlowState) {
+        each!(self, c => c.on_ack(w, acked, f))
+    }
+    #[inline]
+    pub fn observe(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
+        each!(self, c => c.observe(acked, ece, snd_una, snd_nxt))
+    }
+    pub fn ecn_cut(&self, w: &Window, f: &FlowState) -> f64 {
+        each!(self, c => c.ecn_cut(w, f))
+    }
+    pub fn ecn_floor(&self, w: &Window) -> f64 {
+        each!(self, c => c.ecn_floor(w))
+    }
+    pub fn fast_retransmit(&self) -> bool {
+        each!(self, c => c.fast_retransmit())
+    }
+    pub fn on_dupacks(&mut self, w: &mut Window, flight: u64) {
+        each!(self, c => c.on_dupacks(w, flight))
+    }
+    pub fn on_timeout(&mut self, w: &mut Window, flight: u64) {
+        each!(self, c => c.on_timeout(w, flight))
+    }
+    #[inline]
+    pub fn send_floor(&self, w: &Window) -> f64 {
+        each!(self, c => c.send_floor(w))
+    }
+    pub fn fixed_rto(&self) -> Option<Time> {
+        each!(self, c => c.fixed_rto())
+    }
+    pub fn probe_after(&self) -> Option<u32> {
+        each!(self, c => c.probe_after())
+    }
+    #[inline]
+    pub fn pacing_rate(&self, w: &Window, srtt: Option<Time>) -> Option<f64> {
+        each!(self, c => c.pacing_rate(w, srtt))
+    }
+    pub fn alpha(&self) -> f64 {
+        each!(self, c => c.alpha())
     }
 }

@@ -1,7 +1,18 @@
-//! Window growth of RFC 5681: slow start below ssthresh, congestion avoidance
-//! above it, both counting acknowledged bytes (RFC 3465, limit L = 2 SMSS).
+//! TCP NewReno's window (RFC 5681 slow start and congestion avoidance, both
+//! counting acknowledged bytes, RFC 3465 with limit L = 2 SMSS); its loss
+//! reactions are the [`Controller`] defaults.
 
-use super::Window;
+use super::{Controller, Window};
+use crate::tcp::TransportSpec;
+
+#[derive(Clone, Debug)]
+pub struct NewReno;
+
+impl Controller for NewReno {
+    fn new(_t: &TransportSpec) -> NewReno {
+        NewReno
+    }
+}
 
 /// Grow `w` for `acked` bytes; `gain` scales congestion avoidance's one
 /// segment per round trip (1 for Reno; L²DCT's k).

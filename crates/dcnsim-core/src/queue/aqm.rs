@@ -14,10 +14,121 @@
 //!   packets); a packet uses the profile of its class, the last one for
 //!   higher classes.
 
-use crate::scenario::{AqmSpec, RedProfile};
+use crate::error::{join_path, ScenarioError};
 use crate::units::{Capacity, Time};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Deserialize;
+
+/// `aqm = { kind = "threshold", k = "20pkt" }`, `{ kind = "red", min, max,
+/// max_p, weight }` or `{ kind = "wred", weight, profiles = [{ min, max,
+/// max_p }, …] }` (one profile per traffic class).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmSpec {
+    Threshold {
+        k: Capacity,
+    },
+    Red {
+        min: Capacity,
+        max: Capacity,
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+    },
+    Wred {
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        profiles: Vec<RedProfile>,
+    },
+}
+
+/// One RED marking curve: thresholds on the average queue and the marking
+/// probability reached at `max`.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedProfile {
+    pub min: Capacity,
+    pub max: Capacity,
+    #[serde(default = "default_max_p")]
+    pub max_p: f64,
+}
+
+/// Floyd & Jacobson's suggested w_q and max_p.
+fn default_red_weight() -> f64 {
+    0.002
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+
+impl AqmSpec {
+    pub fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        let err = |k: &str, m: String| Err(ScenarioError::new(join_path(path, k), m));
+        let check_profile = |at: &str, p: &RedProfile| {
+            let same_unit = matches!(
+                (p.min, p.max),
+                (Capacity::Packets(_), Capacity::Packets(_))
+                    | (Capacity::Bytes(_), Capacity::Bytes(_))
+            );
+            if !same_unit {
+                return err(
+                    at,
+                    "min and max must both be in packets or both in bytes".into(),
+                );
+            }
+            if p.min.amount() >= p.max.amount() {
+                return err(at, format!("min ({}) must be below max ({})", p.min, p.max));
+            }
+            if !(p.max_p > 0.0 && p.max_p <= 1.0) {
+                return err(at, format!("max_p must be in (0, 1], got {}", p.max_p));
+            }
+            Ok(())
+        };
+        match self {
+            AqmSpec::Threshold { .. } => Ok(()),
+            AqmSpec::Red {
+                min,
+                max,
+                max_p,
+                weight,
+            } => {
+                check_weight(path, *weight)?;
+                check_profile(
+                    "",
+                    &RedProfile {
+                        min: *min,
+                        max: *max,
+                        max_p: *max_p,
+                    },
+                )
+            }
+            AqmSpec::Wred { weight, profiles } => {
+                check_weight(path, *weight)?;
+                if profiles.is_empty() {
+                    return err("profiles", "needs at least one profile".into());
+                }
+                for (i, p) in profiles.iter().enumerate() {
+                    check_profile(&format!("profiles[{i}]"), p)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn check_weight(path: &str, w: f64) -> Result<(), ScenarioError> {
+    if w > 0.0 && w <= 1.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            join_path(path, "weight"),
+            format!("must be in (0, 1], got {w}"),
+        ))
+    }
+}
 
 /// What to do with an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,70 +1,217 @@
 //! Queue disciplines at egress ports (switch ports and host NICs).
 //!
-//! A port holds one [`Queue`]; the discipline decides whether an arriving packet
-//! is admitted and which waiting packet is sent next. Disciplines are variants
-//! of one closed enum, so the per-packet dispatch is a `match`, not a virtual
-//! call. A new discipline is a module and a variant here.
+//! A discipline is a container; the port owns time. The contract
+//! ([`Discipline`]):
+//! - it sees each packet's size, 802.1Q class, pFabric `prio` and flow key
+//!   ([`Queued`]);
+//! - `enqueue` admits the arrival, drops it, or evicts packets already queued:
+//!   whatever it discards goes into `dropped`, and the simulation releases and
+//!   counts each as a drop (so conservation holds);
+//! - `dequeue(now, paused)` returns a packet, nothing, or "nothing before T"
+//!   ([`Next`]); classes whose bit is set in `paused` (802.1Qbb PAUSE) must not
+//!   be served. The port wakes itself at T;
+//! - a packet that finds the port idle and the queue empty goes straight to the
+//!   wire when [`Discipline::may_bypass`] allows it (every discipline here does
+//!   unless its class is paused), so an idle port costs no event;
+//! - AQM (ECN threshold, RED, WRED) runs on arrival over an *AQM domain* the
+//!   discipline names: the whole queue for FIFO disciplines, the class's own
+//!   queue for `priority`.
+//!
+//! Add a discipline by writing one file here that implements [`Discipline`]
+//! and adding one line to the `disciplines!` registry below.
 
 mod aqm;
 mod droptail;
 
-pub use aqm::{idle_slots, Aqm, Occupancy, Verdict};
+pub use aqm::{idle_slots, Aqm, AqmSpec, Occupancy, RedProfile, Verdict};
 pub use droptail::DropTail;
 
-use crate::scenario::{QueueKind, QueueSpec};
+use crate::error::{join_path, ScenarioError};
+use crate::units::{Capacity, Time};
+use serde::Deserialize;
 
-/// A waiting packet: its arena index and wire size.
+/// A waiting packet as a discipline sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Queued {
+    /// Arena index.
     pub pkt: u32,
+    /// Wire size in bytes.
     pub size: u32,
+    /// 802.1Q priority code point, 0–7.
+    pub class: u8,
+    /// pFabric priority (smaller first).
+    pub prio: u64,
+    /// Flow key: the packet's five-tuple hash (one direction of a flow).
+    pub flow: u64,
 }
 
-#[derive(Clone, Debug)]
-pub enum Queue {
-    DropTail(DropTail),
+/// What a port's discipline offers when the wire frees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    Packet(Queued),
+    /// Nothing to send (the next arrival wakes the port).
+    Empty,
+    /// Nothing before this time (shapers, pacing): the port wakes itself then.
+    NotBefore(Time),
+}
+
+/// A queue discipline and its capacity (switch egress ports and host NICs),
+/// `[network.queue]` / `[network.nic_queue]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(default)]
+    pub kind: QueueKind,
+    pub capacity: Capacity,
+    /// ECN marking / early drop on arrival ([`Aqm`]), per AQM domain.
+    pub aqm: Option<AqmSpec>,
+    /// `priority` only: the most each class may hold of the shared buffer
+    /// (one entry per class 0, 1, …; classes not listed share freely).
+    pub class_limits: Option<Vec<Capacity>>,
+}
+
+impl QueueSpec {
+    /// A queue of `kind` holding `capacity`, without AQM.
+    pub fn new(kind: QueueKind, capacity: Capacity) -> QueueSpec {
+        QueueSpec {
+            kind,
+            capacity,
+            aqm: None,
+            class_limits: None,
+        }
+    }
+
+    /// Check the spec at `path` (e.g. `network.queue`).
+    pub fn check(&self, path: &str) -> Result<(), ScenarioError> {
+        if let Some(aqm) = &self.aqm {
+            aqm.check(&join_path(path, "aqm"))?;
+        }
+        Queue::check(self, path)
+    }
+}
+
+/// A packet buffer that holds `amount` packets or bytes, checked on arrival.
+pub fn fits(capacity: Capacity, packets: u64, bytes: u64, size: u32) -> bool {
+    match capacity {
+        Capacity::Packets(n) => packets < n,
+        Capacity::Bytes(b) => bytes + u64::from(size) <= b,
+    }
+}
+
+/// What every queue discipline provides. Dispatch is static: the registry
+/// below makes [`Queue`] one closed enum with a `match` per call.
+pub trait Discipline: Sized {
+    /// Build from a validated spec.
+    fn new(spec: &QueueSpec) -> Self;
+
+    /// Kind-specific checks of a spec; errors name the field under `path`.
+    /// By default a discipline has no per-class limits.
+    fn check(spec: &QueueSpec, path: &str) -> Result<(), ScenarioError> {
+        match spec.class_limits {
+            Some(_) => Err(ScenarioError::new(
+                join_path(path, "class_limits"),
+                format!("the {:?} discipline has no per-class limits", spec.kind).to_lowercase(),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Offer `q`; push the arena index of every discarded packet (the arrival
+    /// or evicted ones) onto `dropped`.
+    fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>);
+
+    /// The next packet to send now, unless none is eligible.
+    fn dequeue(&mut self, now: Time, paused: u8) -> Next;
+
+    /// Packets waiting (the one being serialized is not counted).
+    fn packets(&self) -> u64;
+
+    /// Bytes waiting.
+    fn bytes(&self) -> u64;
+
+    /// Number of AQM domains (each has its own AQM state).
+    fn aqm_domains(&self) -> usize {
+        1
+    }
+
+    /// The AQM domain of `class` and the packets and bytes it holds.
+    fn aqm_domain(&self, _class: u8) -> (usize, u64, u64) {
+        (0, self.packets(), self.bytes())
+    }
+
+    /// Whether a packet of `class` that finds the port idle and this queue
+    /// empty may start serializing without being queued.
+    fn may_bypass(&self, class: u8, paused: u8) -> bool {
+        paused & (1 << class) == 0
+    }
+}
+
+/// The registry: `Variant(Type)`, one line per discipline; the variant's
+/// snake-case name is the `kind` users write.
+macro_rules! disciplines {
+    ($($(#[$attr:meta])* $variant:ident($ty:ty),)*) => {
+        /// `kind` of a queue: the registered disciplines.
+        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+        #[serde(rename_all = "snake_case")]
+        pub enum QueueKind { $($(#[$attr])* $variant,)* }
+
+        #[derive(Clone, Debug)]
+        pub enum Queue { $($variant($ty),)* }
+
+        impl Queue {
+            pub fn new(spec: &QueueSpec) -> Queue {
+                match spec.kind { $(QueueKind::$variant => Queue::$variant(<$ty>::new(spec)),)* }
+            }
+
+            fn check(spec: &QueueSpec, path: &str) -> Result<(), ScenarioError> {
+                match spec.kind { $(QueueKind::$variant => <$ty>::check(spec, path),)* }
+            }
+
+            #[inline]
+            pub fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>) {
+                match self { $(Queue::$variant(d) => d.enqueue(q, dropped),)* }
+            }
+
+            #[inline]
+            pub fn dequeue(&mut self, now: Time, paused: u8) -> Next {
+                match self { $(Queue::$variant(d) => d.dequeue(now, paused),)* }
+            }
+
+            #[inline]
+            pub fn packets(&self) -> u64 {
+                match self { $(Queue::$variant(d) => d.packets(),)* }
+            }
+
+            #[inline]
+            pub fn bytes(&self) -> u64 {
+                match self { $(Queue::$variant(d) => d.bytes(),)* }
+            }
+
+            pub fn aqm_domains(&self) -> usize {
+                match self { $(Queue::$variant(d) => d.aqm_domains(),)* }
+            }
+
+            #[inline]
+            pub fn aqm_domain(&self, class: u8) -> (usize, u64, u64) {
+                match self { $(Queue::$variant(d) => d.aqm_domain(class),)* }
+            }
+
+            #[inline]
+            pub fn may_bypass(&self, class: u8, paused: u8) -> bool {
+                match self { $(Queue::$variant(d) => d.may_bypass(class, paused),)* }
+            }
+        }
+    };
+}
+
+disciplines! {
+    #[default]
+    Droptail(DropTail),
 }
 
 impl Queue {
-    pub fn new(spec: &QueueSpec) -> Queue {
-        match spec.kind {
-            QueueKind::Droptail => Queue::DropTail(DropTail::new(spec.capacity)),
-        }
-    }
-
-    /// Offer a packet; `false` means it was dropped.
-    #[inline]
-    pub fn enqueue(&mut self, q: Queued) -> bool {
-        match self {
-            Queue::DropTail(d) => d.enqueue(q),
-        }
-    }
-
-    #[inline]
-    pub fn dequeue(&mut self) -> Option<Queued> {
-        match self {
-            Queue::DropTail(d) => d.dequeue(),
-        }
-    }
-
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.packets() == 0
-    }
-
-    /// Packets waiting (the one being serialized is not counted).
-    #[inline]
-    pub fn packets(&self) -> u64 {
-        match self {
-            Queue::DropTail(d) => d.packets(),
-        }
-    }
-
-    /// Bytes waiting.
-    #[inline]
-    pub fn bytes(&self) -> u64 {
-        match self {
-            Queue::DropTail(d) => d.bytes(),
-        }
     }
 }

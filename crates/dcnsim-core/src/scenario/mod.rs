@@ -7,190 +7,23 @@
 //! the crate trusts it: the topology is built and connected, host indices are in
 //! range, and every stream can end.
 
-mod error;
 mod traffic;
-mod transport;
 
-pub use error::ScenarioError;
+pub use crate::cc::Protocol;
+pub use crate::error::{join_path, parse_at, ScenarioError};
+pub use crate::forwarding::ForwardingSpec;
+pub use crate::queue::{AqmSpec, QueueKind, QueueSpec, RedProfile};
+pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
 pub use traffic::{
     FlowSpec, HostOrAll, HostOrRandom, HostSel, IncastSpec, Pattern, ProbeSpec, SizeDist,
     StreamSpec, TrafficSpec, WorkloadSpec,
 };
-pub use transport::{Protocol, TransportSpec, MAX_MSS, MIN_MSS};
 
 use crate::forwarding::Policy;
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::units::{Capacity, Time};
-use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
-
-/// Deserialize `value` into `T`, reporting errors with their full field path
-/// (`prefix` + the path inside `value`).
-pub(crate) fn parse_at<T: DeserializeOwned>(
-    value: Value,
-    prefix: &str,
-) -> Result<T, ScenarioError> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.inner().to_string();
-        let mut path = e.path().to_string();
-        if path == "." {
-            path.clear();
-        }
-        let mut path = join_path(prefix, &path);
-        // serde says "unknown field `x`, expected one of ..." (the path already
-        // names x) and "missing field `x`" (the path names x's parent).
-        let msg = if let Some(rest) = inner.strip_prefix("unknown field `") {
-            let expected = rest
-                .split_once('`')
-                .map_or("", |(_, e)| e.trim_start_matches(", "));
-            format!("unknown key ({expected})")
-        } else if let Some(rest) = inner.strip_prefix("missing field `") {
-            path = join_path(&path, rest.trim_end_matches('`'));
-            "required".to_string()
-        } else {
-            inner
-        };
-        ScenarioError::new(path, msg)
-    })
-}
-
-pub(crate) fn join_path(a: &str, b: &str) -> String {
-    match (a.is_empty(), b.is_empty()) {
-        (true, _) => b.to_string(),
-        (_, true) => a.to_string(),
-        _ if b.starts_with('[') => format!("{a}{b}"),
-        _ => format!("{a}.{b}"),
-    }
-}
-
-/// A queue discipline and its capacity (switch egress ports and host NICs).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct QueueSpec {
-    #[serde(default)]
-    pub kind: QueueKind,
-    pub capacity: Capacity,
-    /// ECN marking / early drop on arrival ([`crate::queue::Aqm`]).
-    pub aqm: Option<AqmSpec>,
-}
-
-/// `aqm = { kind = "threshold", k = "20pkt" }`, `{ kind = "red", min, max,
-/// max_p, weight }` or `{ kind = "wred", weight, profiles = [{ min, max,
-/// max_p }, …] }` (one profile per traffic class).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AqmSpec {
-    Threshold {
-        k: Capacity,
-    },
-    Red {
-        min: Capacity,
-        max: Capacity,
-        #[serde(default = "default_max_p")]
-        max_p: f64,
-        #[serde(default = "default_red_weight")]
-        weight: f64,
-    },
-    Wred {
-        #[serde(default = "default_red_weight")]
-        weight: f64,
-        profiles: Vec<RedProfile>,
-    },
-}
-
-/// One RED marking curve: thresholds on the average queue and the marking
-/// probability reached at `max`.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RedProfile {
-    pub min: Capacity,
-    pub max: Capacity,
-    #[serde(default = "default_max_p")]
-    pub max_p: f64,
-}
-
-/// Floyd & Jacobson's suggested w_q and max_p.
-fn default_red_weight() -> f64 {
-    0.002
-}
-
-fn default_max_p() -> f64 {
-    0.1
-}
-
-impl AqmSpec {
-    fn check(&self, path: &str) -> Result<(), ScenarioError> {
-        let err = |k: &str, m: String| Err(ScenarioError::new(join_path(path, k), m));
-        let check_profile = |at: &str, p: &RedProfile| {
-            let same_unit = matches!(
-                (p.min, p.max),
-                (Capacity::Packets(_), Capacity::Packets(_))
-                    | (Capacity::Bytes(_), Capacity::Bytes(_))
-            );
-            if !same_unit {
-                return err(
-                    at,
-                    "min and max must both be in packets or both in bytes".into(),
-                );
-            }
-            if p.min.amount() >= p.max.amount() {
-                return err(at, format!("min ({}) must be below max ({})", p.min, p.max));
-            }
-            if !(p.max_p > 0.0 && p.max_p <= 1.0) {
-                return err(at, format!("max_p must be in (0, 1], got {}", p.max_p));
-            }
-            Ok(())
-        };
-        match self {
-            AqmSpec::Threshold { .. } => Ok(()),
-            AqmSpec::Red {
-                min,
-                max,
-                max_p,
-                weight,
-            } => {
-                check_weight(path, *weight)?;
-                check_profile(
-                    "",
-                    &RedProfile {
-                        min: *min,
-                        max: *max,
-                        max_p: *max_p,
-                    },
-                )
-            }
-            AqmSpec::Wred { weight, profiles } => {
-                check_weight(path, *weight)?;
-                if profiles.is_empty() {
-                    return err("profiles", "needs at least one profile".into());
-                }
-                for (i, p) in profiles.iter().enumerate() {
-                    check_profile(&format!("profiles[{i}]"), p)?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-fn check_weight(path: &str, w: f64) -> Result<(), ScenarioError> {
-    if w > 0.0 && w <= 1.0 {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            join_path(path, "weight"),
-            format!("must be in (0, 1], got {w}"),
-        ))
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueKind {
-    #[default]
-    Droptail,
-}
 
 /// Host and switch delays and the queues at every port (`[network]`).
 #[derive(Clone, Debug, Deserialize)]
@@ -219,19 +52,11 @@ pub struct OutageSpec {
 }
 
 fn default_switch_queue() -> QueueSpec {
-    QueueSpec {
-        kind: QueueKind::Droptail,
-        capacity: Capacity::Packets(1000),
-        aqm: None,
-    }
+    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
 }
 
 fn default_nic_queue() -> QueueSpec {
-    QueueSpec {
-        kind: QueueKind::Droptail,
-        capacity: Capacity::Packets(1000),
-        aqm: None,
-    }
+    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
 }
 
 impl Default for NetworkSpec {
@@ -244,14 +69,6 @@ impl Default for NetworkSpec {
             outages: Vec::new(),
         }
     }
-}
-
-/// `[forwarding]`: how switches choose among equal-cost next hops.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ForwardingSpec {
-    #[serde(default)]
-    pub policy: Policy,
 }
 
 /// `[trace]`: which time series and captures to record.
@@ -294,6 +111,26 @@ fn default_seed() -> u64 {
     1
 }
 
+/// What `trace.pcap` names: a host (what it sends and receives) or a port
+/// (what it sends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PcapTarget {
+    Host(u32),
+    Port(u32),
+}
+
+/// Names of the scenario resolved to indices by validation: the simulation
+/// never looks a name up again.
+#[derive(Clone, Debug, Default)]
+pub struct Resolved {
+    /// Port index of each `trace.queues` entry.
+    pub traced_ports: Vec<u32>,
+    /// Port index and window of each `network.outages` entry.
+    pub outages: Vec<(u32, Time, Time)>,
+    /// Each `trace.pcap` entry.
+    pub pcap: Vec<PcapTarget>,
+}
+
 /// A validated scenario: its topology is built and every reference in it checked.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -306,6 +143,7 @@ pub struct Scenario {
     pub transport: TransportSpec,
     pub traffic: TrafficSpec,
     pub trace: TraceSpec,
+    pub resolved: Resolved,
 }
 
 impl Scenario {
@@ -326,13 +164,12 @@ impl Scenario {
             (&raw.network.queue, "network.queue"),
             (&raw.network.nic_queue, "network.nic_queue"),
         ] {
-            if let Some(aqm) = &queue.aqm {
-                aqm.check(&join_path(at, "aqm"))?;
-            }
+            queue.check(at)?;
         }
+        let mut resolved = Resolved::default();
         for (i, o) in raw.network.outages.iter().enumerate() {
             let at = format!("network.outages[{i}]");
-            if topology.port_by_name(&o.port).is_none() {
+            let Some(port) = topology.port_by_name(&o.port) else {
                 return Err(ScenarioError::new(
                     join_path(&at, "port"),
                     format!(
@@ -341,7 +178,8 @@ impl Scenario {
                         topology.example_port_name()
                     ),
                 ));
-            }
+            };
+            resolved.outages.push((port, o.start, o.stop));
             if o.stop <= o.start {
                 return Err(ScenarioError::new(
                     join_path(&at, "stop"),
@@ -355,7 +193,7 @@ impl Scenario {
         let traffic =
             TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time, &raw.transport)?;
         for (i, port) in raw.trace.queues.iter().enumerate() {
-            if topology.port_by_name(port).is_none() {
+            let Some(index) = topology.port_by_name(port) else {
                 return Err(ScenarioError::new(
                     format!("trace.queues[{i}]"),
                     format!(
@@ -363,6 +201,9 @@ impl Scenario {
                         topology.example_port_name()
                     ),
                 ));
+            };
+            if !resolved.traced_ports.contains(&index) {
+                resolved.traced_ports.push(index);
             }
         }
         let flows = traffic.known_flow_count();
@@ -385,10 +226,18 @@ impl Scenario {
                     format!("\"{name}\" is listed twice"),
                 ));
             }
-            let is_host = topology
+            let host = topology
                 .node_id(name.trim())
-                .is_some_and(|n| topology.nodes[n].kind == NodeKind::Host);
-            if !is_host && topology.port_by_name(name).is_none() {
+                .filter(|&n| topology.nodes[n].kind == NodeKind::Host)
+                .and_then(|n| topology.hosts.iter().position(|&h| h == n));
+            let target = match (host, topology.port_by_name(name)) {
+                (Some(h), _) => Some(PcapTarget::Host(h as u32)),
+                (None, Some(p)) => Some(PcapTarget::Port(p)),
+                (None, None) => None,
+            };
+            if let Some(t) = target {
+                resolved.pcap.push(t);
+            } else {
                 return Err(ScenarioError::new(
                     format!("trace.pcap[{i}]"),
                     format!(
@@ -409,6 +258,7 @@ impl Scenario {
             transport: raw.transport,
             traffic,
             trace: raw.trace,
+            resolved,
         })
     }
 

@@ -63,6 +63,9 @@ pub struct ProbeSpec {
     #[serde(default)]
     pub time: Time,
     pub interval: Option<Time>,
+    /// 802.1Q priority code point of the probe packets, 0–7.
+    #[serde(default)]
+    pub class: u8,
 }
 
 /// Gaps between the packets of a stream.
@@ -91,6 +94,8 @@ struct RawStream {
     stop: Option<Time>,
     #[serde(default)]
     record: bool,
+    #[serde(default)]
+    class: u8,
 }
 
 /// One stream from one host: the unit that becomes a row of `flows.parquet`.
@@ -105,6 +110,8 @@ pub struct StreamSpec {
     pub start: Time,
     pub stop: Time,
     pub record: bool,
+    /// 802.1Q priority code point of every packet, 0–7.
+    pub class: u8,
 }
 
 #[derive(Deserialize)]
@@ -285,6 +292,18 @@ fn check_host(topo: &Topology, path: String, host: u32) -> Result<(), ScenarioEr
     }
 }
 
+/// An 802.1Q priority code point: 0 to 7.
+fn check_class(at: &str, class: u8) -> Result<u8, ScenarioError> {
+    if usize::from(class) < crate::packet::CLASSES {
+        Ok(class)
+    } else {
+        Err(ScenarioError::new(
+            join_path(at, "class"),
+            format!("a traffic class is 0 to 7 (802.1Q priority), got {class}"),
+        ))
+    }
+}
+
 fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
     if size.0 > MAX_PACKET {
         return Err(ScenarioError::new(
@@ -428,6 +447,7 @@ impl TrafficSpec {
             let p: ProbeSpec = parse_at(v, &at)?;
             check_host(topo, join_path(&at, "src"), p.src)?;
             check_size(join_path(&at, "size"), p.size)?;
+            check_class(&at, p.class)?;
             match p.dst.host() {
                 Some(d) => {
                     check_host(topo, join_path(&at, "dst"), d)?;
@@ -454,6 +474,7 @@ impl TrafficSpec {
             let at = format!("traffic.streams[{i}]");
             let s: RawStream = parse_at(v, &at)?;
             let size = check_size(join_path(&at, "size"), s.size)?;
+            check_class(&at, s.class)?;
             let stop = end_of(&at, s.stop, stop_time, s.start, "stream")?;
             if let Some(d) = s.dst.host() {
                 check_host(topo, join_path(&at, "dst"), d)?;
@@ -509,6 +530,7 @@ impl TrafficSpec {
                     start: s.start,
                     stop,
                     record: s.record,
+                    class: s.class,
                 });
             }
         }
@@ -528,6 +550,7 @@ impl TrafficSpec {
                 ));
             }
             check_bytes(join_path(&at, "size"), f.size)?;
+            check_class(&at, f.class)?;
             if let Some(d) = f.deadline {
                 if d <= f.start {
                     return Err(ScenarioError::new(
@@ -546,6 +569,7 @@ impl TrafficSpec {
             let at = format!("traffic.workloads[{i}]");
             let w: RawWorkload = parse_at(v, &at)?;
             check_load(join_path(&at, "load"), w.load)?;
+            check_class(&at, w.class)?;
             let stop = end_of(&at, w.stop, stop_time, w.start, "workload")?;
             let dst = workload_dst(&at, &w.dst, topo)?;
             if dst.is_none() && topo.host_count() < 2 {
@@ -616,6 +640,7 @@ impl TrafficSpec {
             let at = format!("traffic.incast[{i}]");
             let c: RawIncast = parse_at(v, &at)?;
             check_host(topo, join_path(&at, "aggregator"), c.aggregator)?;
+            check_class(&at, c.class)?;
             let workers = incast_workers(&at, &c.workers, c.aggregator, topo)?;
             let bytes_per_worker = match (c.sru, c.total) {
                 (Some(b), None) => check_bytes(join_path(&at, "sru"), b)?,

@@ -24,14 +24,24 @@
 //! pure ACKs, SYNs and FINs are 40 B. The MSS may change during a connection
 //! ([`Conn::set_mss`]).
 //!
+//! How the window starts, grows and reacts is the controller's
+//! ([`crate::cc::Controller`]): it may disable fast retransmit, fix the
+//! retransmission timeout (no backoff), ask for probe mode after consecutive
+//! timeouts (one-byte probes of the first unacknowledged byte until an ACK
+//! arrives, pFabric §4.2), and pace. With `transport.pacing` every controller
+//! paces as Linux does.
+//!
 //! The connection emits [`Seg`]ments into a buffer the simulation turns into
-//! packets, and asks for timers through `rto_at` / `delack_at`.
+//! packets, and asks for timers through `rto_at`, `delack_at` and `pace_at`.
 
+mod spec;
 #[cfg(test)]
 mod tests;
 
-use crate::cc::{Cc, FlowState, Window};
-use crate::scenario::{Protocol, TransportSpec};
+pub use spec::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
+
+use crate::cc::{Cc, FlowState, Protocol, Window};
+use crate::packet::TcpHeader;
 use crate::units::Time;
 
 /// Bytes of IPv4 + TCP header on every segment.
@@ -47,19 +57,20 @@ pub const CWR: u8 = 0x80;
 /// "No timestamp" in [`Seg::ts_echo`].
 pub const NO_TS: Time = Time(u64::MAX);
 
-/// A segment leaving one end of a connection.
+/// A segment leaving one end of a connection: the TCP header (declared once,
+/// in [`crate::packet`]) and what the packet around it needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seg {
     /// Sender → receiver (data, SYN, FIN) or receiver → sender (ACKs).
     pub to_receiver: bool,
-    pub seq: u64,
-    pub ack: u64,
-    pub flags: u8,
+    pub hdr: TcpHeader,
     pub payload: u32,
     /// Sent ECN-capable (ECT(0)).
     pub ect: bool,
-    /// The timestamp value echoed back (TSecr), or [`NO_TS`].
-    pub ts_echo: Time,
+    /// pFabric priority ([`PrioScheme`]); 0 (first) for segments without
+    /// payload: SYN, SYN-ACK, ACKs and FINs carry no data a switch could trade
+    /// off, are 40 B, and losing one costs a whole timeout.
+    pub prio: u64,
 }
 
 impl Seg {
@@ -68,12 +79,15 @@ impl Seg {
     pub fn control(to_receiver: bool, seq: u64, ack: u64, flags: u8, ts_echo: Time) -> Seg {
         Seg {
             to_receiver,
-            seq,
-            ack,
-            flags,
+            hdr: TcpHeader {
+                seq,
+                ack,
+                flags,
+                ts_echo,
+            },
             payload: 0,
             ect: false,
-            ts_echo,
+            prio: 0,
         }
     }
 }
@@ -111,6 +125,8 @@ struct Params {
     host_limit: u32,
     ecn: bool,
     precise_echo: bool,
+    prio: PrioScheme,
+    pacing: bool,
 }
 
 /// Counters reported per flow.
@@ -155,8 +171,15 @@ pub struct Conn {
     rttvar: f64,
     rto: Time,
     backoff: u32,
+    /// Timeouts since the last new ACK, and whether probe mode is on.
+    consecutive_timeouts: u32,
+    probing: bool,
     /// When the retransmission timer expires, if it runs.
     pub rto_at: Option<Time>,
+    /// Pacing: the next segment may not leave before this; while the sender
+    /// waits for it, the simulation wakes it then.
+    next_send: Time,
+    pub pace_at: Option<Time>,
     /// The application has no more data: send the FIN after it.
     closing: bool,
     /// Segments of this sender still in its host (not yet on the wire).
@@ -194,6 +217,7 @@ impl Conn {
         t: &TransportSpec,
     ) -> Conn {
         let mss = t.mss.0 as u32;
+        let cc = Cc::new(protocol, t);
         let p = Params {
             init_cwnd: t.init_cwnd,
             min_rto: t.min_rto,
@@ -204,8 +228,10 @@ impl Conn {
             delack_timeout: t.delayed_ack_timeout,
             handshake: t.handshake,
             host_limit: t.host_queue_limit,
-            ecn: protocol.ecn_capable(),
-            precise_echo: protocol.precise_echo(),
+            ecn: cc.ecn_capable(),
+            precise_echo: cc.precise_echo(),
+            prio: t.priority,
+            pacing: t.pacing,
         };
         Conn {
             size,
@@ -219,11 +245,11 @@ impl Conn {
             snd_max: 0,
             data_end: 1 + size,
             win: Window {
-                cwnd: f64::from(p.init_cwnd) * f64::from(mss),
+                cwnd: cc.initial_window(p.init_cwnd, f64::from(mss)),
                 ssthresh: f64::INFINITY,
                 mss: f64::from(mss),
             },
-            cc: Cc::new(protocol, t),
+            cc,
             dupacks: 0,
             in_recovery: false,
             recover: 0,
@@ -233,7 +259,11 @@ impl Conn {
             rttvar: 0.0,
             rto: p.initial_rto,
             backoff: 0,
+            consecutive_timeouts: 0,
+            probing: false,
             rto_at: None,
+            next_send: Time::ZERO,
+            pace_at: None,
             closing: true,
             host_queued: 0,
             host_blocked: false,
@@ -364,13 +394,17 @@ impl Conn {
             now,
             bytes_sent: self.stats.bytes_sent,
             remaining: self.data_end.saturating_sub(self.snd_una),
-            srtt: self.srtt.map(|s| Time(s as u64)),
+            srtt: self.srtt_time(),
             deadline: self.deadline,
         }
     }
 
-    /// The retransmission timeout with backoff, in RFC 6298's bounds.
+    /// The retransmission timeout with backoff, in RFC 6298's bounds, or the
+    /// controller's fixed one.
     pub fn current_rto(&self) -> Time {
+        if let Some(fixed) = self.cc.fixed_rto() {
+            return fixed;
+        }
         let backed = self.rto.0.saturating_mul(1u64 << self.backoff.min(30));
         Time(backed.min(self.p.max_rto.0))
     }
@@ -394,22 +428,36 @@ impl Conn {
         } else {
             (0, ACK | FIN)
         };
+        self.send_data(seq, payload, flags, out)
+    }
+
+    /// Emit the data segment (or FIN) of `payload` bytes at `seq`.
+    fn send_data(&mut self, seq: u64, payload: u32, flags: u8, out: &mut Vec<Seg>) -> u64 {
         let cwr = if self.send_cwr && payload > 0 {
             self.send_cwr = false;
             CWR
         } else {
             0
         };
+        let prio = match (payload, self.p.prio) {
+            (0, _) => 0,
+            (_, PrioScheme::Remaining) => self.data_end - self.snd_una.max(1),
+            (_, PrioScheme::Size) => self.size,
+            (_, PrioScheme::Sent) => self.stats.bytes_sent,
+        };
         self.emit(
             out,
             Seg {
                 to_receiver: true,
-                seq,
-                ack: 1,
-                flags: flags | cwr,
+                hdr: TcpHeader {
+                    seq,
+                    ack: 1,
+                    flags: flags | cwr,
+                    ts_echo: NO_TS,
+                },
                 payload,
                 ect: self.p.ecn && payload > 0,
-                ts_echo: NO_TS,
+                prio,
             },
         );
         seq + u64::from(payload) + u64::from(flags & FIN != 0)
@@ -425,18 +473,53 @@ impl Conn {
                 0
             };
             let in_flight = self.snd_nxt - self.snd_una;
-            if in_flight > 0 && (in_flight + len) as f64 > self.win.cwnd.max(self.win.mss) {
+            let window = self.win.cwnd.max(self.cc.send_floor(&self.win));
+            if in_flight > 0 && (in_flight + len) as f64 > window {
                 break;
             }
             if self.host_queued >= self.p.host_limit {
                 self.host_blocked = true;
                 break;
             }
+            if self.next_send > now {
+                self.pace_at = Some(self.next_send);
+                break;
+            }
             self.snd_nxt = self.send_segment(self.snd_nxt, out);
             self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.pace(now, len);
         }
         if self.rto_at.is_none() && self.snd_max > self.snd_una {
             self.arm_rto(now);
+        }
+    }
+
+    /// After a segment of `len` payload bytes: when the next may leave.
+    fn pace(&mut self, now: Time, len: u64) {
+        let rate = self
+            .cc
+            .pacing_rate(&self.win, self.srtt_time())
+            .or_else(|| {
+                self.p
+                    .pacing
+                    .then(|| linux_pacing_rate(&self.win, self.srtt_time()))
+                    .flatten()
+            });
+        if let Some(rate) = rate {
+            let bytes = (len + u64::from(HEADER)) as f64;
+            self.next_send = now + Time((bytes / rate * Time::PS_PER_S as f64).round() as u64);
+        }
+    }
+
+    fn srtt_time(&self) -> Option<Time> {
+        self.srtt.map(|s| Time(s as u64))
+    }
+
+    /// The pacing timer fired (the caller checked `pace_at <= now`).
+    pub fn on_pace(&mut self, now: Time, out: &mut Vec<Seg>) {
+        self.pace_at = None;
+        if self.state == State::Open {
+            self.send_window(now, out);
         }
     }
 
@@ -461,12 +544,12 @@ impl Conn {
     /// A segment reaches the sender (`src`).
     pub fn on_sender_arrival(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) {
         let seg = a.seg;
-        if seg.ts_echo != NO_TS && seg.ack > self.snd_una && now >= seg.ts_echo {
-            self.rtt_sample((now - seg.ts_echo).0 as f64);
+        if seg.hdr.ts_echo != NO_TS && seg.hdr.ack > self.snd_una && now >= seg.hdr.ts_echo {
+            self.rtt_sample((now - seg.hdr.ts_echo).0 as f64);
             self.backoff = 0;
         }
         match self.state {
-            State::SynSent if seg.flags & (SYN | ACK) == SYN | ACK => {
+            State::SynSent if seg.hdr.flags & (SYN | ACK) == SYN | ACK => {
                 self.state = State::Open;
                 self.snd_una = 1;
                 self.rto_at = None;
@@ -481,9 +564,17 @@ impl Conn {
 
     fn on_ack(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) {
         let seg = a.seg;
-        let ece = seg.flags & ECE != 0 && self.p.ecn;
-        let ack = seg.ack.min(self.snd_max);
+        let ece = seg.hdr.flags & ECE != 0 && self.p.ecn;
+        let ack = seg.hdr.ack.min(self.snd_max);
+        if self.probing {
+            // Probe mode ends with any ACK (pFabric §4.2): back to slow start
+            // from the timeout's window.
+            self.probing = false;
+            self.consecutive_timeouts = 0;
+            self.snd_nxt = self.snd_una.max(ack);
+        }
         if ack > self.snd_una {
+            self.consecutive_timeouts = 0;
             let acked = ack - self.snd_una;
             let data_acked = ack.min(self.data_end).saturating_sub(self.snd_una.max(1));
             self.snd_una = ack;
@@ -508,7 +599,10 @@ impl Conn {
                 grow = false;
                 let fs = self.flow_state(now);
                 // Never below two segments (RFC 3168 §6.1.2; Linux's DCTCP).
-                let cut = self.cc.ecn_cut(&self.win, &fs).max(2.0 * self.win.mss);
+                let cut = self
+                    .cc
+                    .ecn_cut(&self.win, &fs)
+                    .max(self.cc.ecn_floor(&self.win));
                 self.win.cwnd = cut;
                 self.win.ssthresh = cut;
                 self.ecn_recover = self.snd_max;
@@ -530,13 +624,18 @@ impl Conn {
             }
         } else if ack == self.snd_una
             && seg.payload == 0
-            && seg.flags & (SYN | FIN) == 0
+            && seg.hdr.flags & (SYN | FIN) == 0
             && self.snd_max > self.snd_una
         {
             self.dupacks += 1;
             self.cc.observe(0, ece, self.snd_una, self.snd_nxt);
-            if !self.in_recovery && self.dupacks == self.p.dupthresh && ack > self.recover {
-                self.win.ssthresh = (self.flight() as f64 / 2.0).max(2.0 * self.win.mss);
+            if !self.in_recovery
+                && self.dupacks == self.p.dupthresh
+                && ack > self.recover
+                && self.cc.fast_retransmit()
+            {
+                let flight = self.flight();
+                self.cc.on_dupacks(&mut self.win, flight);
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
                 self.in_recovery = true;
@@ -547,9 +646,9 @@ impl Conn {
                 self.win.cwnd += self.win.mss;
             }
         }
-        if seg.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
+        if seg.hdr.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
             // The receiver's FIN: acknowledge it and close.
-            let last_ack = Seg::control(true, self.final_seq(), seg.seq + 1, ACK, NO_TS);
+            let last_ack = Seg::control(true, self.final_seq(), seg.hdr.seq + 1, ACK, NO_TS);
             self.emit(out, last_ack);
             self.finish(now);
             return;
@@ -577,25 +676,49 @@ impl Conn {
             State::Open if self.snd_max > self.snd_una => {
                 self.stats.timeouts += 1;
                 self.backoff += 1;
-                self.win.ssthresh = (self.flight() as f64 / 2.0).max(2.0 * self.win.mss);
-                self.win.cwnd = self.win.mss;
+                self.consecutive_timeouts += 1;
+                if !self.probing {
+                    let flight = self.flight();
+                    self.cc.on_timeout(&mut self.win, flight);
+                }
                 self.in_recovery = false;
                 self.dupacks = 0;
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
                 self.snd_nxt = self.snd_una;
-                self.send_window(now, out);
+                self.next_send = now;
+                self.pace_at = None;
+                self.probing |= self
+                    .cc
+                    .probe_after()
+                    .is_some_and(|n| self.consecutive_timeouts >= n);
+                if self.probing {
+                    self.send_probe(out);
+                } else {
+                    self.send_window(now, out);
+                }
                 self.arm_rto(now);
             }
             _ => {}
         }
     }
 
+    /// Probe mode: one byte of the first unacknowledged data (or the FIN), so
+    /// the receiver answers with an ACK (pFabric §4.2's "minimum-sized packets
+    /// with a one byte payload").
+    fn send_probe(&mut self, out: &mut Vec<Seg>) {
+        self.stats.retransmits += 1;
+        let seq = self.snd_una;
+        let flags = if seq < self.data_end { ACK } else { ACK | FIN };
+        let payload = u32::from(seq < self.data_end);
+        self.send_data(seq, payload, flags, out);
+    }
+
     /// A segment reaches the receiver (`dst`). Returns true when this segment
     /// completed the data (the flow's completion time).
     pub fn on_receiver_arrival(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) -> bool {
         let seg = a.seg;
-        if seg.flags & SYN != 0 {
+        if seg.hdr.flags & SYN != 0 {
             self.rcv_nxt = self.rcv_nxt.max(1);
             self.last_ack_sent = self.rcv_nxt;
             self.ts_recent = a.sent;
@@ -606,7 +729,7 @@ impl Conn {
             );
             return false;
         }
-        let fin = seg.flags & FIN != 0;
+        let fin = seg.hdr.flags & FIN != 0;
         if seg.payload == 0 && !fin {
             return false; // a pure ACK (the handshake's third packet)
         }
@@ -621,14 +744,17 @@ impl Conn {
             }
             self.ece = a.ce;
         } else if self.p.ecn {
-            if seg.flags & CWR != 0 {
+            if seg.hdr.flags & CWR != 0 {
                 self.ece = false;
             }
             if a.ce {
                 self.ece = true;
             }
         }
-        let (s, e) = (seg.seq, seg.seq + u64::from(seg.payload) + u64::from(fin));
+        let (s, e) = (
+            seg.hdr.seq,
+            seg.hdr.seq + u64::from(seg.payload) + u64::from(fin),
+        );
         if fin {
             self.fin_seq = Some(e - 1);
         }
@@ -713,4 +839,14 @@ impl Conn {
             self.send_ack(0, out);
         }
     }
+}
+
+/// Linux's pacing rate in bytes per second (`tcp_update_pacing_rate`,
+/// net/ipv4/tcp_input.c): cwnd/srtt times `tcp_pacing_ss_ratio` = 200 % while
+/// cwnd is below half of ssthresh (slow start), else `tcp_pacing_ca_ratio` =
+/// 120 %. No pacing before the first RTT sample.
+pub fn linux_pacing_rate(w: &Window, srtt: Option<Time>) -> Option<f64> {
+    let srtt = srtt.filter(|s| *s > Time::ZERO)?.as_secs_f64();
+    let ratio = if w.cwnd < w.ssthresh / 2.0 { 2.0 } else { 1.2 };
+    Some(ratio * w.cwnd / srtt)
 }

@@ -82,7 +82,7 @@ impl Pipe {
         self.send(std::mem::take(&mut out), fate);
         for _ in 0..1_000_000 {
             let next_pkt = self.queue.peek().map(|r| r.0 .0);
-            let timers = [self.conn.rto_at, self.conn.delack_at];
+            let timers = [self.conn.rto_at, self.conn.delack_at, self.conn.pace_at];
             let next_timer = timers.iter().flatten().min().copied();
             let t = match (next_pkt, next_timer) {
                 (None, None) => return,
@@ -102,8 +102,10 @@ impl Pipe {
                 }
             } else if self.conn.rto_at == Some(t) {
                 self.conn.on_rto(t, &mut out);
-            } else {
+            } else if self.conn.delack_at == Some(t) {
                 self.conn.on_delack(&mut out);
+            } else {
+                self.conn.on_pace(t, &mut out);
             }
             self.send(std::mem::take(&mut out), fate);
         }
@@ -131,7 +133,7 @@ fn handshake_data_and_close_are_real_segments() {
     let flags: Vec<(bool, u8)> = p
         .log
         .iter()
-        .map(|(_, s)| (s.to_receiver, s.flags))
+        .map(|(_, s)| (s.to_receiver, s.hdr.flags))
         .collect();
     assert_eq!(flags[0], (true, SYN));
     assert_eq!(flags[1], (false, SYN | ACK));
@@ -146,20 +148,23 @@ fn handshake_data_and_close_are_real_segments() {
     assert!(data
         .iter()
         .enumerate()
-        .all(|(i, s)| s.seq == 1 + 1000 * i as u64));
+        .all(|(i, s)| s.hdr.seq == 1 + 1000 * i as u64));
     // The close: the sender's FIN after the data, the receiver's FIN with the
     // ACK of it, and the sender's last ACK.
     let fins: Vec<&Seg> = p
         .log
         .iter()
         .map(|(_, s)| s)
-        .filter(|s| s.flags & FIN != 0)
+        .filter(|s| s.hdr.flags & FIN != 0)
         .collect();
     assert_eq!(fins.len(), 2);
-    assert_eq!((fins[0].to_receiver, fins[0].seq), (true, 10_001));
-    assert_eq!((fins[1].to_receiver, fins[1].ack), (false, 10_002));
+    assert_eq!((fins[0].to_receiver, fins[0].hdr.seq), (true, 10_001));
+    assert_eq!((fins[1].to_receiver, fins[1].hdr.ack), (false, 10_002));
     let last = p.log.last().unwrap().1;
-    assert_eq!((last.to_receiver, last.flags, last.ack), (true, ACK, 2));
+    assert_eq!(
+        (last.to_receiver, last.hdr.flags, last.hdr.ack),
+        (true, ACK, 2)
+    );
     assert!(p.conn.is_done());
     assert_eq!(p.conn.stats.retransmits, 0);
     assert_eq!(p.conn.stats.ooo_packets, 0);
@@ -176,8 +181,8 @@ fn two_losses_in_a_window_recover_by_newreno_without_timeout() {
     // Lose the first transmission of data segments 3 and 6 (seq 2001, 5001).
     let mut lost = Vec::new();
     p.run(&mut |_, s, _| {
-        if (s.seq == 2001 || s.seq == 5001) && !lost.contains(&s.seq) {
-            lost.push(s.seq);
+        if (s.hdr.seq == 2001 || s.hdr.seq == 5001) && !lost.contains(&s.hdr.seq) {
+            lost.push(s.hdr.seq);
             Fate::Drop
         } else {
             Fate::Deliver
@@ -194,7 +199,7 @@ fn two_losses_in_a_window_recover_by_newreno_without_timeout() {
     let dup_acks = p
         .log
         .iter()
-        .filter(|(_, s)| !s.to_receiver && s.ack == 2001 && s.flags == ACK)
+        .filter(|(_, s)| !s.to_receiver && s.hdr.ack == 2001 && s.hdr.flags == ACK)
         .count();
     assert!(dup_acks >= 4, "the original ACK and three duplicates");
 }
@@ -221,12 +226,12 @@ fn losing_everything_for_a_while_times_out_with_doubling_backoff() {
         .log
         .iter()
         .find(|(t, s)| s.payload > 0 && *t >= Time::from_us(500))
-        .map(|(_, s)| s.seq)
+        .map(|(_, s)| s.hdr.seq)
         .unwrap();
     let times: Vec<Time> = p
         .log
         .iter()
-        .filter(|(_, s)| s.to_receiver && s.seq == first_lost && s.payload > 0)
+        .filter(|(_, s)| s.to_receiver && s.hdr.seq == first_lost && s.payload > 0)
         .map(|(t, _)| *t)
         .collect();
     let gaps: Vec<f64> = times
@@ -272,8 +277,8 @@ fn out_of_order_arrivals_are_counted_and_acknowledged_at_once() {
     // dropping the first copy of seq 1 and checking the receiver's counters
     // for segments 2..4 (all above rcv_nxt).
     p.run(&mut |_, s, _| {
-        if s.seq == 1 && held.is_none() {
-            held = Some(s.seq);
+        if s.hdr.seq == 1 && held.is_none() {
+            held = Some(s.hdr.seq);
             Fate::Drop
         } else {
             Fate::Deliver
@@ -284,7 +289,7 @@ fn out_of_order_arrivals_are_counted_and_acknowledged_at_once() {
     let dup = p
         .log
         .iter()
-        .filter(|(_, s)| !s.to_receiver && s.ack == 1)
+        .filter(|(_, s)| !s.to_receiver && s.hdr.ack == 1)
         .count();
     assert_eq!(dup, 3);
 }
@@ -319,15 +324,7 @@ fn the_mss_can_change_mid_connection() {
     // ACK both segments: slow start adds 2 (new) segments, so the window of
     // 1000 B goes out as four 250 B segments.
     let ack = Arrival {
-        seg: Seg {
-            to_receiver: false,
-            seq: 1,
-            ack: 2001,
-            flags: ACK,
-            payload: 0,
-            ect: false,
-            ts_echo: Time::ZERO,
-        },
+        seg: Seg::control(false, 1, 2001, ACK, Time::ZERO),
         sent: Time::ZERO,
         ce: false,
     };
@@ -335,7 +332,7 @@ fn the_mss_can_change_mid_connection() {
     p.conn.on_sender_arrival(Time::from_us(50), &ack, &mut out);
     assert_eq!(out.len(), 4);
     assert!(out.iter().all(|s| s.payload == 250));
-    assert_eq!(out[0].seq, 2001);
+    assert_eq!(out[0].hdr.seq, 2001);
 }
 
 #[test]
@@ -357,7 +354,7 @@ fn ecn_halves_once_per_window_and_the_receiver_latches_ece_until_cwr() {
         .log
         .iter()
         .map(|(_, s)| s)
-        .filter(|s| s.flags & CWR != 0)
+        .filter(|s| s.hdr.flags & CWR != 0)
         .collect();
     assert_eq!(cwr.len(), 1, "one reduction for marks within one window");
     assert_eq!(p.conn.stats.retransmits, 0);
@@ -365,9 +362,13 @@ fn ecn_halves_once_per_window_and_the_receiver_latches_ece_until_cwr() {
     let last_ece = p
         .log
         .iter()
-        .rposition(|(_, s)| !s.to_receiver && s.flags & ECE != 0)
+        .rposition(|(_, s)| !s.to_receiver && s.hdr.flags & ECE != 0)
         .unwrap();
-    let cwr_at = p.log.iter().position(|(_, s)| s.flags & CWR != 0).unwrap();
+    let cwr_at = p
+        .log
+        .iter()
+        .position(|(_, s)| s.hdr.flags & CWR != 0)
+        .unwrap();
     assert!(last_ece > cwr_at);
     assert!(
         p.log[last_ece..]

@@ -1,7 +1,7 @@
 //! A custom topology listed node by node and link by link.
 
 use super::{base_link, LinkSpec, NodeKind, Topology};
-use crate::scenario::ScenarioError;
+use crate::error::ScenarioError;
 use crate::units::{Rate, Time};
 use serde::Deserialize;
 use std::collections::HashSet;

@@ -3,7 +3,7 @@
 //! (k/2)² core switches and k³/4 hosts, every link alike.
 
 use super::{base_link, LinkSpec, Topology};
-use crate::scenario::ScenarioError;
+use crate::error::ScenarioError;
 use serde::Deserialize;
 
 #[derive(Clone, Debug, Deserialize)]

@@ -3,7 +3,7 @@
 //! and 40 Gbps fabric links (3:2 over-subscription at the leaves).
 
 use super::{base_link, check_count, LinkSpec, Topology};
-use crate::scenario::ScenarioError;
+use crate::error::ScenarioError;
 use serde::Deserialize;
 
 #[derive(Clone, Debug, Deserialize)]

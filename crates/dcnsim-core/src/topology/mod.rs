@@ -11,7 +11,7 @@ mod leaf_spine;
 mod star;
 mod tree3;
 
-use crate::scenario::{parse_at, ScenarioError};
+use crate::error::{parse_at, ScenarioError};
 use crate::units::{Rate, Time};
 use serde::Deserialize;
 use serde_json::Value;
@@ -223,14 +223,29 @@ impl Topology {
             .expect("every host has a link (checked when built)")
     }
 
-    /// `"a->b"`: the egress port of node `a` towards node `b`.
-    pub fn port_by_name(&self, name: &str) -> Option<(usize, usize)> {
+    /// Egress ports, numbered node by node and, within a node, in the order
+    /// of its links: `(node, peer, link)`. The network's port `i` is entry `i`.
+    pub fn ports(&self) -> Vec<(usize, usize, &Link)> {
+        let mut by_node: Vec<Vec<(usize, &Link)>> = vec![Vec::new(); self.nodes.len()];
+        for l in &self.links {
+            by_node[l.a].push((l.b, l));
+            by_node[l.b].push((l.a, l));
+        }
+        by_node
+            .into_iter()
+            .enumerate()
+            .flat_map(|(n, links)| links.into_iter().map(move |(peer, l)| (n, peer, l)))
+            .collect()
+    }
+
+    /// `"a->b"`: the index of node `a`'s egress port towards node `b`.
+    pub fn port_by_name(&self, name: &str) -> Option<u32> {
         let (a, b) = name.split_once("->")?;
         let (a, b) = (self.node_id(a.trim())?, self.node_id(b.trim())?);
-        self.links
+        self.ports()
             .iter()
-            .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
-            .then_some((a, b))
+            .position(|&(n, peer, _)| (n, peer) == (a, b))
+            .map(|i| i as u32)
     }
 
     pub fn example_port_name(&self) -> String {

@@ -2,7 +2,7 @@
 //! port can be made a bottleneck.
 
 use super::{base_link, check_count, LinkParams, LinkSpec, Topology};
-use crate::scenario::ScenarioError;
+use crate::error::ScenarioError;
 use crate::units::Rate;
 use serde::Deserialize;
 

@@ -4,7 +4,7 @@
 //! its over-subscription is set by the upper tiers' rates (1, 2 or 4 Gbps).
 
 use super::{base_link, check_count, LinkSpec, Topology};
-use crate::scenario::ScenarioError;
+use crate::error::ScenarioError;
 use serde::Deserialize;
 
 #[derive(Clone, Debug, Deserialize)]

@@ -1,12 +1,53 @@
-//! The output tables built from the simulation's state at the end of a run.
+//! What a run records as it goes (probe rows, queue traces, packet
+//! captures) and the output tables built from the simulation's state at the
+//! end.
 
-use super::flows::{Flow, FlowTraceRows};
-use super::{ProbeRows, QueueRows};
+use super::hosts::{tcp_sport, Flow, FlowTraceRows, TCP_PORT};
+use super::Simulation;
 use crate::apps::{Origin, RoundRows};
 use crate::network::{Network, Port};
+use crate::packet::{Kind, Packet, NONE};
+use crate::pcap::{Frame, Transport};
 use crate::records::{Column, Table};
-use crate::traffic::Stream;
+use crate::traffic::{datagram_sport, Stream, PROBE_PORT, STREAM_PORT};
 use crate::units::Time;
+
+/// Rows of `probes.parquet`, filled as packets are sent and received.
+#[derive(Default)]
+pub(super) struct ProbeRows {
+    pub flow: Vec<i64>,
+    pub src: Vec<i64>,
+    pub dst: Vec<i64>,
+    pub size: Vec<i64>,
+    pub class: Vec<u8>,
+    pub sent: Vec<Time>,
+    pub received: Vec<Option<Time>>,
+    pub hops: Vec<i64>,
+}
+
+impl ProbeRows {
+    pub fn push(&mut self, flow: u32, src: u32, dst: u32, size: u32, class: u8, sent: Time) -> u32 {
+        self.flow
+            .push(if flow == NONE { -1 } else { i64::from(flow) });
+        self.src.push(src.into());
+        self.dst.push(dst.into());
+        self.size.push(size.into());
+        self.class.push(class);
+        self.sent.push(sent);
+        self.received.push(None);
+        self.hops.push(-1);
+        (self.sent.len() - 1) as u32
+    }
+}
+
+/// Rows of `queues.parquet`.
+#[derive(Default)]
+pub(super) struct QueueRows {
+    pub time: Vec<f64>,
+    pub port: Vec<u32>,
+    pub packets: Vec<i64>,
+    pub bytes: Vec<i64>,
+}
 
 fn secs(t: Time) -> f64 {
     t.as_secs_f64()
@@ -205,6 +246,10 @@ pub(super) fn probe_table(rows: ProbeRows) -> Table {
     t.push("dst", Column::I64(rows.dst));
     t.push("size_bytes", Column::I64(rows.size));
     t.push(
+        "class",
+        Column::I64(rows.class.iter().map(|&c| i64::from(c)).collect()),
+    );
+    t.push(
         "sent_s",
         Column::F64(rows.sent.iter().map(|&s| secs(s)).collect()),
     );
@@ -243,4 +288,63 @@ pub(super) fn queue_table(rows: QueueRows, names: &[String]) -> Table {
     t.push("packets", Column::I64(rows.packets));
     t.push("bytes", Column::I64(rows.bytes));
     t
+}
+
+impl Simulation {
+    /// Record packet `p` in every capture of `port` as it starts serializing.
+    pub(super) fn capture_port(&mut self, port: u32, p: u32) {
+        let pkt = *self.arena.get(p);
+        for i in 0..self.net.ports[port as usize].pcap.len() {
+            let c = self.net.ports[port as usize].pcap[i];
+            self.capture(c, &pkt);
+        }
+    }
+
+    pub(super) fn capture(&mut self, c: u32, pkt: &Packet) {
+        let cap = &mut self.captures[c as usize];
+        let host = |node: u32| self.net.node_host[node as usize];
+        let transport = match pkt.kind {
+            Kind::Tcp => {
+                let f = &self.flows[pkt.flow as usize];
+                let sport = tcp_sport(pkt.flow);
+                let (src_port, dst_port) = if host(pkt.src) == f.src {
+                    (sport, TCP_PORT)
+                } else {
+                    (TCP_PORT, sport)
+                };
+                Transport::Tcp {
+                    src_port,
+                    dst_port,
+                    // Sequence numbers on the wire are 32 bits and wrap.
+                    seq: pkt.tcp.seq as u32,
+                    ack: pkt.tcp.ack as u32,
+                    flags: pkt.tcp.flags,
+                    window: u16::MAX,
+                    payload: pkt.size.saturating_sub(crate::tcp::HEADER),
+                }
+            }
+            // Control packets (ICMP, PAUSE) are shown as datagrams.
+            _ => {
+                let (id, dport) = if pkt.flow == NONE {
+                    (pkt.record, PROBE_PORT)
+                } else {
+                    (pkt.flow, STREAM_PORT)
+                };
+                Transport::Udp {
+                    src_port: datagram_sport(id),
+                    dst_port: dport,
+                }
+            }
+        };
+        let ip_id = cap.frames() as u16;
+        cap.push(&Frame {
+            time: self.events.now(),
+            src_host: host(pkt.src),
+            dst_host: host(pkt.dst),
+            ip_len: pkt.size,
+            ecn: pkt.ecn,
+            ip_id,
+            transport,
+        });
+    }
 }

@@ -1,14 +1,15 @@
-//! TCP flows in the simulation: opening them (listed flows, workload arrivals,
-//! incast rounds), turning their segments into packets, their timers, and what
-//! is recorded about them.
+//! The TCP host stacks: connections opened by applications, their segments
+//! turned into packets (one header, [`crate::packet::TcpHeader`]), their
+//! timers (retransmission, delayed ACK, pacing), ICMP next-hop MTU messages
+//! reaching a sender, and what is recorded about each flow.
 
-use super::{rng_for, Simulation, RNG_WORKLOAD};
-use crate::apps::{Incast, Origin, WorkloadSource};
+use super::Simulation;
+use crate::apps::Origin;
+use crate::cc::Protocol;
 use crate::engine::Event;
 use crate::forwarding::five_tuple_hash;
-use crate::packet::{Packet, Proto, CE, ECT0, NONE, NOT_ECT};
-use crate::scenario::{Protocol, Scenario};
-use crate::tcp::{Arrival, Conn, Seg, HEADER};
+use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
+use crate::tcp::{Arrival, Conn, Seg, HEADER, MIN_MSS};
 use crate::units::Time;
 
 /// IP protocol number of TCP and the well-known port flows connect to.
@@ -22,8 +23,11 @@ pub fn tcp_sport(id: u32) -> u16 {
 
 pub struct Flow {
     pub conn: Conn,
+    /// Source and destination hosts, and their node ids.
     pub src: u32,
     pub dst: u32,
+    src_node: u32,
+    dst_node: u32,
     pub class: u8,
     pub origin: Origin,
     /// Five-tuple hashes of the data and ACK directions.
@@ -36,6 +40,7 @@ pub struct Flow {
     /// Pending timer events (the earliest scheduled, if any).
     rto_event: Option<Time>,
     delack_event: Option<Time>,
+    pace_event: Option<Time>,
 }
 
 /// A connection's timers.
@@ -43,6 +48,7 @@ pub struct Flow {
 pub enum Timer {
     Rto,
     DelAck,
+    Pace,
 }
 
 /// Rows of `flow_trace.parquet`.
@@ -71,40 +77,6 @@ pub struct NewFlow {
 }
 
 impl Simulation {
-    /// Listed flows, workload sources and incast applications.
-    pub(super) fn start_applications(&mut self, sc: &Scenario) {
-        for f in &sc.traffic.flows {
-            self.open_flow(NewFlow {
-                src: f.src,
-                dst: f.dst,
-                size: f.size.0,
-                start: f.start,
-                deadline: f.deadline,
-                class: f.class,
-                protocol: f.protocol,
-                origin: Origin::Listed,
-            });
-        }
-        for (i, w) in sc.traffic.workloads.iter().enumerate() {
-            let src = WorkloadSource::new(w.clone(), rng_for(sc.seed, RNG_WORKLOAD, i as u64));
-            if src.next < w.stop {
-                self.events.schedule(src.next, Event::FlowArrival(i as u32));
-            }
-            self.workloads.push(src);
-        }
-        for (i, c) in sc.traffic.incast.iter().enumerate() {
-            self.events.schedule(c.start, Event::RoundStart(i as u32));
-            self.incasts.push(Incast {
-                spec: c.clone(),
-                round: 0,
-                round_start: c.start,
-                pending: 0,
-                flows: Vec::new(),
-                timeouts_before: 0,
-            });
-        }
-    }
-
     pub(super) fn open_flow(&mut self, f: NewFlow) -> u32 {
         let id = self.flows.len() as u32;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
@@ -115,6 +87,8 @@ impl Simulation {
             conn,
             src: f.src,
             dst: f.dst,
+            src_node: self.net.host_node(f.src),
+            dst_node: self.net.host_node(f.dst),
             class: f.class,
             origin: f.origin,
             hash_fwd: five_tuple_hash(f.src, f.dst, sport, TCP_PORT, TCP),
@@ -123,6 +97,7 @@ impl Simulation {
             traced: self.traced_flows.contains(&id),
             rto_event: None,
             delack_event: None,
+            pace_event: None,
         });
         self.events.schedule(f.start, Event::FlowStart(id));
         id
@@ -134,7 +109,11 @@ impl Simulation {
 
     /// Let flow `id`'s connection act (`step` gets it, the time and the
     /// segment buffer), then send what it emitted and re-arm its timers.
-    fn drive<R>(&mut self, id: u32, step: impl FnOnce(&mut Conn, Time, &mut Vec<Seg>) -> R) -> R {
+    pub(super) fn drive<R>(
+        &mut self,
+        id: u32,
+        step: impl FnOnce(&mut Conn, Time, &mut Vec<Seg>) -> R,
+    ) -> R {
         let now = self.now();
         let mut segs = std::mem::take(&mut self.segs);
         let result = step(&mut self.flows[id as usize].conn, now, &mut segs);
@@ -146,16 +125,19 @@ impl Simulation {
     /// A TCP packet reached its destination host.
     pub(super) fn tcp_deliver(&mut self, pkt: &Packet) {
         let id = pkt.flow;
-        let to_receiver = pkt.src == self.flows[id as usize].src;
+        let to_receiver = pkt.src == self.flows[id as usize].src_node;
+        let option = if pkt.option.is_some() {
+            crate::packet::OPTION_BYTES
+        } else {
+            0
+        };
         let a = Arrival {
             seg: Seg {
                 to_receiver,
-                seq: pkt.seq,
-                ack: pkt.ack,
-                flags: pkt.flags,
-                payload: pkt.size - HEADER,
+                hdr: pkt.tcp,
+                payload: pkt.size - HEADER - option,
                 ect: pkt.ecn != NOT_ECT,
-                ts_echo: pkt.ts_echo,
+                prio: pkt.prio,
             },
             sent: pkt.sent,
             ce: pkt.ecn == CE,
@@ -180,29 +162,16 @@ impl Simulation {
         for seg in segs.drain(..) {
             let f = &self.flows[id as usize];
             let (src, dst, hash) = if seg.to_receiver {
-                (f.src, f.dst, f.hash_fwd)
+                (f.src_node, f.dst_node, f.hash_fwd)
             } else {
-                (f.dst, f.src, f.hash_rev)
+                (f.dst_node, f.src_node, f.hash_rev)
             };
-            let pkt = Packet {
-                src,
-                dst,
-                size: HEADER + seg.payload,
-                flow: id,
-                record: NONE,
-                next_node: 0,
-                hops: 0,
-                climbed: false,
-                proto: Proto::Tcp,
-                ecn: if seg.ect { ECT0 } else { NOT_ECT },
-                class: f.class,
-                flags: seg.flags,
-                hash,
-                sent: now,
-                seq: seg.seq,
-                ack: seg.ack,
-                ts_echo: seg.ts_echo,
-            };
+            let mut pkt = Packet::new(Kind::Tcp, src, dst, HEADER + seg.payload, hash, now);
+            pkt.flow = id;
+            pkt.ecn = if seg.ect { ECT0 } else { NOT_ECT };
+            pkt.class = f.class;
+            pkt.prio = seg.prio;
+            pkt.tcp = seg.hdr;
             self.send(pkt);
         }
         self.segs = segs;
@@ -240,19 +209,30 @@ impl Simulation {
                 self.events.schedule(t, Event::DelAck(id));
             }
         }
+        if let Some(t) = f.conn.pace_at {
+            if f.pace_event.is_none_or(|e| e > t) {
+                f.pace_event = Some(t);
+                self.events.schedule(t, Event::Pace(id));
+            }
+        }
     }
 
-    /// An application hands a packet to its host: it joins the NIC queue
-    /// after the host processing delay.
-    fn send(&mut self, pkt: Packet) {
-        self.n.injected += 1;
-        let src = pkt.src;
-        let p = self.arena.alloc(pkt);
-        if self.host_delay == Time::ZERO {
-            self.enqueue(self.net.host_port[src as usize], p);
-        } else {
-            let at = self.now() + self.host_delay;
-            self.events.schedule(at, Event::HostSend(p));
+    /// An ICMP "fragmentation needed" with next-hop MTU `mtu` reached flow
+    /// `id`'s sender: its segments shrink to fit (RFC 1191 §6.3), never below
+    /// the smallest MSS.
+    pub(super) fn icmp_mtu(&mut self, id: u32, mtu: u32) {
+        let mss = mtu.saturating_sub(HEADER).max(MIN_MSS as u32);
+        let conn = &mut self.flows[id as usize].conn;
+        if mss < conn.mss() {
+            conn.set_mss(mss);
+        }
+    }
+
+    /// A TCP packet left its source host (on the wire, or dropped at the NIC).
+    pub(super) fn left_host(&mut self, flow: u32, p: u32) {
+        let f = &mut self.flows[flow as usize];
+        if self.arena.get(p).src == f.src_node && f.conn.left_host() {
+            self.resume.push(flow);
         }
     }
 
@@ -271,6 +251,7 @@ impl Simulation {
         let (pending, deadline) = match timer {
             Timer::Rto => (&mut f.rto_event, f.conn.rto_at),
             Timer::DelAck => (&mut f.delack_event, f.conn.delack_at),
+            Timer::Pace => (&mut f.pace_event, f.conn.pace_at),
         };
         if *pending == Some(now) {
             *pending = None;
@@ -282,108 +263,9 @@ impl Simulation {
         self.drive(id, |conn, now, segs| match timer {
             Timer::Rto => conn.on_rto(now, segs),
             Timer::DelAck => conn.on_delack(segs),
+            Timer::Pace => conn.on_pace(now, segs),
         });
         true
-    }
-
-    pub(super) fn flow_arrival(&mut self, w: u32, hosts: u32) {
-        let now = self.now();
-        let src = &mut self.workloads[w as usize];
-        let (draw, more) = src.arrive(hosts);
-        let spec = &src.spec;
-        let flow = NewFlow {
-            src: spec.src,
-            dst: draw.dst,
-            size: draw.size,
-            start: now,
-            deadline: spec.deadline.map(|d| now + d),
-            class: spec.class,
-            protocol: spec.protocol,
-            origin: Origin::Workload(w),
-        };
-        if more {
-            let next = src.next;
-            self.events.schedule(next, Event::FlowArrival(w));
-        }
-        self.open_flow(flow);
-    }
-
-    /// Every worker of incast application `a` starts its response now: on
-    /// its persistent connection (opened in the first round) or a new one.
-    pub(super) fn round_start(&mut self, a: u32) {
-        let now = self.now();
-        let app = &mut self.incasts[a as usize];
-        app.round_start = now;
-        app.pending = app.spec.workers.len() as u32;
-        let spec = app.spec.clone();
-        let (round, reuse) = (app.round, spec.persistent && app.round > 0);
-        let last = round + 1 == spec.rounds;
-        if reuse {
-            let flows = app.flows.clone();
-            app.timeouts_before = flows
-                .iter()
-                .map(|&f| self.flows[f as usize].conn.stats.timeouts)
-                .sum();
-            for id in flows {
-                self.drive(id, |conn, now, segs| {
-                    conn.append(now, spec.bytes_per_worker, last, segs)
-                });
-            }
-            return;
-        }
-        let mut flows = Vec::with_capacity(spec.workers.len());
-        for &w in &spec.workers {
-            let id = self.open_flow(NewFlow {
-                src: w,
-                dst: spec.aggregator,
-                size: spec.bytes_per_worker,
-                start: now,
-                deadline: spec.deadline.map(|d| now + d),
-                class: spec.class,
-                protocol: spec.protocol,
-                origin: Origin::Incast { app: a, round },
-            });
-            if spec.persistent && !last {
-                self.flows[id as usize].conn.keep_open();
-            }
-            flows.push(id);
-        }
-        let app = &mut self.incasts[a as usize];
-        app.flows = flows;
-        app.timeouts_before = 0;
-    }
-
-    /// Flow `id`'s receiver has all its data.
-    fn flow_completed(&mut self, id: u32) {
-        let Origin::Incast { app, .. } = self.flows[id as usize].origin else {
-            return;
-        };
-        let now = self.now();
-        let inc = &mut self.incasts[app as usize];
-        inc.pending -= 1;
-        if inc.pending > 0 {
-            return;
-        }
-        let n = inc.spec.workers.len() as u32;
-        let timeouts: u64 = inc
-            .flows
-            .iter()
-            .map(|&f| self.flows[f as usize].conn.stats.timeouts)
-            .sum::<u64>()
-            - inc.timeouts_before;
-        let r = &mut self.rounds;
-        r.app.push(app.into());
-        r.round.push(inc.round.into());
-        r.start.push(inc.round_start.as_secs_f64());
-        r.end.push(now.as_secs_f64());
-        r.bytes
-            .push((inc.spec.bytes_per_worker * u64::from(n)) as i64);
-        r.flows.push(n.into());
-        r.timeouts.push(timeouts as i64);
-        inc.round += 1;
-        if inc.round < inc.spec.rounds {
-            self.round_start(app);
-        }
     }
 
     /// The completion time of `size` bytes from `src` to `dst` on an empty

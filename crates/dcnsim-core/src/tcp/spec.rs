@@ -1,37 +1,24 @@
 //! `[transport]`: the TCP defaults every flow starts from. A flow may override
 //! `protocol` (and, through its application, `mss`).
 
+use crate::cc::Protocol;
 use crate::units::{Bytes, Time};
 use serde::Deserialize;
 
-/// Congestion controllers, all running on the one TCP machine in [`crate::tcp`].
+/// What a TCP packet carries in its pFabric `prio` field (smaller is served
+/// first). pFabric's reference ns-2 code uses the flow's remaining bytes
+/// (`curseq − highest_ack − sacked`, plus a constant that only separates data
+/// from its ACKs): [`PrioScheme::Remaining`].
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum Protocol {
-    /// Loss-based TCP NewReno (RFC 5681, RFC 6582); not ECN-capable.
+pub enum PrioScheme {
+    /// Bytes of the flow not yet acknowledged, at send time (pFabric §4.1).
     #[default]
-    Newreno,
-    /// NewReno with RFC 3168 ECN: halve once per window on ECE.
-    Ecn,
-    /// DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257).
-    Dctcp,
-    /// D²TCP (Vamanan et al., SIGCOMM 2012): deadline-aware DCTCP.
-    D2tcp,
-    /// L²DCT (Munir et al., INFOCOM 2013): least-attained-service DCTCP.
-    L2dct,
-}
-
-impl Protocol {
-    /// Whether data segments are sent ECN-capable (ECT(0)).
-    pub fn ecn_capable(self) -> bool {
-        self != Protocol::Newreno
-    }
-
-    /// Whether the receiver echoes each CE mark exactly (DCTCP's ACK state
-    /// machine) rather than latching ECE until CWR (RFC 3168).
-    pub fn precise_echo(self) -> bool {
-        matches!(self, Protocol::Dctcp | Protocol::D2tcp | Protocol::L2dct)
-    }
+    Remaining,
+    /// The flow's size (shortest flow first, sizes known in advance).
+    Size,
+    /// Bytes sent so far (least attained service, sizes unknown).
+    Sent,
 }
 
 /// TCP parameters (`[transport]`). Defaults follow Linux/ns-3 practice; the
@@ -69,6 +56,11 @@ pub struct TransportSpec {
     /// L²DCT's flow weight, from `l2dct_w_max` down to `l2dct_w_min`.
     pub l2dct_w_max: f64,
     pub l2dct_w_min: f64,
+    /// What TCP packets carry in `prio`.
+    pub priority: PrioScheme,
+    /// Pace segments as Linux does (`sch_fq` with `tcp_update_pacing_rate`):
+    /// at 2·cwnd/srtt in slow start, 1.2·cwnd/srtt in congestion avoidance.
+    pub pacing: bool,
 }
 
 impl Default for TransportSpec {
@@ -91,6 +83,8 @@ impl Default for TransportSpec {
             d2tcp_d_max: 2.0,
             l2dct_w_max: 2.5,
             l2dct_w_min: 0.125,
+            priority: PrioScheme::Remaining,
+            pacing: false,
         }
     }
 }

@@ -1,0 +1,19 @@
+//! NewReno with ECN (RFC 3168): data is ECN-capable, the receiver latches ECE
+//! until CWR, and the sender halves its window (the default cut) at most once
+//! per window of data.
+
+use super::Controller;
+use crate::tcp::TransportSpec;
+
+#[derive(Clone, Debug)]
+pub struct Ecn;
+
+impl Controller for Ecn {
+    fn new(_t: &TransportSpec) -> Ecn {
+        Ecn
+    }
+
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,103 @@
+//! Construction: the network, its ports' AQM, outages, traces and captures,
+//! the forwarding state, and the applications, from a validated scenario
+//! (whose names are already resolved to indices).
+
+use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECMP};
+use crate::engine::EventQueue;
+use crate::forwarding::{mix, Forwarder, Policy};
+use crate::network::Network;
+use crate::packet::Arena;
+use crate::pcap::Capture;
+use crate::queue::Aqm;
+use crate::scenario::{PcapTarget, Scenario};
+use crate::topology::NodeKind;
+
+impl Simulation {
+    pub fn new(sc: &Scenario) -> Simulation {
+        let mut net = Network::build(&sc.topology, &sc.network);
+        let traced_ports = sc.resolved.traced_ports.clone();
+        for (i, &p) in traced_ports.iter().enumerate() {
+            net.ports[p as usize].trace = Some(i as u32);
+        }
+        for &(p, start, stop) in &sc.resolved.outages {
+            net.ports[p as usize].outages.push((start, stop));
+        }
+        for (i, port) in net.ports.iter_mut().enumerate() {
+            let spec = match sc.topology.nodes[port.node as usize].kind {
+                NodeKind::Host => &sc.network.nic_queue,
+                NodeKind::Switch => &sc.network.queue,
+            };
+            if let Some(a) = &spec.aqm {
+                let domains = port.queue.aqm_domains() as u64;
+                port.aqm = (0..domains)
+                    .map(|d| Aqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d)))
+                    .collect();
+            }
+        }
+        let hosts_n = sc.topology.host_count();
+        let mut host_capture = vec![None; hosts_n];
+        let capture_names: Vec<String> =
+            sc.trace.pcap.iter().map(|n| n.trim().to_string()).collect();
+        for (c, target) in sc.resolved.pcap.iter().enumerate() {
+            let c = c as u32;
+            match *target {
+                PcapTarget::Port(p) => net.ports[p as usize].pcap.push(c),
+                PcapTarget::Host(h) => {
+                    host_capture[h as usize] = Some(c);
+                    let nic = net.host_port[h as usize] as usize;
+                    net.ports[nic].pcap.push(c);
+                }
+            }
+        }
+        let nodes = net.node_host.len() as u64;
+        let mut sim = Simulation {
+            fwd: Forwarder {
+                policy: sc.forwarding.policy,
+                rng: (0..nodes)
+                    .map(|i| rng_for(sc.seed, RNG_SWITCH, i))
+                    .collect(),
+                salt: (0..nodes)
+                    .map(|i| match sc.forwarding.policy {
+                        Policy::Single => mix(i),
+                        _ => derive(sc.seed, SALT_ECMP, i),
+                    })
+                    .collect(),
+            },
+            port_names: net
+                .ports
+                .iter()
+                .map(|p| {
+                    let name = |n: u32| sc.topology.nodes[n as usize].name.as_str();
+                    format!("{}->{}", name(p.node), name(p.peer))
+                })
+                .collect(),
+            net,
+            events: EventQueue::default(),
+            arena: Arena::default(),
+            dropped: Vec::new(),
+            host_delay: sc.network.host_delay,
+            streams: Vec::new(),
+            flows: Vec::new(),
+            transport: sc.transport.clone(),
+            workloads: Vec::new(),
+            incasts: Vec::new(),
+            segs: Vec::new(),
+            resume: Vec::new(),
+            traced_flows: sc.trace.flows.clone(),
+            flow_trace: Default::default(),
+            rounds: Default::default(),
+            captures: (0..capture_names.len()).map(|_| Capture::new()).collect(),
+            capture_names,
+            host_capture,
+            probes: Default::default(),
+            queues: Default::default(),
+            traced_ports,
+            stop: sc.stop_time,
+            n: Counters::default(),
+            name: sc.name.clone(),
+            seed: sc.seed,
+        };
+        sim.start_applications(sc);
+        sim
+    }
+}

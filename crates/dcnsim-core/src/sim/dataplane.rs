@@ -1,0 +1,294 @@
+//! The data plane: a packet's life from its host's NIC to its destination.
+//!
+//! An application send at `sent` joins its NIC's queue after the host
+//! processing delay. A port serializes one packet at a time; the packet
+//! reaches the far end after serialization plus propagation delay
+//! (store-and-forward). A switch adds its latency, picks an egress port by the
+//! forwarding policy and offers the packet to that port. At the destination
+//! host it is delivered after the host processing delay.
+//!
+//! Offering a packet to a port: an outage drops it; the port's AQM (in the
+//! queue's AQM domain for its class) may mark or drop it; a packet that finds
+//! the port idle and the queue empty starts serializing at once when the
+//! discipline allows it; otherwise the discipline admits, drops or evicts,
+//! and the port makes sure a wake-up ([`Event::PortFree`]) is pending. At a
+//! wake-up the discipline offers the next packet, nothing, or a time to wake
+//! again. Ports therefore cost events only while they have a queue.
+//!
+//! Control packets: a PAUSE arriving at a node pauses the classes it names on
+//! the node's port back towards the sender (802.1Qbb); an ICMP next-hop MTU
+//! message is delivered to its flow's sender like any packet.
+
+use super::Simulation;
+use crate::engine::Event;
+use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
+use crate::queue::{idle_slots, Next, Occupancy, Queued, Verdict};
+use crate::units::Time;
+
+impl Simulation {
+    /// A new packet leaves its host's processing and joins its NIC queue.
+    pub(super) fn inject(&mut self, pkt: Packet) {
+        self.n.injected += 1;
+        let p = self.arena.alloc(pkt);
+        self.nic_enqueue(p);
+    }
+
+    /// Packet `p` (already counted as injected) joins its source's NIC queue.
+    pub(super) fn nic_enqueue(&mut self, p: u32) {
+        let src = self.arena.get(p).src;
+        let host = self.net.node_host[src as usize];
+        self.enqueue(self.net.host_port[host as usize], p);
+    }
+
+    /// An application hands a packet to its host: it joins the NIC queue
+    /// after the host processing delay.
+    pub(super) fn send(&mut self, pkt: Packet) {
+        if self.host_delay == Time::ZERO {
+            self.inject(pkt);
+        } else {
+            self.n.injected += 1;
+            let p = self.arena.alloc(pkt);
+            let at = self.now() + self.host_delay;
+            self.events.schedule(at, Event::HostSend(p));
+        }
+    }
+
+    pub(super) fn arrive(&mut self, p: u32) {
+        self.n.packet_hops += 1;
+        let pkt = self.arena.get_mut(p);
+        pkt.hops += 1;
+        let node = pkt.next_node;
+        if let Kind::Pause { classes, time } = pkt.kind {
+            let port = pkt.ingress;
+            self.n.delivered += 1;
+            self.arena.release(p);
+            self.pause(port, classes, time);
+            return;
+        }
+        if node == pkt.dst {
+            if self.host_delay == Time::ZERO {
+                self.deliver(p);
+            } else {
+                let at = self.now() + self.host_delay;
+                self.events.schedule(at, Event::Deliver(p));
+            }
+            return;
+        }
+        let port = self.fwd.egress(&self.net, node, pkt);
+        self.enqueue(port, p);
+    }
+
+    /// A PAUSE for `classes` reached the node of `port`: stop serving them on
+    /// `port` for `time` (0 resumes at once), and wake the port when it ends.
+    fn pause(&mut self, port: u32, classes: u8, time: Time) {
+        let now = self.now();
+        let pt = &mut self.net.ports[port as usize];
+        let until = now + time;
+        for c in 0..8 {
+            if classes & (1 << c) != 0 {
+                pt.paused_until[c] = until;
+            }
+        }
+        pt.pause_latest = pt.paused_until.iter().copied().max().unwrap_or(Time::ZERO);
+        if !pt.queue.is_empty() {
+            let t = now.max(pt.busy_until);
+            self.wake(port, t);
+        }
+    }
+
+    /// Make sure `port` wakes at `t` or earlier.
+    #[inline]
+    fn wake(&mut self, port: u32, t: Time) {
+        let pt = &mut self.net.ports[port as usize];
+        if pt.wake_at.is_none_or(|w| w > t) {
+            pt.wake_at = Some(t);
+            self.events.schedule(t, Event::PortFree(port));
+        }
+    }
+
+    /// Offer packet `p` to `port`: start serializing if the port is idle,
+    /// otherwise queue it (or drop it) and make sure the port will wake.
+    pub(super) fn enqueue(&mut self, port: u32, p: u32) {
+        let now = self.now();
+        let pt = &mut self.net.ports[port as usize];
+        if !pt.outages.is_empty() && pt.is_down(now) {
+            pt.drops += 1;
+            self.drop_packet(p);
+            return;
+        }
+        let pkt = self.arena.get_mut(p);
+        let class = pkt.class;
+        if !pt.aqm.is_empty() {
+            let (domain, packets, bytes) = pt.queue.aqm_domain(class);
+            let idle = pt.queue.is_empty() && pt.busy_until < now;
+            let occ = Occupancy {
+                packets,
+                bytes,
+                idle_slots: if idle {
+                    idle_slots(now - pt.busy_until, pt.serialization(1500))
+                } else {
+                    0.0
+                },
+            };
+            match pt.aqm[domain].on_arrival(occ, pkt.ecn != NOT_ECT, class) {
+                Verdict::Pass => {}
+                Verdict::Mark => pkt.ecn = CE,
+                Verdict::Drop => {
+                    pt.drops += 1;
+                    self.drop_packet(p);
+                    return;
+                }
+            }
+        }
+        let q = Queued {
+            pkt: p,
+            size: pkt.size,
+            class,
+            prio: pkt.prio,
+            flow: pkt.hash,
+        };
+        let paused = pt.paused(now);
+        if pt.busy_until <= now && pt.queue.is_empty() && pt.queue.may_bypass(class, paused) {
+            self.transmit(port, p);
+            return;
+        }
+        pt.queue.enqueue(q, &mut self.dropped);
+        if !self.dropped.is_empty() {
+            // The arrival, or packets the discipline evicted for it.
+            pt.drops += self.dropped.len() as u64;
+            let mut dropped = std::mem::take(&mut self.dropped);
+            let arrival_dropped = dropped.contains(&p);
+            let evicted = dropped.len() > usize::from(arrival_dropped);
+            for &victim in &dropped {
+                self.drop_packet(victim);
+            }
+            dropped.clear();
+            self.dropped = dropped;
+            if arrival_dropped {
+                if evicted {
+                    self.trace_queue(port);
+                }
+                return;
+            }
+        }
+        let pt = &mut self.net.ports[port as usize];
+        pt.max_packets = pt.max_packets.max(pt.queue.packets());
+        pt.max_bytes = pt.max_bytes.max(pt.queue.bytes());
+        let at = pt.busy_until.max(now);
+        self.wake(port, at);
+        self.trace_queue(port);
+    }
+
+    pub(super) fn port_free(&mut self, port: u32) {
+        let now = self.now();
+        let pt = &mut self.net.ports[port as usize];
+        if pt.wake_at == Some(now) {
+            pt.wake_at = None;
+        }
+        if pt.busy_until > now {
+            // An early wake-up (a pause ended while the wire is busy).
+            let t = pt.busy_until;
+            self.wake(port, t);
+            return;
+        }
+        let paused = pt.paused(now);
+        match pt.queue.dequeue(now, paused) {
+            Next::Packet(q) => {
+                self.trace_queue(port);
+                self.transmit(port, q.pkt);
+                let pt = &self.net.ports[port as usize];
+                if !pt.queue.is_empty() {
+                    let t = pt.busy_until;
+                    self.wake(port, t);
+                }
+            }
+            Next::Empty => {
+                // Waiting packets of paused classes: wake when a pause ends.
+                let pt = &self.net.ports[port as usize];
+                if paused != 0 && !pt.queue.is_empty() {
+                    let end = pt.paused_until.iter().filter(|&&u| u > now).min();
+                    if let Some(&t) = end {
+                        self.wake(port, t);
+                    }
+                }
+            }
+            Next::NotBefore(t) => self.wake(port, t),
+        }
+    }
+
+    /// Serialize packet `p` onto `port`'s link, starting now.
+    fn transmit(&mut self, port: u32, p: u32) {
+        let now = self.now();
+        let pt = &mut self.net.ports[port as usize];
+        let pkt = self.arena.get_mut(p);
+        let done = now + pt.serialization(pkt.size);
+        pt.busy_until = done;
+        pt.sent_packets += 1;
+        pt.sent_bytes += u64::from(pkt.size);
+        pkt.next_node = pt.peer;
+        pkt.ingress = pt.reverse;
+        let at = done + pt.arrive_after;
+        let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
+        self.events.schedule(at, Event::Arrive(p));
+        if leaves_host {
+            self.left_host(flow, p);
+        }
+        if !self.net.ports[port as usize].pcap.is_empty() {
+            self.capture_port(port, p);
+        }
+    }
+
+    pub(super) fn drop_packet(&mut self, p: u32) {
+        self.n.dropped += 1;
+        let pkt = *self.arena.get(p);
+        match pkt.kind {
+            Kind::Tcp => {
+                if pkt.hops == 0 {
+                    self.left_host(pkt.flow, p);
+                }
+                self.flows[pkt.flow as usize].drops += 1;
+            }
+            Kind::Datagram if pkt.flow != NONE => self.streams[pkt.flow as usize].dropped += 1,
+            _ => {}
+        }
+        self.arena.release(p);
+    }
+
+    pub(super) fn deliver(&mut self, p: u32) {
+        self.n.delivered += 1;
+        let now = self.now();
+        let pkt = *self.arena.get(p);
+        self.arena.release(p);
+        let host = self.net.node_host[pkt.dst as usize];
+        if let Some(c) = self.host_capture[host as usize] {
+            self.capture(c, &pkt);
+        }
+        match pkt.kind {
+            Kind::Tcp => self.tcp_deliver(&pkt),
+            Kind::IcmpMtu { mtu } => self.icmp_mtu(pkt.flow, mtu),
+            Kind::Datagram => {
+                if pkt.record != NONE {
+                    self.probes.received[pkt.record as usize] = Some(now);
+                    self.probes.hops[pkt.record as usize] = i64::from(pkt.hops);
+                }
+                if pkt.flow != NONE {
+                    let s = &mut self.streams[pkt.flow as usize];
+                    s.delivered += 1;
+                    s.bytes_delivered += u64::from(pkt.size);
+                    s.latency_sum_ps += u128::from((now - pkt.sent).0);
+                }
+            }
+            Kind::Pause { .. } => unreachable!("PAUSE frames stop at the next node"),
+        }
+    }
+
+    fn trace_queue(&mut self, port: u32) {
+        let pt = &self.net.ports[port as usize];
+        if let Some(i) = pt.trace {
+            self.queues.time.push(self.events.now().as_secs_f64());
+            self.queues.port.push(i);
+            self.queues.packets.push(pt.queue.packets() as i64);
+            self.queues.bytes.push(pt.queue.bytes() as i64);
+        }
+    }
+}
