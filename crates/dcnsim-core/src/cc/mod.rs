@@ -16,12 +16,14 @@ mod d2tcp;
 mod dctcp;
 mod ecn;
 mod l2dct;
+mod pfabric;
 mod reno;
 
 pub use d2tcp::D2tcp;
 pub use dctcp::Dctcp;
 pub use ecn::Ecn;
 pub use l2dct::L2dct;
+pub use pfabric::{Pfabric, PfabricSpec};
 pub use reno::NewReno;
 
 use crate::tcp::TransportSpec;
@@ -178,6 +180,8 @@ controllers! { $;
     D2tcp(D2tcp),
     /// L²DCT (Munir et al., INFOCOM 2013): least-attained-service DCTCP.
     L2dct(L2dct),
+    /// pFabric's host transport (Alizadeh et al., SIGCOMM 2013).
+    Pfabric(Pfabric),
 }
 
 impl Protocol {

@@ -1,7 +1,7 @@
 //! `[transport]`: the TCP defaults every flow starts from. A flow may override
 //! `protocol` (and, through its application, `mss`).
 
-use crate::cc::Protocol;
+use crate::cc::{PfabricSpec, Protocol};
 use crate::units::{Bytes, Time};
 use serde::Deserialize;
 
@@ -58,6 +58,8 @@ pub struct TransportSpec {
     pub l2dct_w_min: f64,
     /// What TCP packets carry in `prio`.
     pub priority: PrioScheme,
+    /// pFabric's host parameters (`[transport.pfabric]`).
+    pub pfabric: PfabricSpec,
     /// Pace segments as Linux does (`sch_fq` with `tcp_update_pacing_rate`):
     /// at 2·cwnd/srtt in slow start, 1.2·cwnd/srtt in congestion avoidance.
     pub pacing: bool,
@@ -85,6 +87,7 @@ impl Default for TransportSpec {
             l2dct_w_min: 0.125,
             priority: PrioScheme::Remaining,
             pacing: false,
+            pfabric: PfabricSpec::default(),
         }
     }
 }
@@ -139,6 +142,7 @@ impl TransportSpec {
         if !(self.d2tcp_d_min > 0.0 && self.d2tcp_d_min <= self.d2tcp_d_max) {
             return bad("d2tcp_d_min", "must be > 0 and ≤ d2tcp_d_max".into());
         }
+        self.pfabric.check()?;
         if !(self.l2dct_w_min > 0.0 && self.l2dct_w_min <= self.l2dct_w_max) {
             return bad("l2dct_w_min", "must be > 0 and ≤ l2dct_w_max".into());
         }

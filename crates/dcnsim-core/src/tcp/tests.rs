@@ -378,3 +378,60 @@ fn ecn_halves_once_per_window_and_the_receiver_latches_ece_until_cwr() {
             > 10
     );
 }
+
+/// pFabric (§4.2): a fixed RTO without backoff, no fast retransmit, and after
+/// `probe_after` consecutive timeouts one-byte probes until an ACK arrives.
+#[test]
+fn pfabric_times_out_at_a_fixed_rto_then_probes_with_one_byte() {
+    let mut t = spec();
+    t.protocol = Protocol::Pfabric;
+    t.pfabric.rto = Time::from_us(500);
+    t.pfabric.probe_after = 3;
+    let mut p = Pipe::new(100_000, &t);
+    // Drop every data-direction transmission between 0.3 ms and 5 ms.
+    p.run(&mut |_, s, now| {
+        if s.payload > 0 && now >= Time::from_us(300) && now < Time::from_us(5_000) {
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    assert!(p.conn.is_done());
+    let rexmits: Vec<(Time, u32)> = p
+        .log
+        .iter()
+        .filter(|(t, s)| s.to_receiver && s.payload > 0 && *t > Time::from_us(300))
+        .map(|(t, s)| (*t, s.payload))
+        .collect();
+    // Timeouts come every 500 us (no backoff) once the last ACK is in.
+    let timeouts = p.conn.stats.timeouts;
+    assert!(timeouts >= 8, "timeouts: {timeouts}");
+    let probes: Vec<Time> = rexmits
+        .iter()
+        .filter(|(_, len)| *len == 1)
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(
+        probes.len() as u64 >= timeouts - 3,
+        "after 3 timeouts every retransmission is a 1-byte probe: {probes:?}"
+    );
+    for w in probes.windows(2) {
+        assert_eq!(w[1] - w[0], Time::from_us(500), "fixed RTO: {probes:?}");
+    }
+    // No fast retransmit: nothing is sent again before the first timeout.
+    let first_rexmit = p
+        .log
+        .iter()
+        .filter(|(_, s)| s.to_receiver && s.payload > 0)
+        .map(|(t, s)| (s.hdr.seq, *t))
+        .fold(
+            (std::collections::HashMap::new(), None),
+            |(mut seen, first), (seq, t)| {
+                let again = seen.insert(seq, t).is_some();
+                (seen, first.or(again.then_some(t)))
+            },
+        )
+        .1
+        .unwrap();
+    assert!(first_rexmit >= Time::from_us(300) + Time::from_us(500) - DELAY * 2);
+}
