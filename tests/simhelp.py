@@ -20,7 +20,8 @@ FLOW_COLUMNS = [
     "retransmits", "timeouts", "ooo_packets", "mean_latency_s",
 ]  # fmt: skip
 PROBE_COLUMNS = [
-    "probe_id", "flow_id", "src", "dst", "size_bytes", "sent_s", "received_s", "latency_s", "hops",
+    "probe_id", "flow_id", "src", "dst", "size_bytes", "class", "sent_s", "received_s", "latency_s",
+    "hops",
 ]  # fmt: skip
 QUEUE_COLUMNS = ["time_s", "port", "packets", "bytes"]
 ROUND_COLUMNS = [
