@@ -150,11 +150,21 @@ def test_bench_prints_packet_hops_per_second():
     proc = cli("bench", "--stop-time", "1ms", "--repeat", "2")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert sum(line.startswith("run ") for line in lines) == 2
+    assert sum(line.startswith("datagram run ") for line in lines) == 2
     last = lines[-1]
-    assert last.startswith("packet-hops per wall second: ")
-    rate = int(last.split(": ")[1].split()[0].replace(",", ""))
+    assert last.startswith("datagram: packet-hops per wall second: ")
+    rate = int(last.split(": ")[2].split()[0].replace(",", ""))
     assert rate > 0
+
+
+def test_bench_all_runs_pfabric_beside_dctcp_and_prints_the_ratio():
+    proc = cli("bench", "--scenario", "all", "--stop-time", "0.5ms")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    for name in ("datagram", "tcp", "pfabric"):
+        assert sum(line.startswith(f"{name} run ") for line in lines) == 1
+    ratio = float(lines[-1].removeprefix("pfabric / tcp (medians): "))
+    assert ratio > 0
 
 
 def test_bench_scenario_is_the_documented_one():
@@ -162,6 +172,10 @@ def test_bench_scenario_is_the_documented_one():
     scenario.validate()
     assert scenario.get("topology.kind") == "fat_tree"
     assert scenario.get("topology.k") == 8
+    pfabric = dcnsim.Scenario(json.loads(dcnsim._core.bench_scenario("pfabric")))
+    pfabric.validate()
+    assert pfabric.get("transport.protocol") == "pfabric"
+    assert pfabric.get("network.queue.kind") == "pfabric"
 
 
 # --- long runs: progress line and Ctrl-C ----------------------------------------------

@@ -100,28 +100,39 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    scenario = Scenario(json.loads(_core.bench_scenario()))
-    if args.stop_time is not None:
-        scenario = scenario.set("stop_time", args.stop_time)
-    scenario.validate()
-    header = f"dcnsim {_core.__version__}, {scenario.get('name') or 'benchmark'}"
-    if args.stop_time is not None:
-        header += f" (stop_time {args.stop_time})"
-    print(header)
-    rates = []
+    names = list(_core.bench_names()) if args.scenario == "all" else [args.scenario]
+    scenarios = {}
+    for name in names:
+        scenario = Scenario(json.loads(_core.bench_scenario(name)))
+        if args.stop_time is not None:
+            scenario = scenario.set("stop_time", args.stop_time)
+        scenario.validate()
+        scenarios[name] = scenario
+    # Runs alternate between the benchmarks, so a noisy machine affects them alike.
+    rates: dict[str, list[float]] = {name: [] for name in names}
     for i in range(args.repeat):
-        s = run(scenario, progress=args.progress).summary
-        rates.append(float(s["packet_hops_per_s"]))
-        print(
-            f"run {i + 1}/{args.repeat}: {s['events']:,} events, "
-            f"{s['packet_hops']:,} packet-hops, simulated {format_seconds(s['sim_time_s'])} "
-            f"in {float(s['wall_s']):.3f} s wall: {format_count(rates[-1])} packet-hops/s"
-        )
-    best = max(rates)
-    line = f"packet-hops per wall second: {best:,.0f} ({format_count(best)})"
-    if len(rates) > 1:
-        line += f", best of {len(rates)}; median {format_count(statistics.median(rates))}"
-    print(line)
+        for name, scenario in scenarios.items():
+            if i == 0:
+                header = f"dcnsim {_core.__version__}, {scenario.get('name') or name}"
+                if args.stop_time is not None:
+                    header += f" (stop_time {args.stop_time})"
+                print(header)
+            s = run(scenario, progress=args.progress).summary
+            rates[name].append(float(s["packet_hops_per_s"]))
+            print(
+                f"{name} run {i + 1}/{args.repeat}: {s['events']:,} events, "
+                f"{s['packet_hops']:,} packet-hops, simulated {format_seconds(s['sim_time_s'])} "
+                f"in {float(s['wall_s']):.3f} s wall: {format_count(rates[name][-1])} packet-hops/s"
+            )
+    for name, values in rates.items():
+        best = max(values)
+        line = f"{name}: packet-hops per wall second: {best:,.0f} ({format_count(best)})"
+        if len(values) > 1:
+            line += f", best of {len(values)}; median {format_count(statistics.median(values))}"
+        print(line)
+    if "pfabric" in rates and "tcp" in rates:
+        ratio = statistics.median(rates["pfabric"]) / statistics.median(rates["tcp"])
+        print(f"pfabric / tcp (medians): {ratio:.2f}")
     return 0
 
 
@@ -315,7 +326,14 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(command=_cmd_validate)
 
-    p = commands.add_parser("bench", help="run the fixed benchmark, print packet-hops/s")
+    p = commands.add_parser("bench", help="run the fixed benchmarks, print packet-hops/s")
+    p.add_argument(
+        "--scenario",
+        choices=[*_core.bench_names(), "all"],
+        default="datagram",
+        help="which benchmark: datagram (default), tcp (DCTCP), pfabric, or all of them "
+        "alternating (then pfabric's ratio to tcp is printed too)",
+    )
     p.add_argument(
         "--stop-time",
         metavar="TIME",

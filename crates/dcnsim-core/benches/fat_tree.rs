@@ -1,18 +1,20 @@
 //! The fixed benchmarks on a k=8 fat-tree of 10 Gbps, 1 us links, 20 ms
-//! simulated: Poisson datagrams between random hosts at 50% load
-//! (`dcnsim_core::BENCH_SCENARIO`), and DCTCP web-search flows at 50% load
-//! (`dcnsim_core::BENCH_TCP_SCENARIO`). Prints packet-hops per wall second;
-//! run with `cargo bench -p dcnsim-core`.
+//! simulated (`dcnsim_core::BENCH_SCENARIOS`): Poisson datagrams between
+//! random hosts at 50% load, DCTCP web-search flows at 50% load, and the same
+//! flows with pFabric hosts and switch ports. Prints packet-hops per wall
+//! second and pFabric's ratio to DCTCP; run with `cargo bench -p dcnsim-core`.
 
-use dcnsim_core::{run, Scenario, BENCH_SCENARIO, BENCH_TCP_SCENARIO};
+use dcnsim_core::{run, Scenario, BENCH_SCENARIOS};
 
 fn main() {
-    for text in [BENCH_SCENARIO, BENCH_TCP_SCENARIO] {
-        bench(text);
-    }
+    let best: Vec<f64> = BENCH_SCENARIOS
+        .iter()
+        .map(|(_, text)| bench(text))
+        .collect();
+    println!("pfabric / tcp: {:.2}", best[2] / best[1]);
 }
 
-fn bench(text: &str) {
+fn bench(text: &str) -> f64 {
     let sc = Scenario::from_toml_str(text).expect("bench scenario is valid");
     println!("{}", sc.name);
     let repeats = 3;
@@ -32,4 +34,5 @@ fn bench(text: &str) {
         best = best.max(s.packet_hops_per_s);
     }
     println!("best of {repeats}: {:.2} M packet-hops/s", best / 1e6);
+    best
 }

@@ -109,3 +109,39 @@ dst = "random"
 cdf = "websearch"
 load = 0.5
 "#;
+
+/// The pFabric benchmark: the same fat-tree and web-search flows at 50% load
+/// with pFabric hosts and 24-packet pFabric switch ports (the paper's
+/// reference buffer), 20 ms.
+pub const BENCH_PFABRIC_SCENARIO: &str = r#"
+name = "bench: k=8 fat-tree, 10Gbps, pFabric web-search flows at 50% load, 20ms"
+seed = 1
+stop_time = "20ms"
+
+[topology]
+kind = "fat_tree"
+k = 8
+link = { rate = "10Gbps", delay = "1us" }
+
+[network]
+queue = { kind = "pfabric", capacity = "24pkt" }
+
+[forwarding]
+policy = "ecmp"
+
+[transport]
+protocol = "pfabric"
+
+[[traffic.workloads]]
+src = "all"
+dst = "random"
+cdf = "websearch"
+load = 0.5
+"#;
+
+/// The fixed benchmarks by name: `datagram`, `tcp` (DCTCP) and `pfabric`.
+pub const BENCH_SCENARIOS: [(&str, &str); 3] = [
+    ("datagram", BENCH_SCENARIO),
+    ("tcp", BENCH_TCP_SCENARIO),
+    ("pfabric", BENCH_PFABRIC_SCENARIO),
+];

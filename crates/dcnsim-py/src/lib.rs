@@ -124,12 +124,28 @@ fn run<'py>(
     Ok(d)
 }
 
-/// The fixed benchmark scenario, as JSON text.
+/// A fixed benchmark scenario by name (`datagram`, `tcp`, `pfabric`), as
+/// JSON text.
 #[pyfunction]
-fn bench_scenario() -> String {
-    let v: Value =
-        toml::from_str(dcnsim_core::BENCH_SCENARIO).expect("bench scenario is valid TOML");
-    v.to_string()
+#[pyo3(signature = (name = "datagram"))]
+fn bench_scenario(name: &str) -> PyResult<String> {
+    let (_, text) = dcnsim_core::BENCH_SCENARIOS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("no benchmark named {name:?}"))
+        })?;
+    let v: Value = toml::from_str(text).expect("bench scenario is valid TOML");
+    Ok(v.to_string())
+}
+
+/// The names of the fixed benchmarks.
+#[pyfunction]
+fn bench_names() -> Vec<&'static str> {
+    dcnsim_core::BENCH_SCENARIOS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect()
 }
 
 #[pymodule]
@@ -144,5 +160,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     Ok(())
 }

@@ -16,7 +16,6 @@
 //! so both operations scan the queue: O(queue length).
 
 use super::{Discipline, Next, QueueSpec, Queued};
-use crate::error::{join_path, ScenarioError};
 use crate::units::{Capacity, Time};
 
 #[derive(Clone, Debug)]
@@ -43,22 +42,6 @@ impl Discipline for Pfabric {
             bytes: 0,
             capacity: spec.capacity,
         }
-    }
-
-    fn check(spec: &QueueSpec, path: &str) -> Result<(), ScenarioError> {
-        if spec.capacity.amount() == 0 {
-            return Err(ScenarioError::new(
-                join_path(path, "capacity"),
-                "a pfabric queue needs a capacity above 0 (the reference: 24pkt at 10 Gbps)",
-            ));
-        }
-        if spec.class_limits.is_some() {
-            return Err(ScenarioError::new(
-                join_path(path, "class_limits"),
-                "the pfabric discipline has no per-class limits",
-            ));
-        }
-        Ok(())
     }
 
     fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>) {
