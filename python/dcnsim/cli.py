@@ -354,7 +354,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(command=_cmd_bench)
 
-    listing = "\n".join(f"  {name:<10} {study.title}" for name, study in STUDIES.items())
+    width = max(len(name) for name in STUDIES)
+    listing = "\n".join(f"  {name:<{width}}  {study.title}" for name, study in STUDIES.items())
     p = commands.add_parser(
         "study",
         help="run a seed experiment, print the seed's numbers beside dcnsim's",
