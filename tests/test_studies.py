@@ -294,19 +294,6 @@ def test_run_scenarios_reports_a_bad_scenario_as_scenario_error(jobs):
 TCP_SCHEMES = ("TCP", "TCP+ELR")
 
 
-def _core_has_pfabric() -> bool:
-    """Whether the core knows pFabric (its transport, queues and ``[transport.pfabric]``)."""
-    try:
-        studies.latency_scenario("pFabric+ELR", "64:4:1", 0.1).validate()
-    except ScenarioError:
-        return False
-    return True
-
-
-#: The one place that holds back the tests needing pFabric until the core has it.
-NEEDS_PFABRIC = pytest.mark.skipif(not _core_has_pfabric(), reason="core without pfabric")
-
-
 @pytest.fixture(scope="module")
 def latency_quick_tcp() -> pd.DataFrame:
     return studies.run_latency_difference(quick=True, jobs=2, schemes=TCP_SCHEMES)
@@ -537,7 +524,6 @@ def test_latency_pfabric_scenario_scales_pfabric_to_the_tree():
     )
 
 
-@NEEDS_PFABRIC
 def test_latency_pfabric_scenarios_validate():
     for scheme in studies.LATENCY_SCHEMES:
         studies.latency_scenario(scheme, "64:4:1", 0.5).validate()
@@ -598,18 +584,15 @@ def test_latency_quick_elr_does_not_shrink_tcp_spread(latency_quick_tcp):
     check_elr_keeps_tcp_spread(latency_quick_tcp)
 
 
-@NEEDS_PFABRIC
 def test_latency_quick_pfabric_far_below_tcp(latency_quick):
     check_latency_runs_complete(latency_quick)
     check_pfabric_far_below_tcp(latency_quick)
 
 
-@NEEDS_PFABRIC
 def test_latency_quick_pfabric_elr_smallest_spread(latency_quick):
     check_pfabric_elr_smallest_spread(latency_quick)
 
 
-@NEEDS_PFABRIC
 def test_latency_quick_pfabric_zero_load_closed_forms(latency_quick):
     check_latency_zero_load(latency_quick)
 
@@ -651,7 +634,6 @@ def test_latency_tables_and_files(latency_quick_tcp, tmp_path):
     assert len(pd.read_csv(tmp_path / "latency" / "buffers.csv")) == 2 * 3
 
 
-@NEEDS_PFABRIC
 def test_cli_study_latency_difference_quick(tmp_path):
     out = tmp_path / "latency"
     proc = cli("study", "latency-difference", "--quick", "--jobs", "2", "--out", str(out))
@@ -696,14 +678,12 @@ def test_latency_full_elr_does_not_shrink_tcp_spread(latency_full_tcp):
 
 
 @pytest.mark.slow
-@NEEDS_PFABRIC
 def test_latency_full_pfabric_far_below_tcp(latency_full):
     check_latency_runs_complete(latency_full)
     check_pfabric_far_below_tcp(latency_full)
 
 
 @pytest.mark.slow
-@NEEDS_PFABRIC
 def test_latency_full_pfabric_elr_smallest_spread(latency_full):
     check_pfabric_elr_smallest_spread(latency_full)
 
