@@ -464,7 +464,7 @@ ELR_SPREAD_FULL_XFAIL = pytest.mark.xfail(
 TCP_GROWS_FULL_XFAIL = pytest.mark.xfail(
     strict=True,
     reason="dcnsim (full, 5 seeds): TCP's mean stops growing once the bottlenecks are full: "
-    "64:4:1 mean 1409 us at 50 % vs 1406 us at 90 %; 32:4:1 std 407 us at 10 % vs 379 us "
+    "64:4:1 mean 1409 us at 50 % vs 1405 us at 90 %; 32:4:1 std 407 us at 10 % vs 379 us "
     "at 50 % (every other step grows)",
 )
 
