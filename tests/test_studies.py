@@ -359,8 +359,10 @@ def check_latency_runs_complete(runs: pd.DataFrame) -> None:
     assert (runs["undecided"] == 0).all(), runs[runs["undecided"] > 0]
     loaded = runs[runs["load"] > 0]  # (at 0 % load the run ends with its last test packet)
     assert (loaded["sim_time_s"] * 1e3 >= loaded["stop_ms"] - 1e-9).all()
-    # a test packet waits at most its path's queues: the run's own bound
-    assert (runs["max_us"].fillna(0) <= runs["drain_bound_ms"] * 1e3 + 1e-6).all()
+    # behind FIFO queues a test packet waits at most for what its path's queues held:
+    # the run's own bound (pFabric queues may let later packets overtake it)
+    fifo = runs[runs["scheme"].isin(TCP_SCHEMES)]
+    assert (fifo["max_us"].fillna(0) <= fifo["drain_bound_ms"] * 1e3 + 1e-6).all()
     idle = runs[runs["load"] == 0]
     assert (idle["lost"] == 0).all() and (idle["flows_started"] == 0).all()
     assert (runs.loc[runs["load"] > 0, "flows_started"] > 0).all()
@@ -451,7 +453,7 @@ ELR_SPREAD_FULL_XFAIL = pytest.mark.xfail(
 TCP_GROWS_FULL_XFAIL = pytest.mark.xfail(
     strict=True,
     reason="dcnsim (full, 5 seeds): TCP's mean stops growing once the bottlenecks are full: "
-    "64:4:1 mean 1409 us at 50 % vs 1406 us at 90 %; 32:4:1 std 407 us at 10 % vs 379 us "
+    "64:4:1 mean 1409 us at 50 % vs 1405 us at 90 %; 32:4:1 std 407 us at 10 % vs 379 us "
     "at 50 % (every other step grows)",
 )
 

@@ -1591,7 +1591,7 @@ def _latency_plot(runs: pd.DataFrame, summary: pd.DataFrame, path: Path) -> None
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=8)
     fig.suptitle("95 % Student-t intervals over seeds", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -1633,7 +1633,7 @@ def _latency_packets_plot(runs: pd.DataFrame, path: Path) -> None:
             ax.grid(True, alpha=0.3)
             ax.legend(title="load", fontsize=7, title_fontsize=7)
     fig.suptitle("x at the top = a lost test packet", fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
