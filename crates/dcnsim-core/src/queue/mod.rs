@@ -22,9 +22,11 @@
 
 mod aqm;
 mod droptail;
+mod priority;
 
 pub use aqm::{idle_slots, Aqm, AqmSpec, Occupancy, RedProfile, Verdict};
 pub use droptail::DropTail;
+pub use priority::Priority;
 
 use crate::error::{join_path, ScenarioError};
 use crate::units::{Capacity, Time};
@@ -207,6 +209,7 @@ macro_rules! disciplines {
 disciplines! {
     #[default]
     Droptail(DropTail),
+    Priority(Priority),
 }
 
 impl Queue {
