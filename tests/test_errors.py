@@ -16,6 +16,8 @@ def base() -> dict:
 
 FLOW = {"src": 0, "dst": 1, "size": "10KB"}
 WORKLOAD = {"src": 0, "dst": "random", "cdf": "websearch", "load": 0.5, "stop": "1ms"}
+STREAM = {"src": 0, "dst": 1, "load": 0.5, "stop": "1ms"}
+PRIORITY = {"kind": "priority", "capacity": "100pkt"}
 
 
 def with_(path: str, value) -> dict:
@@ -173,6 +175,63 @@ CASES = [
      "transport.pfabric.rto", "above 0"),
     ("pfabric-probe-after-zero", with_("transport.pfabric", {"probe_after": 0}),
      "transport.pfabric.probe_after", "at least 1"),
+    # Traffic classes (802.1Q priority code points 0-7) and strict-priority queues.
+    ("flow-class-8", with_("traffic.flows", [{**FLOW, "class": 8}]), "traffic.flows[0].class", "8"),
+    (
+        "flow-class-256",
+        with_("traffic.flows", [{**FLOW, "class": 256}]),
+        "traffic.flows[0].class",
+        "",
+    ),
+    ("probe-class-8", with_("traffic.probes[0].class", 8), "traffic.probes[0].class", "0 to 7"),
+    (
+        "stream-class-8",
+        with_("traffic.streams", [STREAM | {"class": 8}]),
+        "traffic.streams[0].class",
+        "8",
+    ),
+    (
+        "workload-class-8",
+        with_("traffic.workloads", [{**WORKLOAD, "class": 8}]),
+        "traffic.workloads[0].class",
+        "8",
+    ),
+    (
+        "priority-zero-capacity",
+        with_("network.queue", {"kind": "priority", "capacity": "0pkt"}),
+        "network.queue.capacity",
+        "positive",
+    ),
+    (
+        "priority-zero-byte-capacity",
+        with_("network.nic_queue", {"kind": "priority", "capacity": "0B"}),
+        "network.nic_queue.capacity",
+        "positive",
+    ),
+    (
+        "priority-class-limit-above-capacity",
+        with_("network.queue", PRIORITY | {"class_limits": ["10pkt", "101pkt"]}),
+        "network.queue.class_limits[1]",
+        "larger than the capacity (100pkt)",
+    ),
+    (
+        "priority-class-limit-other-unit",
+        with_("network.queue", PRIORITY | {"class_limits": ["64KB"]}),
+        "network.queue.class_limits[0]",
+        "packets",
+    ),
+    (
+        "priority-nine-class-limits",
+        with_("network.queue", PRIORITY | {"class_limits": ["1pkt"] * 9}),
+        "network.queue.class_limits",
+        "at most 8",
+    ),
+    (
+        "droptail-class-limits",
+        with_("network.queue", {"capacity": "100pkt", "class_limits": ["10pkt"]}),
+        "network.queue.class_limits",
+        "droptail",
+    ),
 ]  # fmt: skip
 
 

@@ -23,10 +23,12 @@
 mod aqm;
 mod droptail;
 mod pfabric;
+mod priority;
 
 pub use aqm::{idle_slots, Aqm, AqmSpec, Occupancy, RedProfile, Verdict};
 pub use droptail::DropTail;
 pub use pfabric::Pfabric;
+pub use priority::Priority;
 
 use crate::error::{join_path, ScenarioError};
 use crate::units::{Capacity, Time};
@@ -210,6 +212,7 @@ disciplines! {
     #[default]
     Droptail(DropTail),
     Pfabric(Pfabric),
+    Priority(Priority),
 }
 
 impl Queue {
