@@ -34,6 +34,7 @@ import pandas as pd
 
 from dcnsim.results import run
 from dcnsim.scenario import Scenario, ScenarioError
+from dcnsim.study_pfabric import PFABRIC_TITLE, pfabric_plot, pfabric_tables, run_pfabric
 
 __all__ = [
     "INCAST_FULL",
@@ -1695,6 +1696,7 @@ STUDIES: dict[str, Study] = {
         _latency_plot,
         _latency_extras,
     ),
+    "pfabric": Study("pfabric", PFABRIC_TITLE, run_pfabric, pfabric_tables, pfabric_plot),
 }
 
 

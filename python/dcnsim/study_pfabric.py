@@ -1,0 +1,658 @@
+"""The pFabric study: pFabric against DCTCP and TCP on the paper's own setup.
+
+Alizadeh et al., "pFabric: Minimal Near-Optimal Datacenter Transport", SIGCOMM 2013,
+§5: a leaf-spine fabric of 9 leaves x 16 hosts and 4 spines (10 Gbps host links,
+40 Gbps fabric links), Poisson all-to-all flow arrivals with web-search or
+data-mining sizes at loads 0.1-0.8, and three transports: pFabric (24-packet
+priority ports, remaining-bytes priority, fixed 45 µs RTO), DCTCP (ECN marking at
+K = 65 packets) and TCP NewReno on drop-tail queues. The metric is each flow's
+slowdown (FCT / the FCT it would have on an idle fabric), mean and 99th percentile,
+for flows of (0, 100 KB], (100 KB, 10 MB] and > 10 MB.
+
+``dcnsim study pfabric`` runs it (``run_pfabric`` / ``pfabric_summary`` /
+``pfabric_checks`` from Python); the scenario, the run lengths and every choice are
+in ``docs/studies.md``. The paper's claims are checked as stated and printed
+``yes`` or ``NO``: nothing here is tuned towards them.
+
+The shared helpers (``run_scenarios``, ``format_table``, ...) live in
+``dcnsim.studies``, which registers this study; they are imported inside the
+functions, so either module may be imported first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dcnsim.scenario import Scenario
+
+__all__ = [
+    "PFABRIC_BINS",
+    "PFABRIC_FULL",
+    "PFABRIC_QUICK",
+    "PFABRIC_SCHEMES",
+    "PFABRIC_TITLE",
+    "SMALL_NEAR_ONE",
+    "PfabricPlan",
+    "pfabric_checks",
+    "pfabric_plot",
+    "pfabric_scenario",
+    "pfabric_summary",
+    "pfabric_tables",
+    "pfabric_window",
+    "run_pfabric",
+    "slowdown_bins",
+]
+
+PFABRIC_TITLE = (
+    "pFabric paper §5 (SIGCOMM 2013): slowdown by flow size, pFabric vs DCTCP vs TCP, leaf-spine"
+)
+
+#: The three transports, in the order they are printed.
+PFABRIC_SCHEMES = ("pfabric", "dctcp", "tcp")
+SCHEME_LABELS = {"pfabric": "pFabric", "dctcp": "DCTCP", "tcp": "TCP"}
+
+#: Flow-size bins of the paper's Figs. 4 and 5: (name, lower bound exclusive, upper
+#: bound inclusive), in bytes of application data.
+PFABRIC_BINS: tuple[tuple[str, float, float], ...] = (
+    ("small", 0.0, 100e3),
+    ("medium", 100e3, 10e6),
+    ("large", 10e6, math.inf),
+)
+BIN_LABELS = {"small": "(0, 100KB]", "medium": "(100KB, 10MB]", "large": "> 10MB"}
+
+#: Claim 1's "near 1": pFabric's mean slowdown of (0, 100 KB] flows at most this.
+SMALL_NEAR_ONE = 1.5
+#: Claim 2 is about "high load": loads at or above this.
+HIGH_LOAD = 0.6
+
+#: Every link's propagation delay and the per-host delay (applied on send and on
+#: receive): a 4-hop round trip is 8 x 0.2 + 4 x 2.5 = 11.6 µs of delays plus one
+#: full-packet serialization per hop, 14.6 µs in all, the paper's figure.
+LINK_DELAY = "0.2us"
+HOST_DELAY = "2.5us"
+HOST_RATE_BPS = 10e9
+MSS = 1460
+
+
+@dataclass(frozen=True)
+class PfabricPlan:
+    """What one variant of the study runs.
+
+    A run at load L lasts ``min(length_at_08 * 0.8 / L, max_length)`` simulated
+    seconds for its workload: the same expected number of flow arrivals at every
+    load (so the same wall time), capped. Flows are counted when they arrive in
+    ``[WARMUP x length, WINDOW_END x length)``; the rest of the run lets them finish.
+    """
+
+    leaves: int
+    workloads: tuple[str, ...]
+    loads: tuple[float, ...]
+    seeds: tuple[int, ...]
+    #: workload -> (simulated seconds at load 0.8, cap in seconds)
+    lengths: dict[str, tuple[float, float]]
+
+
+SPINES = 4
+HOSTS_PER_LEAF = 16
+WARMUP = 0.15
+WINDOW_END = 0.75
+
+PFABRIC_FULL = PfabricPlan(
+    leaves=9,
+    workloads=("websearch", "datamining"),
+    loads=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8),
+    seeds=(1,),
+    lengths={"websearch": (0.24, 2.0), "datamining": (1.2, 1.2)},
+)
+#: The quick variant: a smaller leaf-spine (4 leaves x 16 hosts, 4 spines, the same
+#: rates and delays, still full bisection), web search only, loads 0.2 and 0.6, runs
+#: as long as the full variant's but capped at 400 ms (shorter runs held too few
+#: large flows to decide the large-flow claim).
+PFABRIC_QUICK = PfabricPlan(
+    leaves=4,
+    workloads=("websearch",),
+    loads=(0.2, 0.6),
+    seeds=(1,),
+    lengths={"websearch": (0.24, 0.4)},
+)
+
+
+def run_length(plan: PfabricPlan, workload: str, load: float) -> float:
+    """Simulated seconds of the run of ``workload`` at ``load`` in ``plan``."""
+    if workload not in plan.lengths:
+        raise ValueError(
+            f"the plan has no run length for workload {workload!r} "
+            f"(it has {', '.join(plan.lengths)}); pass length_s to pfabric_scenario"
+        )
+    at_08, cap = plan.lengths[workload]
+    return min(at_08 * 0.8 / load, cap)
+
+
+def pfabric_window(length_s: float) -> tuple[float, float]:
+    """The arrival window whose flows are counted: (after the warm-up, end)."""
+    return WARMUP * length_s, WINDOW_END * length_s
+
+
+def _queue(scheme: str) -> dict[str, Any]:
+    if scheme == "pfabric":
+        # The paper's 36 KB per port: 24 full packets.
+        return {"kind": "pfabric", "capacity": "24pkt"}
+    if scheme == "dctcp":
+        # 150 packets (225 KB) per port, marking at K = 65 packets.
+        return {"capacity": "150pkt", "aqm": {"kind": "threshold", "k": "65pkt"}}
+    if scheme == "tcp":
+        return {"capacity": "150pkt"}
+    raise ValueError(f"scheme must be one of {', '.join(PFABRIC_SCHEMES)}, got {scheme!r}")
+
+
+def _transport(scheme: str) -> dict[str, Any]:
+    if scheme == "pfabric":
+        return {
+            "protocol": "pfabric",
+            "priority": "remaining",
+            "pfabric": {"init_cwnd": 12, "max_cwnd": 23, "rto": "45us", "probe_after": 5},
+        }
+    # The RTO before the first RTT sample is min_rto too (ns-2's rtxcur_init_ in the
+    # reference scripts), not RFC 6298's 1 s, which a lost SYN would pay in full.
+    protocol = {"dctcp": "dctcp", "tcp": "newreno"}[scheme]
+    return {"protocol": protocol, "min_rto": "200us", "initial_rto": "200us"}
+
+
+def pfabric_scenario(
+    scheme: str,
+    workload: str,
+    load: float,
+    seed: int = 1,
+    quick: bool = False,
+    length_s: float | None = None,
+) -> Scenario:
+    """One run: ``scheme`` (``pfabric``, ``dctcp`` or ``tcp``) carrying ``workload``
+    (a shipped CDF: ``websearch`` or ``datamining``) at ``load``.
+
+    Leaf-spine with 4 spines and 16 hosts per leaf, 9 leaves (4 with ``quick``),
+    10 Gbps host links and 40 Gbps fabric links of 0.2 µs, 2.5 µs per host; every
+    port (switch and NIC) has the scheme's queue; per-flow ECMP. Poisson arrivals
+    from every host to uniformly random other hosts at ``load`` of its link, for
+    ``length_s`` simulated seconds (default: the plan's run length).
+    """
+    if scheme not in PFABRIC_SCHEMES:
+        raise ValueError(f"scheme must be one of {', '.join(PFABRIC_SCHEMES)}, got {scheme!r}")
+    if not 0 < load <= 1:
+        raise ValueError(f"load must be in (0, 1], got {load}")
+    plan = PFABRIC_QUICK if quick else PFABRIC_FULL
+    if length_s is None:
+        length_s = run_length(plan, workload, load)
+    stop_us = round(length_s * 1e6)
+    queue = _queue(scheme)
+    return Scenario(
+        {
+            "name": f"pfabric study: {scheme} {workload} load={load:g} seed={seed}",
+            "seed": seed,
+            "stop_time": f"{stop_us}us",
+            "topology": {
+                "kind": "leaf_spine",
+                "leaves": plan.leaves,
+                "spines": SPINES,
+                "hosts_per_leaf": HOSTS_PER_LEAF,
+                "host_link": {"rate": "10Gbps", "delay": LINK_DELAY},
+                "fabric_link": {"rate": "40Gbps", "delay": LINK_DELAY},
+            },
+            "network": {"host_delay": HOST_DELAY, "queue": queue, "nic_queue": dict(queue)},
+            "forwarding": {"policy": "ecmp"},
+            "transport": _transport(scheme),
+            "traffic": {
+                "workloads": [{"src": "all", "dst": "random", "cdf": workload, "load": load}]
+            },
+        }
+    )
+
+
+# --- reducing one run --------------------------------------------------------------------
+
+
+def _wire_bytes(payload: pd.Series | np.ndarray) -> np.ndarray:
+    """Payload plus 40 B per segment: how the workload generator counts load."""
+    payload = np.asarray(payload, dtype=float)
+    return payload + 40.0 * np.ceil(payload / MSS)
+
+
+def slowdown_bins(
+    flows: pd.DataFrame, window: tuple[float, float], stop_s: float
+) -> dict[str, Any]:
+    """Per size bin, over the TCP flows that arrived in ``window``: how many finished
+    (``_n``) and did not (``_unfinished``), the finished flows' mean and 99th
+    percentile slowdown, and ``_mean_lb``, the mean with every unfinished flow
+    counted at its lower bound ``(stop_s - start) / ideal``."""
+    start, end = window
+    tcp = flows[flows["kind"] == "tcp"]
+    counted = tcp[(tcp["start_s"] >= start) & (tcp["start_s"] < end)]
+    out: dict[str, Any] = {"counted": len(counted)}
+    for name, lo, hi in PFABRIC_BINS:
+        size = counted["size_bytes"]
+        flows_in = counted[(size > lo) & (size <= hi)]
+        done = flows_in[flows_in["fct_s"].notna()]
+        open_ = flows_in[flows_in["fct_s"].isna()]
+        slow = done["slowdown"].to_numpy(dtype=float)
+        bound = ((stop_s - open_["start_s"]) / open_["ideal_fct_s"]).to_numpy(dtype=float)
+        both = np.concatenate([slow, bound])
+        out[f"{name}_n"] = len(done)
+        out[f"{name}_unfinished"] = len(open_)
+        out[f"{name}_mean"] = float(slow.mean()) if len(slow) else np.nan
+        out[f"{name}_p99"] = float(np.percentile(slow, 99)) if len(slow) else np.nan
+        out[f"{name}_mean_lb"] = float(both.mean()) if len(both) else np.nan
+    return out
+
+
+def _reduce_pfabric(
+    results: Any, window: tuple[float, float], stop_s: float, hosts: int
+) -> dict[str, Any]:
+    flows = results.flows
+    tcp = flows[flows["kind"] == "tcp"]
+    row = slowdown_bins(flows, window, stop_s)
+    start, end = window
+    counted = tcp[(tcp["start_s"] >= start) & (tcp["start_s"] < end)]
+    capacity_bytes = hosts * HOST_RATE_BPS / 8 * stop_s
+    row.update(
+        {
+            "flows": len(tcp),
+            "timeouts": int(counted["timeouts"].sum()),
+            "retransmits": int(counted["retransmits"].sum()),
+            "drops": int(counted["drops"].sum()),
+            # What arrived and what got through, as a share of all host links over
+            # the whole run (the first flows arrive one random gap after 0).
+            "offered_load": float(_wire_bytes(tcp["size_bytes"]).sum()) / capacity_bytes,
+            "carried_load": float(_wire_bytes(tcp["bytes_delivered"]).sum()) / capacity_bytes,
+            "sim_time_s": float(results.summary["sim_time_s"]),
+            "packet_hops": int(results.summary["packet_hops"]),
+        }
+    )
+    return row
+
+
+# --- running the study ----------------------------------------------------------------------
+
+
+def run_pfabric(
+    quick: bool = False,
+    jobs: int | None = None,
+    workloads: Iterable[str] | None = None,
+    loads: Iterable[float] | None = None,
+    schemes: Iterable[str] = PFABRIC_SCHEMES,
+    seeds: Iterable[int] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """One row per run (workload, load, scheme, seed).
+
+    Defaults come from ``PFABRIC_QUICK`` or ``PFABRIC_FULL``. Columns: ``workload,
+    load, scheme, seed, hosts, length_s, window_start_s, window_end_s, counted``, then per
+    bin (``small``, ``medium``, ``large``) ``_n, _unfinished, _mean, _p99,
+    _mean_lb``, then ``flows, timeouts, retransmits, drops, offered_load,
+    carried_load, sim_time_s, packet_hops, wall_s``.
+    """
+    from dcnsim.studies import run_scenarios
+
+    plan = PFABRIC_QUICK if quick else PFABRIC_FULL
+    workloads = list(plan.workloads if workloads is None else workloads)
+    loads = list(plan.loads if loads is None else loads)
+    seeds = list(plan.seeds if seeds is None else seeds)
+    schemes = list(schemes)
+    hosts = plan.leaves * HOSTS_PER_LEAF
+    points = [
+        (w, load, s, seed) for w in workloads for load in loads for s in schemes for seed in seeds
+    ]
+    tasks = []
+    for workload, load, scheme, seed in points:
+        length = run_length(plan, workload, load)
+        window = pfabric_window(length)
+        reduce = partial(_reduce_pfabric, window=window, stop_s=length, hosts=hosts)
+        tasks.append((reduce, pfabric_scenario(scheme, workload, load, seed, quick, length)))
+    # The costliest runs first (cost grows with load x length), so the pool ends evenly.
+    cost = [p[1] * run_length(plan, p[0], p[1]) for p in points]
+    order = sorted(range(len(points)), key=lambda i: -cost[i])
+    answers = run_scenarios([tasks[i] for i in order], jobs=jobs, progress=progress)
+    rows: list[dict[str, Any]] = [{}] * len(points)
+    for i, answer in zip(order, answers, strict=True):
+        workload, load, scheme, seed = points[i]
+        length = run_length(plan, workload, load)
+        start, end = pfabric_window(length)
+        rows[i] = {
+            "workload": workload,
+            "load": load,
+            "scheme": scheme,
+            "seed": seed,
+            "hosts": hosts,
+            "length_s": length,
+            "window_start_s": start,
+            "window_end_s": end,
+            **answer,
+        }
+    return pd.DataFrame(rows)
+
+
+# --- summary and the paper's claims ---------------------------------------------------------
+
+
+def pfabric_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (workload, load, scheme): flows counted per bin (``_n``,
+    ``_unfinished``: sums over seeds), ``_mean``, ``_p99`` and ``_mean_lb`` (means
+    over seeds), ``timeouts`` and ``drops`` (sums), ``offered_load`` and
+    ``carried_load`` (means), ``runs`` and ``wall_s`` (sum)."""
+    spec: dict[str, tuple[str, str]] = {"runs": ("seed", "count")}
+    for name, _, _ in PFABRIC_BINS:
+        spec[f"{name}_n"] = (f"{name}_n", "sum")
+        spec[f"{name}_unfinished"] = (f"{name}_unfinished", "sum")
+        for stat in ("mean", "p99", "mean_lb"):
+            spec[f"{name}_{stat}"] = (f"{name}_{stat}", "mean")
+    spec.update(
+        {
+            "timeouts": ("timeouts", "sum"),
+            "drops": ("drops", "sum"),
+            "offered_load": ("offered_load", "mean"),
+            "carried_load": ("carried_load", "mean"),
+            "wall_s": ("wall_s", "sum"),
+        }
+    )
+    grouped = runs.groupby(["workload", "load", "scheme"], sort=False)
+    table = grouped.agg(**spec).reset_index()
+    rank = {s: i for i, s in enumerate(PFABRIC_SCHEMES)}
+    table["_rank"] = table["scheme"].map(rank)
+    workloads = {w: i for i, w in enumerate(dict.fromkeys(runs["workload"]))}
+    table["_w"] = table["workload"].map(workloads)
+    return (
+        table.sort_values(["_w", "load", "_rank"])
+        .drop(columns=["_rank", "_w"])
+        .reset_index(drop=True)
+    )
+
+
+def _metric(summary: pd.DataFrame, workload: str, column: str) -> pd.DataFrame:
+    """``column`` of one workload as a load x scheme table."""
+    part = summary[summary["workload"] == workload]
+    return part.pivot(index="load", columns="scheme", values=column).sort_index()
+
+
+def _pairs(values: Sequence[tuple[float, float, float]]) -> str:
+    return ", ".join(f"{load:g}: {a:.2f} vs {b:.2f}" for load, a, b in values)
+
+
+def pfabric_checks(runs: pd.DataFrame) -> list[tuple[str, bool | None]]:
+    """The paper's claims, each with whether the runs agree (``None``: the runs lack
+    what the claim needs, e.g. a scheme or a high load).
+
+    Per workload: (1) pFabric's mean slowdown of (0, 100 KB] flows is at most
+    ``SMALL_NEAR_ONE`` at every load, and (1b) the lowest of the three schemes at
+    every load; (2) pFabric's > 10 MB mean slowdown is no worse than DCTCP's at every
+    load >= ``HIGH_LOAD``; (3) pFabric's (0, 100 KB] 99th percentile is the lowest of
+    the three at every load. A last line repeats (2) with unfinished flows counted
+    at their lower bound, which is not a claim of the paper but tells whether
+    survivor bias decides (2).
+    """
+    summary = pfabric_summary(runs)
+    checks: list[tuple[str, bool | None]] = []
+    for workload in dict.fromkeys(summary["workload"]):
+        schemes = set(summary.loc[summary["workload"] == workload, "scheme"])
+        mean = _metric(summary, workload, "small_mean")
+        p99 = _metric(summary, workload, "small_p99")
+        large = _metric(summary, workload, "large_mean")
+        large_lb = _metric(summary, workload, "large_mean_lb")
+        tag = f"[{workload}]"
+        if "pfabric" in schemes:
+            pf = mean["pfabric"]
+            worst = pf.idxmax() if pf.notna().any() else None
+            text = (
+                f"paper: pFabric's {BIN_LABELS['small']} mean slowdown <= {SMALL_NEAR_ONE:g} at "
+                f"every load {tag}: " + ", ".join(f"{load:g}: {v:.2f}" for load, v in pf.items())
+            )
+            ok = (
+                bool(pf.notna().all() and (pf <= SMALL_NEAR_ONE).all())
+                if worst is not None
+                else None
+            )
+            checks.append((text, ok))
+        if set(PFABRIC_SCHEMES) <= schemes:
+            for frame, what in ((mean, "mean"), (p99, "99th percentile")):
+                others = frame[["dctcp", "tcp"]].min(axis=1)
+                values = [(load, frame.loc[load, "pfabric"], others[load]) for load in frame.index]
+                checks.append(
+                    (
+                        f"paper: pFabric's {BIN_LABELS['small']} {what} slowdown is the lowest of "
+                        f"the three at every load {tag} (pFabric vs the better of DCTCP/TCP: "
+                        f"{_pairs(values)})",
+                        bool(all(a < b for _, a, b in values)),
+                    )
+                )
+        if {"pfabric", "dctcp"} <= schemes:
+            high = [load for load in large.index if load >= HIGH_LOAD - 1e-9]
+            for frame, what in ((large, ""), (large_lb, " [unfinished at their lower bound]")):
+                values = [
+                    (load, frame.loc[load, "pfabric"], frame.loc[load, "dctcp"]) for load in high
+                ]
+                known = [v for v in values if not (np.isnan(v[1]) or np.isnan(v[2]))]
+                ok = (
+                    bool(all(a <= b for _, a, b in known))
+                    if known and len(known) == len(values)
+                    else None
+                )
+                prefix = "paper" if not what else "check"
+                checks.append(
+                    (
+                        f"{prefix}: pFabric's {BIN_LABELS['large']} mean slowdown <= DCTCP's at "
+                        f"load >= {HIGH_LOAD:g}{what} {tag} (pFabric vs DCTCP: "
+                        f"{_pairs(values) or '-'})",
+                        ok,
+                    )
+                )
+    return checks
+
+
+# --- printing ---------------------------------------------------------------------------------
+
+PFABRIC_PAPER = [
+    "The paper's findings (§5.2, Figs. 4 and 5; read from its plots, which give no table):",
+    "  - pFabric's (0, 100KB] flows finish close to the ideal (normalized FCT near 1), on",
+    "    average and at the 99th percentile, at every load and for both workloads, while",
+    "    DCTCP and TCP-DropTail slow down several-fold as the load grows;",
+    "  - pFabric's > 10MB flows do no worse than DCTCP's, also at high load: prioritizing",
+    "    short flows does not starve the long ones on average.",
+]
+
+PFABRIC_NOTES = [
+    "slowdown = FCT / ideal FCT (flows.parquet): the ideal is the same flow alone on the idle",
+    "  fabric (handshake, serialization at 10 Gbps, delays). Counted: flows that arrived after",
+    "  the warm-up (15 % of the run) and before 75 % of it; the rest of the run lets them finish.",
+    "  Means and percentiles are over the counted flows that finished; 'unfinished' counts the",
+    "  others (the > 10MB means are biased towards the flows that finished: see the last check,",
+    "  which counts every unfinished flow at its lower bound (run end - start) / ideal).",
+    f"'near 1' = at most {SMALL_NEAR_ONE:g}: a (0, 100KB] flow's ideal FCT is ~15-105 µs here, so",
+    "  1.5 allows a few full packets of queueing per hop (1.2 µs each at 10 Gbps) but not one",
+    "  pFabric timeout (45 µs) per flow on average, nor DCTCP's standing queue at K = 65 (~78 µs).",
+    "offered/carried load (--verbose): wire bytes of every flow that arrived / delivered, over",
+    "  all host links and the whole run. Data mining's sizes are heavy-tailed (1 % of the flows,",
+    "  100 MB-1 GB, carry ~70 % of the bytes), so a run of ~1 s offers less than the",
+    "  nominal load and its > 10MB bin holds few, mostly the smaller, large flows.",
+    "DCTCP marks at K = 65 packets on every port, the 40 Gbps fabric ports too (one queue",
+    "  setting for all switch ports); most queueing is at the 10 Gbps leaf->host ports.",
+]
+
+
+def _cells(frame: pd.DataFrame, load: float, digits: int) -> str:
+    values = []
+    for scheme in PFABRIC_SCHEMES:
+        if scheme in frame.columns:
+            v = frame.loc[load, scheme]
+            values.append("-" if pd.isna(v) else f"{v:.{digits}f}")
+    return "  ".join(values)
+
+
+def _counts(frame: pd.DataFrame, load: float) -> str:
+    return " ".join(str(int(frame.loc[load, s])) for s in PFABRIC_SCHEMES if s in frame.columns)
+
+
+def _workload_table(summary: pd.DataFrame, workload: str) -> pd.DataFrame:
+    part = summary[summary["workload"] == workload]
+    schemes = [s for s in PFABRIC_SCHEMES if s in set(part["scheme"])]
+    names = "/".join(SCHEME_LABELS[s] for s in schemes)
+    frames = {
+        column: _metric(summary, workload, column)
+        for column in (
+            "small_mean",
+            "small_p99",
+            "medium_mean",
+            "large_mean",
+            "large_n",
+            "small_unfinished",
+            "medium_unfinished",
+            "large_unfinished",
+        )
+    }
+    unfinished = (
+        frames["small_unfinished"] + frames["medium_unfinished"] + frames["large_unfinished"]
+    )
+    loads = list(frames["small_mean"].index)
+    return pd.DataFrame(
+        {
+            "load": [f"{load:g}" for load in loads],
+            f"small mean ({names})": [_cells(frames["small_mean"], x, 2) for x in loads],
+            "small p99": [_cells(frames["small_p99"], x, 2) for x in loads],
+            "medium mean": [_cells(frames["medium_mean"], x, 2) for x in loads],
+            "large mean": [_cells(frames["large_mean"], x, 2) for x in loads],
+            "large finished": [_counts(frames["large_n"], x) for x in loads],
+            "unfinished": [_counts(unfinished, x) for x in loads],
+        }
+    )
+
+
+def pfabric_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
+    """The summary (one row per workload, load and scheme) and the printed text."""
+    from dcnsim.studies import format_table
+
+    summary = pfabric_summary(runs)
+    hosts = int(runs["hosts"].iloc[0]) if "hosts" in runs.columns else None
+    lines = [
+        "pFabric (Alizadeh et al., SIGCOMM 2013, §5): slowdown by flow size, "
+        "pFabric vs DCTCP vs TCP",
+        f"  leaf-spine, {hosts if hosts else '?'} hosts ({_leaves_text(runs)} leaves x 16, "
+        "4 spines), 10 Gbps host and 40 Gbps fabric links,",
+        "  0.2 µs per link, 2.5 µs per host (14.6 µs RTT across the spine), per-flow ECMP;",
+        "  Poisson arrivals, all to all; pFabric: 24-packet pFabric ports, init_cwnd 12, max 23,",
+        "  RTO 45 µs; DCTCP: 150-packet ports marking at K = 65, min and initial RTO 200 µs;",
+        "  TCP: NewReno, 150-packet drop-tail ports, min and initial RTO 200 µs. "
+        + f"Seeds {', '.join(map(str, sorted(set(runs['seed']))))}.",
+        "",
+        *PFABRIC_PAPER,
+        "",
+        "Cells hold pFabric, DCTCP and TCP in that order. small = (0, 100KB], medium =",
+        "(100KB, 10MB], large = > 10MB; 'large finished' and 'unfinished' (all bins) count flows.",
+    ]
+    for workload in dict.fromkeys(summary["workload"]):
+        part = runs[runs["workload"] == workload]
+        lengths = ", ".join(
+            f"{load:g}: {length * 1e3:.0f}"
+            for load, length in part.groupby("load")["length_s"].first().items()
+        )
+        lines += [
+            "",
+            f"{workload}: run length in ms per load: {lengths}",
+            format_table(_workload_table(summary, workload)),
+        ]
+    lines += ["", "The paper's claims, against these numbers:"]
+    for text, ok in pfabric_checks(runs):
+        mark = "n/a" if ok is None else ("yes" if ok else "NO")
+        lines.append(f"  [{mark:<3}] {text}")
+    if verbose:
+        lines += ["", "Per run:", format_table(_run_view(runs))]
+    lines += ["", *PFABRIC_NOTES]
+    return summary, "\n".join(lines)
+
+
+def _leaves_text(runs: pd.DataFrame) -> str:
+    if "hosts" not in runs.columns:
+        return "?"
+    return str(int(runs["hosts"].iloc[0]) // HOSTS_PER_LEAF)
+
+
+def _run_view(runs: pd.DataFrame) -> pd.DataFrame:
+    def num(values: Iterable[Any], digits: int) -> list[str]:
+        return ["-" if pd.isna(v) else f"{float(v):.{digits}f}" for v in values]
+
+    return pd.DataFrame(
+        {
+            "workload": runs["workload"],
+            "load": [f"{v:g}" for v in runs["load"]],
+            "scheme": runs["scheme"],
+            "seed": runs["seed"],
+            "length (ms)": num(runs["length_s"] * 1e3, 0),
+            "counted": runs["counted"],
+            "small n/unf": [
+                f"{n}/{u}" for n, u in zip(runs["small_n"], runs["small_unfinished"], strict=True)
+            ],
+            "medium n/unf": [
+                f"{n}/{u}" for n, u in zip(runs["medium_n"], runs["medium_unfinished"], strict=True)
+            ],
+            "large n/unf": [
+                f"{n}/{u}" for n, u in zip(runs["large_n"], runs["large_unfinished"], strict=True)
+            ],
+            "timeouts": runs["timeouts"],
+            "drops": runs["drops"],
+            "offered": num(runs["offered_load"], 3),
+            "carried": num(runs["carried_load"], 3),
+            "wall (s)": num(runs["wall_s"], 1),
+        }
+    )
+
+
+def pfabric_plot(runs: pd.DataFrame, summary: pd.DataFrame, path: Path) -> None:
+    """One row of panels per workload: small mean, small p99, medium mean, large mean
+    against the load, a line per scheme (log scale), and the 'near 1' bound."""
+    from dcnsim.studies import _pyplot
+
+    plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter
+
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    workloads = list(dict.fromkeys(summary["workload"]))
+    panels = (
+        ("small_mean", "(0, 100KB]: mean"),
+        ("small_p99", "(0, 100KB]: 99th percentile"),
+        ("medium_mean", "(100KB, 10MB]: mean"),
+        ("large_mean", "> 10MB: mean"),
+    )
+    fig, axes = plt.subplots(
+        len(workloads), len(panels), figsize=(16, 3.8 * len(workloads)), squeeze=False
+    )
+    for row, workload in enumerate(workloads):
+        part = summary[summary["workload"] == workload]
+        for col, (column, title) in enumerate(panels):
+            ax = axes[row][col]
+            for scheme in PFABRIC_SCHEMES:
+                points = part[part["scheme"] == scheme]
+                if len(points):
+                    ax.plot(points["load"], points[column], marker="o", label=SCHEME_LABELS[scheme])
+            if column == "small_mean":
+                ax.axhline(
+                    SMALL_NEAR_ONE,
+                    color="k",
+                    linestyle=":",
+                    linewidth=1,
+                    label=f"near 1 (<= {SMALL_NEAR_ONE:g})",
+                )
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(plain)
+            ax.yaxis.set_minor_formatter(plain)
+            ax.set_title(f"{workload}, {title}", fontsize=10)
+            ax.set_xlabel("load")
+            ax.set_ylabel("slowdown (FCT / ideal)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+    fig.suptitle("pFabric study (paper's Figs. 4-5): slowdown by flow size vs load")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

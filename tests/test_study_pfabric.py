@@ -1,0 +1,325 @@
+"""`dcnsim study pfabric`: pFabric against DCTCP and TCP on the paper's leaf-spine.
+
+The quick variant (64 hosts, web search, loads 0.2 and 0.6, one seed) runs in the
+default suite; the full one (144 hosts, both workloads, loads 0.1-0.8) is marked
+``slow``. A claim of the paper that dcnsim does not reproduce is kept as written
+and marked ``xfail(strict=True)`` with the measured numbers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dcnsim import studies, study_pfabric
+from dcnsim.study_pfabric import (
+    PFABRIC_FULL,
+    PFABRIC_QUICK,
+    PFABRIC_SCHEMES,
+    SMALL_NEAR_ONE,
+    pfabric_checks,
+    pfabric_scenario,
+    pfabric_summary,
+    run_pfabric,
+    slowdown_bins,
+)
+
+
+@pytest.fixture(scope="module")
+def quick() -> pd.DataFrame:
+    return run_pfabric(quick=True, jobs=2)
+
+
+@pytest.fixture(scope="module")
+def full() -> pd.DataFrame:
+    return run_pfabric(quick=False)
+
+
+def _frame(runs: pd.DataFrame, workload: str, column: str) -> pd.DataFrame:
+    part = pfabric_summary(runs)
+    part = part[part["workload"] == workload]
+    return part.pivot(index="load", columns="scheme", values=column)
+
+
+def check_small_flows_near_one(runs: pd.DataFrame) -> None:
+    """Claim 1: pFabric's (0, 100 KB] mean slowdown is near 1 at every load."""
+    for workload in set(runs["workload"]):
+        pf = _frame(runs, workload, "small_mean")["pfabric"]
+        assert pf.notna().all() and (pf <= SMALL_NEAR_ONE).all(), (workload, pf)
+        assert (pf >= 1.0).all(), (workload, pf)  # nothing beats the idle fabric
+
+
+def check_small_flows_lowest(runs: pd.DataFrame, column: str) -> None:
+    """Claims 2 and 3: pFabric's small-flow mean (p99) is the lowest at every load."""
+    for workload in set(runs["workload"]):
+        frame = _frame(runs, workload, column)
+        others = frame[["dctcp", "tcp"]].min(axis=1)
+        assert (frame["pfabric"] < others).all(), (workload, frame)
+
+
+def check_large_flows_vs_dctcp(runs: pd.DataFrame, workloads: list[str]) -> None:
+    """Claim 4: pFabric's > 10 MB mean slowdown is no worse than DCTCP's at load >= 0.6."""
+    for workload in workloads:
+        frame = _frame(runs, workload, "large_mean")
+        high = frame[frame.index >= 0.6]
+        assert len(high) and high.notna().all().all(), (workload, frame)
+        assert (high["pfabric"] <= high["dctcp"]).all(), (workload, high)
+
+
+def check_bookkeeping(runs: pd.DataFrame) -> None:
+    """What holds whatever the transport: the counted flows add up, the three schemes
+    see the same arrivals (the workload draws from the seed alone), the carried load
+    stays below the offered one, and most counted flows finish."""
+    bins = ("small", "medium", "large")
+    total = sum(runs[f"{b}_n"] + runs[f"{b}_unfinished"] for b in bins)
+    assert (total == runs["counted"]).all()
+    same = runs.groupby(["workload", "load", "seed"])[["counted", "flows", "offered_load"]]
+    assert (same.nunique() == 1).all().all(), runs
+    assert (runs["carried_load"] <= runs["offered_load"] + 1e-9).all()
+    assert (runs["small_n"] > 0).all() and (runs["medium_n"] > 0).all()
+    finished = sum(runs[f"{b}_n"] for b in bins) / runs["counted"]
+    assert (finished > 0.9).all(), runs[["workload", "load", "scheme", "counted"]]
+
+
+# --- the quick variant ------------------------------------------------------------------------
+
+
+def test_quick_plan(quick):
+    assert list(quick["workload"].unique()) == ["websearch"]
+    assert sorted(set(quick["load"])) == [0.2, 0.6]
+    assert sorted(set(quick["scheme"])) == sorted(PFABRIC_SCHEMES)
+    assert set(quick["seed"]) == {1}
+    assert set(quick["hosts"]) == {64}
+    assert len(quick) == 6
+
+
+def test_quick_bookkeeping(quick):
+    check_bookkeeping(quick)
+
+
+def test_quick_pfabric_small_flows_near_one(quick):
+    check_small_flows_near_one(quick)
+
+
+def test_quick_pfabric_small_flows_lowest_mean(quick):
+    check_small_flows_lowest(quick, "small_mean")
+
+
+def test_quick_pfabric_small_flows_lowest_p99(quick):
+    check_small_flows_lowest(quick, "small_p99")
+
+
+LARGE_FLOWS_XFAIL_QUICK = pytest.mark.xfail(
+    strict=True,
+    reason="dcnsim: pFabric's > 10 MB flows are slower than DCTCP's at load 0.6 in the quick "
+    "variant (mean slowdown 4.07 vs 3.44; 4.48 vs 3.57 with unfinished flows at their lower "
+    "bound), as in the full study's web search",
+)
+LARGE_FLOWS_XFAIL_FULL = pytest.mark.xfail(
+    strict=True,
+    reason="dcnsim, full study, web search: pFabric's > 10 MB mean slowdown is above DCTCP's at "
+    "every high load (0.6: 4.35 vs 3.60, 0.7: 5.19 vs 4.33, 0.8: 5.91 vs 5.20; also with "
+    "unfinished flows at their lower bound); with data mining the claim holds",
+)
+
+
+@LARGE_FLOWS_XFAIL_QUICK
+def test_quick_pfabric_large_flows_no_worse_than_dctcp_at_high_load(quick):
+    check_large_flows_vs_dctcp(quick, ["websearch"])
+
+
+def test_quick_checks_and_tables_say_what_the_tests_say(quick, tmp_path):
+    checks = pfabric_checks(quick)
+    assert checks and all(ok is not None for _, ok in checks)
+    summary, text = study_pfabric.pfabric_tables(quick, verbose=True)
+    assert len(summary) == 6
+    for line in ("small mean (pFabric/DCTCP/TCP)", "The paper's claims", "Per run:"):
+        assert line in text
+    for claim, ok in checks:
+        assert f"[{'yes' if ok else 'NO':<3}] {claim}" in text
+    path = tmp_path / "study.png"
+    study_pfabric.pfabric_plot(quick, summary, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- the scenario and the bookkeeping, without running the study -----------------------------
+
+
+def test_scenario_is_the_papers_setup():
+    pf = pfabric_scenario("pfabric", "websearch", 0.5, seed=3)
+    pf.validate()
+    assert pf.get("seed") == 3
+    assert pf.get("topology") == {
+        "kind": "leaf_spine",
+        "leaves": 9,
+        "spines": 4,
+        "hosts_per_leaf": 16,
+        "host_link": {"rate": "10Gbps", "delay": "0.2us"},
+        "fabric_link": {"rate": "40Gbps", "delay": "0.2us"},
+    }
+    assert pf.get("network.host_delay") == "2.5us"
+    assert pf.get("network.queue") == {"kind": "pfabric", "capacity": "24pkt"}
+    assert pf.get("network.nic_queue") == pf.get("network.queue")
+    assert pf.get("forwarding.policy") == "ecmp"
+    assert pf.get("transport") == {
+        "protocol": "pfabric",
+        "priority": "remaining",
+        "pfabric": {"init_cwnd": 12, "max_cwnd": 23, "rto": "45us", "probe_after": 5},
+    }
+    assert pf.get("traffic.workloads") == [
+        {"src": "all", "dst": "random", "cdf": "websearch", "load": 0.5}
+    ]
+    # A run at load L lasts 0.8/L times the run at 0.8: the same number of arrivals.
+    assert pf.get("stop_time") == "384000us"
+
+    dctcp = pfabric_scenario("dctcp", "datamining", 0.8)
+    dctcp.validate()
+    assert dctcp.get("network.queue") == {
+        "capacity": "150pkt",
+        "aqm": {"kind": "threshold", "k": "65pkt"},
+    }
+    assert dctcp.get("transport.protocol") == "dctcp"
+    assert dctcp.get("transport.min_rto") == "200us"
+    assert dctcp.get("stop_time") == "1200000us"
+
+    tcp = pfabric_scenario("tcp", "websearch", 0.6, quick=True)
+    tcp.validate()
+    assert tcp.get("network.queue") == {"capacity": "150pkt"}
+    assert tcp.get("transport.protocol") == "newreno"
+    assert tcp.get("topology.leaves") == PFABRIC_QUICK.leaves == 4
+    assert PFABRIC_FULL.leaves * 16 == 144
+
+
+def test_scenario_bad_input():
+    with pytest.raises(ValueError, match="scheme"):
+        pfabric_scenario("hull", "websearch", 0.5)
+    with pytest.raises(ValueError, match="load"):
+        pfabric_scenario("tcp", "websearch", 0.0)
+    with pytest.raises(ValueError, match="datamining"):
+        pfabric_scenario("tcp", "datamining", 0.5, quick=True)
+    pfabric_scenario("tcp", "datamining", 0.5, quick=True, length_s=0.01).validate()
+
+
+def _flow(size: int, start: float, fct: float | None, ideal: float = 1e-4) -> dict:
+    return {
+        "kind": "tcp",
+        "size_bytes": size,
+        "start_s": start,
+        "fct_s": np.nan if fct is None else fct,
+        "ideal_fct_s": ideal,
+        "slowdown": np.nan if fct is None else fct / ideal,
+    }
+
+
+def test_slowdown_bins_edges_window_and_unfinished():
+    flows = pd.DataFrame(
+        [
+            {"kind": "stream", "size_bytes": 10, "start_s": 0.5},  # not a TCP flow
+            _flow(100_000, 0.05, 2e-4),  # before the window
+            _flow(100_000, 0.10, 2e-4),  # small: 100 KB is in (0, 100 KB]
+            _flow(100_001, 0.20, 3e-4),  # medium
+            _flow(10_000_000, 0.30, 4e-4),  # medium: 10 MB is in (100 KB, 10 MB]
+            _flow(10_000_001, 0.40, 5e-4),  # large
+            _flow(20_000_000, 0.50, None, ideal=0.1),  # large, unfinished at 1.0 s
+            _flow(1, 0.90, 1e-4),  # after the window
+        ]
+    )
+    out = slowdown_bins(flows, window=(0.1, 0.9), stop_s=1.0)
+    assert out["counted"] == 5
+    assert (out["small_n"], out["small_unfinished"]) == (1, 0)
+    assert out["small_mean"] == pytest.approx(2.0)
+    assert (out["medium_n"], out["medium_unfinished"]) == (2, 0)
+    assert out["medium_mean"] == pytest.approx(3.5)
+    assert (out["large_n"], out["large_unfinished"]) == (1, 1)
+    assert out["large_mean"] == pytest.approx(5.0)
+    # the unfinished flow counts at (1.0 - 0.5) / 0.1 = 5 in the lower-bound mean
+    assert out["large_mean_lb"] == pytest.approx(5.0)
+    empty = slowdown_bins(flows, window=(0.95, 1.0), stop_s=1.0)
+    assert empty["counted"] == 0 and math.isnan(empty["small_mean"])
+
+
+def test_checks_say_no_when_a_claim_fails_and_na_without_what_it_needs():
+    def row(scheme, load, small, p99, large):
+        return {
+            "workload": "websearch",
+            "load": load,
+            "scheme": scheme,
+            "seed": 1,
+            **{f"{b}_{k}": 0 for b in ("small", "medium", "large") for k in ("n", "unfinished")},
+            "small_mean": small,
+            "small_p99": p99,
+            "small_mean_lb": small,
+            "medium_mean": 2.0,
+            "medium_p99": 5.0,
+            "medium_mean_lb": 2.0,
+            "large_mean": large,
+            "large_p99": large,
+            "large_mean_lb": large,
+            "timeouts": 0,
+            "drops": 0,
+            "offered_load": load,
+            "carried_load": load,
+            "wall_s": 1.0,
+        }
+
+    runs = pd.DataFrame(
+        [
+            row("pfabric", 0.2, 1.1, 1.3, 2.0),
+            row("dctcp", 0.2, 1.5, 3.0, 2.5),
+            row("tcp", 0.2, 1.6, 4.0, 2.6),
+            row("pfabric", 0.6, 1.7, 2.0, 3.0),  # not near 1 at 0.6
+            row("dctcp", 0.6, 4.0, 9.0, 2.9),  # and DCTCP's large flows are faster
+            row("tcp", 0.6, 5.0, 1.9, 3.5),  # and TCP's p99 is lower
+        ]
+    )
+    verdicts = [ok for _, ok in pfabric_checks(runs)]
+    assert verdicts == [False, True, False, False, False]
+    only_low = runs[runs["load"] == 0.2]
+    assert [ok for _, ok in pfabric_checks(only_low)][-2:] == [None, None]
+
+
+def test_registered_as_a_study():
+    study = studies.STUDIES["pfabric"]
+    assert study.runs is run_pfabric
+    assert study.title == study_pfabric.PFABRIC_TITLE
+
+
+# --- the full variant ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_full_plan_and_bookkeeping(full):
+    assert sorted(set(full["workload"])) == ["datamining", "websearch"]
+    assert sorted(set(full["load"])) == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    assert set(full["hosts"]) == {144}
+    assert len(full) == 2 * 8 * 3
+    check_bookkeeping(full)
+
+
+@pytest.mark.slow
+def test_full_pfabric_small_flows_near_one(full):
+    check_small_flows_near_one(full)
+
+
+@pytest.mark.slow
+def test_full_pfabric_small_flows_lowest_mean(full):
+    check_small_flows_lowest(full, "small_mean")
+
+
+@pytest.mark.slow
+def test_full_pfabric_small_flows_lowest_p99(full):
+    check_small_flows_lowest(full, "small_p99")
+
+
+@pytest.mark.slow
+@LARGE_FLOWS_XFAIL_FULL
+def test_full_pfabric_large_flows_no_worse_than_dctcp_websearch(full):
+    check_large_flows_vs_dctcp(full, ["websearch"])
+
+
+@pytest.mark.slow
+def test_full_pfabric_large_flows_no_worse_than_dctcp_datamining(full):
+    check_large_flows_vs_dctcp(full, ["datamining"])
