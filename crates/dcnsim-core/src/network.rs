@@ -11,7 +11,7 @@ use crate::queue::{Aqm, Queue};
 use crate::scenario::NetworkSpec;
 use crate::topology::{NodeKind, Topology};
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 pub struct Port {
     pub node: u32,
@@ -109,6 +109,11 @@ impl Network {
     pub fn build(topo: &Topology, spec: &NetworkSpec) -> Network {
         let n = topo.nodes.len();
         let numbered = topo.ports();
+        let index: HashMap<(usize, usize), u32> = numbered
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b, _))| ((a, b), i as u32))
+            .collect();
         let mut node_ports = Vec::with_capacity(n + 1);
         let mut ports = Vec::with_capacity(numbered.len());
         for &(node, peer, l) in &numbered {
@@ -123,10 +128,7 @@ impl Network {
                 NodeKind::Host => l.delay,
                 NodeKind::Switch => l.delay + spec.switch_latency,
             };
-            let reverse = numbered
-                .iter()
-                .position(|&(a, b, _)| (a, b) == (peer, node))
-                .expect("every link has two ports") as u32;
+            let reverse = index[&(peer, node)];
             ports.push(Port {
                 node: node as u32,
                 peer: peer as u32,

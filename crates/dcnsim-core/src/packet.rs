@@ -35,12 +35,13 @@ pub enum Kind {
     Datagram,
     /// A TCP segment; its fields are in [`Packet::tcp`].
     Tcp,
-    /// ICMP "fragmentation needed" (RFC 1191) carrying the next-hop MTU, sent
-    /// by a switch to a flow's sender.
-    IcmpMtu { mtu: u32 },
+    /// ICMP "fragmentation needed" (RFC 1191) carrying the 16-bit next-hop
+    /// MTU field, sent by a switch to a flow's sender.
+    IcmpMtu { mtu: u16 },
     /// An 802.3x / 802.1Qbb PAUSE frame: the classes in `classes` (bit c for
-    /// class c) stop for `time` at the port it is sent back to (0 resumes).
-    Pause { classes: u8, time: Time },
+    /// class c) stop for `quanta` pause quanta of 512 bit times at the rate of
+    /// the port it is sent back to (0 resumes), as the frame's 16-bit field.
+    Pause { classes: u8, quanta: u16 },
 }
 
 /// The TCP header fields the TCP machine reads and writes.

@@ -58,11 +58,11 @@ impl Simulation {
         let pkt = self.arena.get_mut(p);
         pkt.hops += 1;
         let node = pkt.next_node;
-        if let Kind::Pause { classes, time } = pkt.kind {
+        if let Kind::Pause { classes, quanta } = pkt.kind {
             let port = pkt.ingress;
             self.n.delivered += 1;
             self.arena.release(p);
-            self.pause(port, classes, time);
+            self.pause(port, classes, quanta);
             return;
         }
         if node == pkt.dst {
@@ -79,11 +79,12 @@ impl Simulation {
     }
 
     /// A PAUSE for `classes` reached the node of `port`: stop serving them on
-    /// `port` for `time` (0 resumes at once), and wake the port when it ends.
-    fn pause(&mut self, port: u32, classes: u8, time: Time) {
+    /// `port` for `quanta` × 512 bit times at its rate (0 resumes at once), and
+    /// wake the port when it ends.
+    fn pause(&mut self, port: u32, classes: u8, quanta: u16) {
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
-        let until = now + time;
+        let until = now + pt.rate.serialization(u64::from(quanta) * 512 / 8);
         for c in 0..8 {
             if classes & (1 << c) != 0 {
                 pt.paused_until[c] = until;
@@ -265,7 +266,7 @@ impl Simulation {
         }
         match pkt.kind {
             Kind::Tcp => self.tcp_deliver(&pkt),
-            Kind::IcmpMtu { mtu } => self.icmp_mtu(pkt.flow, mtu),
+            Kind::IcmpMtu { mtu } => self.icmp_mtu(pkt.flow, u32::from(mtu)),
             Kind::Datagram => {
                 if pkt.record != NONE {
                     self.probes.received[pkt.record as usize] = Some(now);
