@@ -175,6 +175,12 @@ CASES = [
      "transport.pfabric.rto", "above 0"),
     ("pfabric-probe-after-zero", with_("transport.pfabric", {"probe_after": 0}),
      "transport.pfabric.probe_after", "at least 1"),
+    ("pfabric-init-cwnd-zero", with_("transport.pfabric", {"init_cwnd": 0}),
+     "transport.pfabric.init_cwnd", "at least 1"),
+    ("pfabric-cap-below-initial-window",
+     with_("transport.pfabric", {"init_cwnd": 12, "max_cwnd": 8}),
+     "transport.pfabric.max_cwnd", "init_cwnd"),
+    ("pacing-not-a-bool", with_("transport.pacing", "yes"), "transport.pacing", ""),
     # Traffic classes (802.1Q priority code points 0-7) and strict-priority queues.
     ("flow-class-8", with_("traffic.flows", [{**FLOW, "class": 8}]), "traffic.flows[0].class", "8"),
     (

@@ -435,3 +435,51 @@ fn pfabric_times_out_at_a_fixed_rto_then_probes_with_one_byte() {
         .unwrap();
     assert!(first_rexmit >= Time::from_us(300) + Time::from_us(500) - DELAY * 2);
 }
+
+/// Linux's pacing rate: 2·cwnd/srtt while cwnd < ssthresh/2, else 1.2·cwnd/srtt,
+/// none before an RTT sample.
+#[test]
+fn linux_pacing_rate_follows_the_ss_and_ca_ratios() {
+    let srtt = Some(Time::from_us(100));
+    let mut w = Window {
+        cwnd: 10_000.0,
+        ssthresh: f64::INFINITY,
+        mss: 1000.0,
+    };
+    assert_eq!(linux_pacing_rate(&w, srtt), Some(2.0 * 10_000.0 / 100e-6));
+    w.ssthresh = 15_000.0;
+    assert_eq!(linux_pacing_rate(&w, srtt), Some(1.2 * 10_000.0 / 100e-6));
+    assert_eq!(linux_pacing_rate(&w, None), None);
+}
+
+/// With `pacing`, segments after the first RTT sample leave one pacing gap
+/// apart (wire bytes over the rate, at least the gap at the largest window
+/// and smallest RTT the run reaches); without it, ACK clocking sends pairs
+/// back to back.
+#[test]
+fn pacing_spaces_the_segments_after_the_first_rtt_sample() {
+    let gaps = |pacing: bool| -> Vec<Time> {
+        let mut t = spec();
+        t.pacing = pacing;
+        t.init_cwnd = 10;
+        let mut p = Pipe::new(100_000, &t);
+        p.run(&mut deliver_all);
+        assert!(p.conn.is_done());
+        let sends: Vec<Time> = p
+            .log
+            .iter()
+            .filter(|(_, s)| s.to_receiver && s.payload > 0)
+            .map(|(t, _)| *t)
+            .collect();
+        // After the initial window (sent before any RTT sample).
+        sends[10..].windows(2).map(|w| w[1] - w[0]).collect()
+    };
+    let unpaced = gaps(false);
+    assert!(unpaced.contains(&Time::ZERO), "ACK-clocked bursts");
+    let paced = gaps(true);
+    // The window never exceeds the 100 kB flow and the RTT is at least the
+    // 40 us two-way delay: the rate is at most 2·100 kB / 40 us, so a
+    // 1040 B segment takes at least 1040 / that.
+    let least = Time((1040.0 / (2.0 * 100_000.0 / 40e-6) * 1e12) as u64);
+    assert!(paced.iter().all(|&g| g >= least), "paced gaps: {paced:?}");
+}
