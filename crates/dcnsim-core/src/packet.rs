@@ -127,6 +127,16 @@ impl Packet {
         self.option = Some(value);
     }
 
+    /// Bytes the in-band option adds to the wire size (0 without one).
+    #[inline]
+    pub fn option_bytes(&self) -> u32 {
+        if self.option.is_some() {
+            OPTION_BYTES
+        } else {
+            0
+        }
+    }
+
     #[inline]
     pub fn is_tcp(&self) -> bool {
         self.kind == Kind::Tcp
@@ -185,5 +195,6 @@ mod tests {
         p.set_option(3);
         p.set_option(9);
         assert_eq!((p.size, p.option), (1500 + OPTION_BYTES, Some(9)));
+        assert_eq!(p.option_bytes(), OPTION_BYTES);
     }
 }

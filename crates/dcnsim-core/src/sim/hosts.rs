@@ -126,16 +126,11 @@ impl Simulation {
     pub(super) fn tcp_deliver(&mut self, pkt: &Packet) {
         let id = pkt.flow;
         let to_receiver = pkt.src == self.flows[id as usize].src_node;
-        let option = if pkt.option.is_some() {
-            crate::packet::OPTION_BYTES
-        } else {
-            0
-        };
         let a = Arrival {
             seg: Seg {
                 to_receiver,
                 hdr: pkt.tcp,
-                payload: pkt.size - HEADER - option,
+                payload: pkt.size - HEADER - pkt.option_bytes(),
                 ect: pkt.ecn != NOT_ECT,
                 prio: pkt.prio,
             },
