@@ -37,6 +37,8 @@ pub enum Event {
     FlowArrival(u32),
     /// An incast application starts its first round.
     RoundStart(u32),
+    /// Switch agents emitted packets; send them (at the time they emitted).
+    AgentSend,
 }
 
 #[derive(Clone, Copy, Debug)]

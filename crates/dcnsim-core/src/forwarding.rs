@@ -48,7 +48,7 @@ pub struct Forwarder {
 
 impl Forwarder {
     /// The egress port of switch `node` for packet `pkt`.
-    #[inline]
+    #[inline(always)]
     pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Packet) -> u32 {
         let salt = self.salt[node as usize];
         let mut hops = net.next_hops(node, pkt.dst);

@@ -30,6 +30,7 @@
 //! assert_eq!(out.probes.f64("latency_s")[0], 26e-6);
 //! ```
 
+pub mod agent;
 pub mod apps;
 pub mod cc;
 pub mod engine;

@@ -32,6 +32,9 @@ pub struct Port {
     /// and the latest of these (so an unpaused port checks one time).
     pub paused_until: [Time; CLASSES],
     pub pause_latest: Time,
+    /// MAC control frames (PAUSE) a switch agent sends out of this port:
+    /// served before the queue and never paused.
+    pub control: VecDeque<u32>,
     /// Windows `[start, stop)` during which the port drops every packet.
     pub outages: Vec<(Time, Time)>,
     /// Captures recording what this port sends.
@@ -140,6 +143,7 @@ impl Network {
                 aqm: Vec::new(),
                 paused_until: [Time::ZERO; CLASSES],
                 pause_latest: Time::ZERO,
+                control: VecDeque::new(),
                 outages: Vec::new(),
                 pcap: Vec::new(),
                 busy_until: Time::ZERO,

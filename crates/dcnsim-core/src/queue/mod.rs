@@ -52,7 +52,8 @@ pub struct Queued {
 /// What a port's discipline offers when the wire frees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
-    Packet(Queued),
+    /// The packet to send (its arena index).
+    Packet(u32),
     /// Nothing to send (the next arrival wakes the port).
     Empty,
     /// Nothing before this time (shapers, pacing): the port wakes itself then.

@@ -81,7 +81,7 @@ impl Discipline for Pfabric {
             .expect("the best packet's flow has a packet");
         let q = self.queue.remove(first);
         self.bytes -= u64::from(q.size);
-        Next::Packet(q)
+        Next::Packet(q.pkt)
     }
 
     fn packets(&self) -> u64 {
@@ -114,7 +114,7 @@ mod tests {
 
     fn next(p: &mut Pfabric) -> Option<u32> {
         match p.dequeue(Time::ZERO, 0) {
-            Next::Packet(q) => Some(q.pkt),
+            Next::Packet(pkt) => Some(pkt),
             _ => None,
         }
     }

@@ -156,7 +156,7 @@ impl Discipline for Priority {
                 class.bytes -= size;
                 self.bytes -= size;
                 self.packets -= 1;
-                return Next::Packet(q);
+                return Next::Packet(q.pkt);
             }
         }
         Next::Empty
@@ -211,7 +211,7 @@ mod tests {
     fn drain(p: &mut Priority, paused: u8) -> Vec<u32> {
         let mut out = Vec::new();
         while let Next::Packet(x) = p.dequeue(Time::ZERO, paused) {
-            out.push(x.pkt);
+            out.push(x);
         }
         out
     }
@@ -236,7 +236,7 @@ mod tests {
         let mut dropped = Vec::new();
         p.enqueue(q(1, 0, 1500), &mut dropped);
         p.enqueue(q(2, 0, 1500), &mut dropped);
-        assert_eq!(p.dequeue(Time::ZERO, 0), Next::Packet(q(1, 0, 1500)));
+        assert_eq!(p.dequeue(Time::ZERO, 0), Next::Packet(1));
         p.enqueue(q(3, 6, 64), &mut dropped);
         assert_eq!(drain(&mut p, 0), [3, 2]);
     }
@@ -272,7 +272,7 @@ mod tests {
         }
         // No eviction: the class-7 arrival is tail-dropped like any other.
         assert_eq!(dropped, [4, 5]);
-        assert_eq!(p.dequeue(Time::ZERO, 0), Next::Packet(q(1, 0, 1500)));
+        assert_eq!(p.dequeue(Time::ZERO, 0), Next::Packet(1));
         p.enqueue(q(6, 7, 1500), &mut dropped);
         assert_eq!(dropped, [4, 5]);
         assert_eq!(drain(&mut p, 0), [6, 2, 3]);

@@ -9,6 +9,7 @@
 
 mod traffic;
 
+pub use crate::agent::{AgentKind, AgentSpec};
 pub use crate::cc::Protocol;
 pub use crate::error::{join_path, parse_at, ScenarioError};
 pub use crate::forwarding::ForwardingSpec;
@@ -105,6 +106,8 @@ struct RawScenario {
     traffic: Value,
     #[serde(default)]
     trace: TraceSpec,
+    #[serde(default)]
+    agents: Vec<Value>,
 }
 
 fn default_seed() -> u64 {
@@ -143,6 +146,8 @@ pub struct Scenario {
     pub transport: TransportSpec,
     pub traffic: TrafficSpec,
     pub trace: TraceSpec,
+    /// Switch agents (`[[agents]]`), each with the switches it runs at.
+    pub agents: Vec<AgentSpec>,
     pub resolved: Resolved,
 }
 
@@ -248,6 +253,12 @@ impl Scenario {
                 ));
             }
         }
+        let agents = raw
+            .agents
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| AgentSpec::from_value(a, &format!("agents[{i}]"), &topology))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Scenario {
             name: raw.name,
             seed: raw.seed,
@@ -258,6 +269,7 @@ impl Scenario {
             transport: raw.transport,
             traffic,
             trace: raw.trace,
+            agents,
             resolved,
         })
     }

@@ -3,6 +3,7 @@
 //! (whose names are already resolved to indices).
 
 use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECMP};
+use crate::agent::{Switch, SwitchAgent};
 use crate::engine::EventQueue;
 use crate::forwarding::{mix, Forwarder, Policy};
 use crate::network::Network;
@@ -11,6 +12,7 @@ use crate::pcap::Capture;
 use crate::queue::Aqm;
 use crate::scenario::{PcapTarget, Scenario};
 use crate::topology::NodeKind;
+use crate::units::Time;
 
 impl Simulation {
     pub fn new(sc: &Scenario) -> Simulation {
@@ -75,6 +77,8 @@ impl Simulation {
             events: EventQueue::default(),
             arena: Arena::default(),
             dropped: Vec::new(),
+            agents: Vec::new(),
+            emitted: Vec::new(),
             host_delay: sc.network.host_delay,
             streams: Vec::new(),
             flows: Vec::new(),
@@ -97,7 +101,28 @@ impl Simulation {
             name: sc.name.clone(),
             seed: sc.seed,
         };
+        for spec in &sc.agents {
+            for &node in &spec.nodes {
+                let agent =
+                    spec.params
+                        .build(&Switch::new(Time::ZERO, node, &sim.net, &mut sim.emitted));
+                sim.attach_agent(node, agent);
+            }
+        }
         sim.start_applications(sc);
         sim
+    }
+
+    /// Run `agent` at switch `node`, after the agents already there (a Rust
+    /// program's own agents; scenarios list theirs in `[[agents]]`).
+    pub fn attach_agent(&mut self, node: u32, agent: Box<dyn SwitchAgent>) {
+        assert!(
+            !self.net.is_host(node),
+            "attach_agent: node {node} is a host; agents run at switches"
+        );
+        if self.agents.is_empty() {
+            self.agents = (0..self.net.node_host.len()).map(|_| Vec::new()).collect();
+        }
+        self.agents[node as usize].push(agent);
     }
 }

@@ -15,11 +15,19 @@
 //! wake-up the discipline offers the next packet, nothing, or a time to wake
 //! again. Ports therefore cost events only while they have a queue.
 //!
-//! Control packets: a PAUSE arriving at a node pauses the classes it names on
-//! the node's port back towards the sender (802.1Qbb); an ICMP next-hop MTU
-//! message is delivered to its flow's sender like any packet.
+//! Switch agents (`crate::agent`) see a packet on its arrival at their switch
+//! (after the egress port is chosen), on its departure from one of its ports
+//! (as serialization starts) and on its drop there; what they emit is sent
+//! once the current event is handled ([`Event::AgentSend`]).
+//!
+//! Control packets: a PAUSE is addressed to the neighbour it is sent to; on
+//! arrival it pauses the classes it names on that node's port back towards
+//! the sender (802.3x / 802.1Qbb), and it is sent ahead of the port's queue
+//! and never paused itself. An ICMP next-hop MTU message is delivered to its
+//! flow's sender like any packet.
 
 use super::Simulation;
+use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
 use crate::queue::{idle_slots, Next, Occupancy, Queued, Verdict};
@@ -58,15 +66,14 @@ impl Simulation {
         let pkt = self.arena.get_mut(p);
         pkt.hops += 1;
         let node = pkt.next_node;
-        if let Kind::Pause { classes, quanta } = pkt.kind {
-            let port = pkt.ingress;
-            self.n.delivered += 1;
-            self.arena.release(p);
-            self.pause(port, classes, quanta);
-            return;
-        }
         if node == pkt.dst {
-            if self.host_delay == Time::ZERO {
+            if let Kind::Pause { classes, quanta } = pkt.kind {
+                // Addressed to this neighbour: pause the port back to its sender.
+                let port = pkt.ingress;
+                self.n.delivered += 1;
+                self.arena.release(p);
+                self.pause(port, classes, quanta);
+            } else if self.host_delay == Time::ZERO {
                 self.deliver(p);
             } else {
                 let at = self.now() + self.host_delay;
@@ -75,7 +82,79 @@ impl Simulation {
             return;
         }
         let port = self.fwd.egress(&self.net, node, pkt);
+        if !self.agents.is_empty() {
+            self.run_agents(port, p, |a, sw, pkt| a.on_arrival(sw, pkt, port));
+        }
         self.enqueue(port, p);
+    }
+
+    /// Run `hook` of every agent at the node of `port` on packet `p` (there
+    /// may be none). What they emit is sent by an [`Event::AgentSend`] at the
+    /// same time, once the current event is handled. Out of line and called
+    /// only when the scenario has agents, so the hot path stays small.
+    #[inline(never)]
+    fn run_agents(
+        &mut self,
+        port: u32,
+        p: u32,
+        hook: impl Fn(&mut dyn SwitchAgent, &mut Switch, &mut Packet),
+    ) {
+        let node = self.net.ports[port as usize].node;
+        let agents = &mut self.agents[node as usize];
+        if agents.is_empty() {
+            return;
+        }
+        let was_empty = self.emitted.is_empty();
+        let now = self.events.now();
+        let mut sw = Switch::new(now, node, &self.net, &mut self.emitted);
+        let pkt = self.arena.get_mut(p);
+        for agent in agents {
+            hook(agent.as_mut(), &mut sw, pkt);
+        }
+        if was_empty && !self.emitted.is_empty() {
+            self.events.schedule(now, Event::AgentSend);
+        }
+    }
+
+    /// Send what agents emitted: routed packets from their switch, control
+    /// frames ahead of their port's queue. Sending may make agents emit more.
+    pub(super) fn send_emitted(&mut self) {
+        while !self.emitted.is_empty() {
+            let mut out = std::mem::take(&mut self.emitted);
+            for e in out.drain(..) {
+                self.n.injected += 1;
+                match e {
+                    Emit::Routed { from, pkt } => {
+                        let p = self.arena.alloc(pkt);
+                        let port = self.fwd.egress(&self.net, from, self.arena.get_mut(p));
+                        self.enqueue(port, p);
+                    }
+                    Emit::Control(port, pkt) => {
+                        let p = self.arena.alloc(pkt);
+                        self.enqueue_control(port, p);
+                    }
+                }
+            }
+            if self.emitted.is_empty() {
+                self.emitted = out;
+            }
+        }
+    }
+
+    /// A MAC control frame goes out of `port` before anything queued there.
+    fn enqueue_control(&mut self, port: u32, p: u32) {
+        let now = self.now();
+        let pt = &mut self.net.ports[port as usize];
+        if !pt.outages.is_empty() && pt.is_down(now) {
+            pt.drops += 1;
+            self.drop_at(port, p);
+        } else if pt.busy_until <= now && pt.control.is_empty() {
+            self.transmit(port, p);
+        } else {
+            pt.control.push_back(p);
+            let t = pt.busy_until.max(now);
+            self.wake(port, t);
+        }
     }
 
     /// A PAUSE for `classes` reached the node of `port`: stop serving them on
@@ -114,7 +193,7 @@ impl Simulation {
         let pt = &mut self.net.ports[port as usize];
         if !pt.outages.is_empty() && pt.is_down(now) {
             pt.drops += 1;
-            self.drop_packet(p);
+            self.drop_at(port, p);
             return;
         }
         let pkt = self.arena.get_mut(p);
@@ -136,10 +215,18 @@ impl Simulation {
                 Verdict::Mark => pkt.ecn = CE,
                 Verdict::Drop => {
                     pt.drops += 1;
-                    self.drop_packet(p);
+                    self.drop_at(port, p);
                     return;
                 }
             }
+        }
+        // Every discipline lets an unpaused class bypass an empty queue.
+        if pt.busy_until <= now
+            && pt.queue.is_empty()
+            && (pt.pause_latest <= now || pt.queue.may_bypass(class, pt.paused(now)))
+        {
+            self.transmit(port, p);
+            return;
         }
         let q = Queued {
             pkt: p,
@@ -148,11 +235,6 @@ impl Simulation {
             prio: pkt.prio,
             flow: pkt.hash,
         };
-        let paused = pt.paused(now);
-        if pt.busy_until <= now && pt.queue.is_empty() && pt.queue.may_bypass(class, paused) {
-            self.transmit(port, p);
-            return;
-        }
         pt.queue.enqueue(q, &mut self.dropped);
         if !self.dropped.is_empty() {
             // The arrival, or packets the discipline evicted for it.
@@ -161,7 +243,7 @@ impl Simulation {
             let arrival_dropped = dropped.contains(&p);
             let evicted = dropped.len() > usize::from(arrival_dropped);
             for &victim in &dropped {
-                self.drop_packet(victim);
+                self.drop_at(port, victim);
             }
             dropped.clear();
             self.dropped = dropped;
@@ -192,11 +274,20 @@ impl Simulation {
             self.wake(port, t);
             return;
         }
+        if let Some(c) = pt.control.pop_front() {
+            self.transmit(port, c);
+            let pt = &self.net.ports[port as usize];
+            if !pt.control.is_empty() || !pt.queue.is_empty() {
+                let t = pt.busy_until;
+                self.wake(port, t);
+            }
+            return;
+        }
         let paused = pt.paused(now);
         match pt.queue.dequeue(now, paused) {
-            Next::Packet(q) => {
+            Next::Packet(p) => {
                 self.trace_queue(port);
-                self.transmit(port, q.pkt);
+                self.transmit(port, p);
                 let pt = &self.net.ports[port as usize];
                 if !pt.queue.is_empty() {
                     let t = pt.busy_until;
@@ -219,6 +310,9 @@ impl Simulation {
 
     /// Serialize packet `p` onto `port`'s link, starting now.
     fn transmit(&mut self, port: u32, p: u32) {
+        if !self.agents.is_empty() {
+            self.run_agents(port, p, |a, sw, pkt| a.on_departure(sw, pkt, port));
+        }
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
         let pkt = self.arena.get_mut(p);
@@ -239,7 +333,15 @@ impl Simulation {
         }
     }
 
-    pub(super) fn drop_packet(&mut self, p: u32) {
+    /// Packet `p` is dropped at `port` (its node's agents see it first).
+    fn drop_at(&mut self, port: u32, p: u32) {
+        if !self.agents.is_empty() {
+            self.run_agents(port, p, |a, sw, pkt| a.on_drop(sw, pkt, port));
+        }
+        self.drop_packet(p);
+    }
+
+    fn drop_packet(&mut self, p: u32) {
         self.n.dropped += 1;
         let pkt = *self.arena.get(p);
         match pkt.kind {
@@ -255,6 +357,7 @@ impl Simulation {
         self.arena.release(p);
     }
 
+    #[inline(always)]
     pub(super) fn deliver(&mut self, p: u32) {
         self.n.delivered += 1;
         let now = self.now();

@@ -18,6 +18,7 @@ mod dataplane;
 mod hosts;
 mod records;
 
+use crate::agent::{Emit, SwitchAgent};
 use crate::apps::{Incast, RoundRows, WorkloadSource};
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, Forwarder};
@@ -82,6 +83,10 @@ pub struct Simulation {
     fwd: Forwarder,
     /// Packets a queue discipline just discarded (reused buffer).
     dropped: Vec<u32>,
+    /// The switch agents at each node (empty when the scenario has none).
+    agents: Vec<Vec<Box<dyn SwitchAgent>>>,
+    /// Packets agents just emitted (reused buffer).
+    emitted: Vec<Emit>,
     host_delay: Time,
     streams: Vec<Stream>,
     flows: Vec<Flow>,
@@ -172,6 +177,7 @@ impl Simulation {
             Event::FlowStart(f) => self.flow_start(f),
             Event::FlowArrival(w) => self.flow_arrival(w, hosts),
             Event::RoundStart(a) => self.round_start(a),
+            Event::AgentSend => self.send_emitted(),
             Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) => {
                 unreachable!("timers are handled by the loop")
             }

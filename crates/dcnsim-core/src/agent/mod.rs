@@ -1,0 +1,273 @@
+//! Switch agents: per-switch programs on the data path.
+//!
+//! An agent runs at every switch its `[[agents]]` entry selects, with its own
+//! state per switch. It sees each packet
+//! - on **arrival** at the switch, after the forwarding policy chose the
+//!   egress port and before that port's AQM and queue see it;
+//! - on **departure** from a port of the switch, as serialization starts (the
+//!   packet's `ingress` is still the port it arrived on);
+//! - on **drop** at a port of the switch (outage, AQM, full or evicting
+//!   queue), so per-switch accounting can balance;
+//!
+//! and may rewrite the header (ECN, class, prio, the in-band option …) and
+//! emit packets of its own from the switch ([`Switch::send`], routed like any
+//! packet; [`Switch::send_on`], a MAC control frame out of one port ahead of
+//! its queue). Emitted packets enter the network at the same simulated time,
+//! once the event that caused them has been handled. They are real: they
+//! queue, serialize, travel, count as injected and delivered, and show in
+//! captures.
+//!
+//! Packet Slicing (ICMP next-hop MTU from the ToR) and BOTCP (buffer
+//! occupancy stamped into the option) are written as agents; Ethernet flow
+//! control ([`pause`]) is the first.
+//!
+//! Add an agent by writing one file here that implements [`Agent`] (and
+//! [`SwitchAgent`]) and adding one line to the `agents!` registry below. A
+//! Rust program may also attach its own [`SwitchAgent`] to a switch with
+//! `Simulation::attach_agent`.
+
+pub mod pause;
+
+use crate::error::{join_path, parse_at, ScenarioError};
+use crate::network::{Network, Port};
+use crate::packet::Packet;
+use crate::topology::{NodeKind, Topology};
+use crate::units::Time;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+use std::fmt::Debug;
+
+/// The hooks of an agent at one switch. Every hook has a do-nothing default.
+pub trait SwitchAgent {
+    /// `pkt` arrived at the switch and will be offered to port `egress`.
+    fn on_arrival(&mut self, _sw: &mut Switch, _pkt: &mut Packet, _egress: u32) {}
+
+    /// `pkt` starts serializing on port `port` of the switch.
+    fn on_departure(&mut self, _sw: &mut Switch, _pkt: &mut Packet, _port: u32) {}
+
+    /// `pkt` was dropped at port `port` of the switch.
+    fn on_drop(&mut self, _sw: &mut Switch, _pkt: &Packet, _port: u32) {}
+}
+
+/// An agent kind of the registry: its parameters and how to build one for a
+/// switch.
+pub trait Agent: SwitchAgent + Sized + 'static {
+    /// The kind's own keys of an `[[agents]]` entry (besides `kind` and
+    /// `switches`).
+    type Spec: DeserializeOwned + Clone + Debug + PartialEq;
+
+    /// Checks beyond the types; errors name the key under `path`.
+    fn check(_spec: &Self::Spec, _path: &str) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+
+    fn new(spec: &Self::Spec, sw: &Switch) -> Self;
+}
+
+/// What a hook sees of its switch, and where it emits packets.
+pub struct Switch<'a> {
+    pub now: Time,
+    pub node: u32,
+    net: &'a Network,
+    out: &'a mut Vec<Emit>,
+}
+
+/// A packet an agent emitted, waiting to enter the network.
+#[derive(Clone, Copy, Debug)]
+pub enum Emit {
+    /// Routed by the forwarding policy from switch `from`.
+    Routed { from: u32, pkt: Packet },
+    /// A MAC control frame out of one port, served before its queue.
+    Control(u32, Packet),
+}
+
+impl<'a> Switch<'a> {
+    pub(crate) fn new(now: Time, node: u32, net: &'a Network, out: &'a mut Vec<Emit>) -> Self {
+        Switch {
+            now,
+            node,
+            net,
+            out,
+        }
+    }
+
+    /// The switch's ports (indices into the network's ports).
+    pub fn ports(&self) -> std::ops::Range<u32> {
+        self.net.ports_of(self.node)
+    }
+
+    /// A port of the network: its rate, peer and queue occupancy.
+    pub fn port(&self, port: u32) -> &Port {
+        &self.net.ports[port as usize]
+    }
+
+    /// Send `pkt` from this switch, routed to `pkt.dst` by the forwarding
+    /// policy (its `src` should be this switch).
+    pub fn send(&mut self, pkt: Packet) {
+        self.out.push(Emit::Routed {
+            from: self.node,
+            pkt,
+        });
+    }
+
+    /// Send a MAC control frame (such as PAUSE) out of `port`, one of this
+    /// switch's ports, ahead of the packets queued there (802.3 Annex 31B:
+    /// control frames go out at the next frame boundary and are never paused).
+    pub fn send_on(&mut self, port: u32, pkt: Packet) {
+        debug_assert!(
+            self.ports().contains(&port),
+            "send_on: not a port of this switch"
+        );
+        self.out.push(Emit::Control(port, pkt));
+    }
+}
+
+/// Which switches an `[[agents]]` entry runs at.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum SwitchSel {
+    /// `"all"` switches, or `"tor"`: the switches with a host attached.
+    Group(String),
+    /// Switches by name.
+    Names(Vec<String>),
+}
+
+macro_rules! agents {
+    ($($variant:ident($ty:ty),)*) => {
+        /// The agent kinds (`kind = "..."` of an `[[agents]]` entry).
+        #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+        #[serde(rename_all = "snake_case")]
+        pub enum AgentKind { $($variant,)* }
+
+        /// One kind's parameters.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AgentParams { $($variant(<$ty as Agent>::Spec),)* }
+
+        impl AgentParams {
+            fn parse(kind: AgentKind, rest: Value, path: &str) -> Result<AgentParams, ScenarioError> {
+                Ok(match kind {
+                    $(AgentKind::$variant => {
+                        let spec = parse_at(rest, path)?;
+                        <$ty>::check(&spec, path)?;
+                        AgentParams::$variant(spec)
+                    })*
+                })
+            }
+
+            /// A fresh agent for switch `sw`.
+            pub fn build(&self, sw: &Switch) -> Box<dyn SwitchAgent> {
+                match self { $(AgentParams::$variant(s) => Box::new(<$ty>::new(s, sw)),)* }
+            }
+        }
+    };
+}
+
+agents! {
+    Pause(pause::Pause),
+}
+
+/// A validated `[[agents]]` entry: its kind's parameters and the switch
+/// nodes it runs at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSpec {
+    pub params: AgentParams,
+    pub nodes: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+struct Common {
+    kind: AgentKind,
+    switches: SwitchSel,
+}
+
+impl AgentSpec {
+    /// Validate the `[[agents]]` entry at `path` (`agents[i]`).
+    pub fn from_value(
+        value: Value,
+        path: &str,
+        topo: &Topology,
+    ) -> Result<AgentSpec, ScenarioError> {
+        let Value::Object(mut map) = value else {
+            return Err(ScenarioError::new(path, "an agent must be a table of keys"));
+        };
+        let mut common = serde_json::Map::new();
+        for key in ["kind", "switches"] {
+            let Some(v) = map.remove(key) else {
+                return Err(ScenarioError::new(
+                    join_path(path, key),
+                    "missing (every agent names its kind and the switches it runs at)",
+                ));
+            };
+            common.insert(key.to_string(), v);
+        }
+        let common: Common = parse_at(Value::Object(common), path)?;
+        let params = AgentParams::parse(common.kind, Value::Object(map), path)?;
+        let nodes = resolve(&common.switches, &join_path(path, "switches"), topo)?;
+        Ok(AgentSpec { params, nodes })
+    }
+}
+
+fn resolve(sel: &SwitchSel, path: &str, topo: &Topology) -> Result<Vec<u32>, ScenarioError> {
+    let switch = |n: usize| topo.nodes[n].kind == NodeKind::Switch;
+    let nodes: Vec<u32> = match sel {
+        SwitchSel::Group(g) if g == "all" => (0..topo.nodes.len())
+            .filter(|&n| switch(n))
+            .map(|n| n as u32)
+            .collect(),
+        SwitchSel::Group(g) if g == "tor" => {
+            let mut tors: Vec<u32> = topo
+                .links
+                .iter()
+                .flat_map(|l| [(l.a, l.b), (l.b, l.a)])
+                .filter(|&(s, h)| switch(s) && !switch(h))
+                .map(|(s, _)| s as u32)
+                .collect();
+            tors.sort_unstable();
+            tors.dedup();
+            tors
+        }
+        SwitchSel::Group(g) => {
+            return Err(ScenarioError::new(
+                path,
+                format!(
+                    "\"{g}\" is not a switch group: use \"all\", \"tor\" or a list of switch names"
+                ),
+            ))
+        }
+        SwitchSel::Names(names) => {
+            let mut nodes = Vec::with_capacity(names.len());
+            for (i, name) in names.iter().enumerate() {
+                let at = format!("{path}[{i}]");
+                match topo.node_id(name.trim()) {
+                    Some(n) if switch(n) => {
+                        if nodes.contains(&(n as u32)) {
+                            return Err(ScenarioError::new(
+                                at,
+                                format!("\"{name}\" is listed twice"),
+                            ));
+                        }
+                        nodes.push(n as u32);
+                    }
+                    Some(_) => {
+                        return Err(ScenarioError::new(
+                            at,
+                            format!("\"{name}\" is a host; agents run at switches"),
+                        ))
+                    }
+                    None => {
+                        return Err(ScenarioError::new(
+                            at,
+                            format!("no switch named \"{name}\""),
+                        ))
+                    }
+                }
+            }
+            nodes
+        }
+    };
+    if nodes.is_empty() {
+        return Err(ScenarioError::new(path, "selects no switch"));
+    }
+    Ok(nodes)
+}
