@@ -139,7 +139,7 @@ impl Packet {
 
     #[inline]
     pub fn is_tcp(&self) -> bool {
-        self.kind == Kind::Tcp
+        matches!(self.kind, Kind::Tcp)
     }
 }
 

@@ -386,13 +386,21 @@ impl Simulation {
         }
     }
 
+    /// Record `port`'s queue if it is traced (the check inline, the record
+    /// out of line).
+    #[inline(always)]
     fn trace_queue(&mut self, port: u32) {
-        let pt = &self.net.ports[port as usize];
-        if let Some(i) = pt.trace {
-            self.queues.time.push(self.events.now().as_secs_f64());
-            self.queues.port.push(i);
-            self.queues.packets.push(pt.queue.packets() as i64);
-            self.queues.bytes.push(pt.queue.bytes() as i64);
+        if let Some(i) = self.net.ports[port as usize].trace {
+            self.record_queue(port, i);
         }
+    }
+
+    #[inline(never)]
+    fn record_queue(&mut self, port: u32, i: u32) {
+        let pt = &self.net.ports[port as usize];
+        self.queues.time.push(self.events.now().as_secs_f64());
+        self.queues.port.push(i);
+        self.queues.packets.push(pt.queue.packets() as i64);
+        self.queues.bytes.push(pt.queue.bytes() as i64);
     }
 }
