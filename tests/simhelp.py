@@ -32,9 +32,9 @@ FLOW_TRACE_COLUMNS = [
     "time_s", "flow_id", "cwnd_bytes", "ssthresh_bytes", "snd_una", "snd_nxt", "srtt_s", "alpha",
 ]  # fmt: skip
 SUMMARY_KEYS = {
-    "events", "packet_hops", "packets_injected", "packets_delivered", "packets_dropped",
-    "packets_in_flight", "sim_time_s", "wall_s", "packet_hops_per_s", "stopped_at_stop_time",
-    "name", "seed", "version",
+    "events", "packet_hops", "packets_injected", "packets_from_switches", "packets_delivered",
+    "packets_dropped", "packets_in_flight", "sim_time_s", "wall_s", "packet_hops_per_s",
+    "stopped_at_stop_time", "name", "seed", "version",
 }  # fmt: skip
 
 US = 1e-6
@@ -75,10 +75,12 @@ def assert_conserved(results: dcnsim.Results) -> None:
     assert list(streams["flow_id"]) == list(range(len(streams)))
     assert list(tcp["flow_id"]) == list(range(len(tcp)))
 
-    # Probe packets (flow_id -1), stream packets and TCP segments make up everything.
+    # Probe packets (flow_id -1), stream packets, TCP segments and what switch agents
+    # emitted make up everything.
     lone = probes[probes["flow_id"] == -1]
     lone_received = int(lone["received_s"].notna().sum())
-    assert injected == int(flows["packets_sent"].sum()) + len(lone), s
+    from_switches = s["packets_from_switches"]
+    assert injected == int(flows["packets_sent"].sum()) + len(lone) + from_switches, s
     assert (flows["drops"] <= flows["packets_sent"]).all(), flows
     assert dropped >= int(flows["drops"].sum()), s
 
@@ -100,8 +102,11 @@ def assert_conserved(results: dcnsim.Results) -> None:
         assert (streams["packets_sent"] == per_stream).all(), streams
         tcp_delivered = int((tcp["packets_sent"] - tcp["drops"]).sum())
         stream_delivered = int(streams["packets_delivered"].sum())
-        assert delivered == stream_delivered + tcp_delivered + lone_received, s
-        assert dropped == int(flows["drops"].sum()) + (len(lone) - lone_received), s
+        flow_delivered = stream_delivered + tcp_delivered + lone_received
+        flow_dropped = int(flows["drops"].sum()) + (len(lone) - lone_received)
+        # Packets switches emitted are delivered or dropped like any other.
+        assert flow_delivered <= delivered <= flow_delivered + from_switches, s
+        assert delivered + dropped == flow_delivered + flow_dropped + from_switches, s
     else:
         assert delivered >= int(streams["packets_delivered"].sum()) + lone_received, s
     if results.scenario.get("stop_time") is None:

@@ -18,6 +18,7 @@ FLOW = {"src": 0, "dst": 1, "size": "10KB"}
 WORKLOAD = {"src": 0, "dst": "random", "cdf": "websearch", "load": 0.5, "stop": "1ms"}
 STREAM = {"src": 0, "dst": 1, "load": 0.5, "stop": "1ms"}
 PRIORITY = {"kind": "priority", "capacity": "100pkt"}
+PAUSE = {"kind": "pause", "switches": "all", "xoff": "20pkt"}
 
 
 def with_(path: str, value) -> dict:
@@ -238,6 +239,19 @@ CASES = [
         "network.queue.class_limits",
         "droptail",
     ),
+    # Switch agents.
+    ("agent-unknown-kind", with_("agents", [{"kind": "slicer", "switches": "all"}]),
+     "agents[0].kind", "slicer"),
+    ("agent-without-switches", with_("agents", [{"kind": "pause", "xoff": "20pkt"}]),
+     "agents[0].switches", "missing"),
+    ("agent-at-a-host", with_("agents", [{**PAUSE, "switches": ["host0"]}]),
+     "agents[0].switches[0]", "is a host"),
+    ("agent-unknown-group", with_("agents", [{**PAUSE, "switches": "spines"}]),
+     "agents[0].switches", "spines"),
+    ("pause-xon-not-below-xoff", with_("agents", [{**PAUSE, "xon": "20pkt"}]),
+     "agents[0].xon", "below xoff"),
+    ("pause-unknown-key", with_("agents", [{**PAUSE, "xof": "1pkt"}]),
+     "agents[0].xof", "unknown key"),
 ]  # fmt: skip
 
 

@@ -97,6 +97,8 @@ pub struct Summary {
     /// Packets that finished serialization onto a link and reached its far end.
     pub packet_hops: u64,
     pub packets_injected: u64,
+    /// Of those, the packets switch agents emitted (PAUSE frames, ICMP …).
+    pub packets_from_switches: u64,
     pub packets_delivered: u64,
     pub packets_dropped: u64,
     /// Packets still queued, on a wire or in host processing at the end.

@@ -161,9 +161,11 @@ pub struct Red {
 pub struct Occupancy {
     pub packets: u64,
     pub bytes: u64,
-    /// Idle time since the port last went empty, in units of a 1500 B
-    /// transmission (0 when the port is busy).
-    pub idle_slots: f64,
+    /// Idle time since the port last went empty (zero when the port is busy).
+    pub idle: Time,
+    /// The time to transmit 1500 B at the port's rate: RED's idle decay counts
+    /// idle time in these slots (computed only by the AQMs that need it).
+    pub slot: Time,
 }
 
 fn level(c: Capacity, occ: &Occupancy) -> (f64, f64) {
@@ -235,8 +237,8 @@ impl Red {
         let p = self.profiles[i];
         let (q, min) = level(p.min, &occ);
         let (_, max) = level(p.max, &occ);
-        if occ.idle_slots > 0.0 {
-            self.avg *= (1.0 - self.weight).powf(occ.idle_slots);
+        if occ.idle > Time::ZERO {
+            self.avg *= (1.0 - self.weight).powf(idle_slots(occ.idle, occ.slot));
         }
         self.avg += self.weight * (q - self.avg);
         if self.avg < min {
@@ -259,7 +261,7 @@ impl Red {
 }
 
 /// Idle time in 1500 B transmission slots, for RED's idle decay.
-pub fn idle_slots(idle: Time, slot: Time) -> f64 {
+fn idle_slots(idle: Time, slot: Time) -> f64 {
     if slot == Time::ZERO {
         0.0
     } else {
@@ -276,7 +278,8 @@ mod tests {
         Occupancy {
             packets,
             bytes: packets * 1500,
-            idle_slots: 0.0,
+            idle: Time::ZERO,
+            slot: Time(12_000_000),
         }
     }
 
@@ -332,7 +335,8 @@ mod tests {
         let idle = Occupancy {
             packets: 0,
             bytes: 0,
-            idle_slots: 2.0,
+            idle: Time(24_000_000),
+            slot: Time(12_000_000),
         };
         r.congested(idle, 0);
         // 75 · 0.5² = 18.75, then the arrival's EWMA step towards 0.

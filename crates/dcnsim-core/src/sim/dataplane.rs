@@ -30,7 +30,7 @@ use super::Simulation;
 use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
-use crate::queue::{idle_slots, Next, Occupancy, Queued, Verdict};
+use crate::queue::{Next, Occupancy, Queued, Verdict};
 use crate::units::Time;
 
 impl Simulation {
@@ -123,6 +123,7 @@ impl Simulation {
             let mut out = std::mem::take(&mut self.emitted);
             for e in out.drain(..) {
                 self.n.injected += 1;
+                self.n.from_switches += 1;
                 match e {
                     Emit::Routed { from, pkt } => {
                         let p = self.arena.alloc(pkt);
@@ -200,15 +201,16 @@ impl Simulation {
         let class = pkt.class;
         if !pt.aqm.is_empty() {
             let (domain, packets, bytes) = pt.queue.aqm_domain(class);
-            let idle = pt.queue.is_empty() && pt.busy_until < now;
+            let idle = packets == 0 && pt.queue.is_empty() && pt.busy_until < now;
             let occ = Occupancy {
                 packets,
                 bytes,
-                idle_slots: if idle {
-                    idle_slots(now - pt.busy_until, pt.serialization(1500))
+                idle: if idle {
+                    now - pt.busy_until
                 } else {
-                    0.0
+                    Time::ZERO
                 },
+                slot: pt.serialization(1500),
             };
             match pt.aqm[domain].on_arrival(occ, pkt.ecn != NOT_ECT, class) {
                 Verdict::Pass => {}

@@ -72,6 +72,7 @@ struct Counters {
     events: u64,
     packet_hops: u64,
     injected: u64,
+    from_switches: u64,
     delivered: u64,
     dropped: u64,
 }
@@ -213,6 +214,7 @@ impl Simulation {
             events: self.n.events,
             packet_hops: self.n.packet_hops,
             packets_injected: self.n.injected,
+            packets_from_switches: self.n.from_switches,
             packets_delivered: self.n.delivered,
             packets_dropped: self.n.dropped,
             packets_in_flight: in_flight,
