@@ -3,6 +3,7 @@
     dcnsim run FILE --out DIR [--progress | --no-progress] [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim bench [--stop-time 20ms] [--repeat N]
+    dcnsim study list
     dcnsim study NAME [--quick] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
@@ -12,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
-import time
 import tomllib
 from collections.abc import Sequence
 from typing import Any
@@ -35,6 +34,7 @@ from dcnsim.results import (
 )
 from dcnsim.scenario import Scenario
 from dcnsim.studies import STUDIES, run_study, write_study
+from dcnsim.studies.study import check_study_dir
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -137,27 +137,32 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
+    if args.name == "list":
+        return _list_studies()
     if args.out is not None:
-        out = os.fspath(args.out)
-        if os.path.lexists(out) and not os.path.isdir(out):
-            raise _BadInput(f"--out '{out}': exists and is not a directory")
+        try:
+            check_study_dir(args.out)  # fail before a long run, not after it
+        except OSError as exc:
+            raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     line = _StudyProgress(args.name) if progress else None
-    started = time.perf_counter()
     try:
         output = run_study(
-            args.name, quick=args.quick, jobs=args.jobs, verbose=args.verbose, progress=line
+            STUDIES[args.name],
+            quick=args.quick,
+            jobs=args.jobs,
+            verbose=args.verbose,
+            progress=line,
         )
     finally:
         if line is not None:
             line.close()
-    wall = time.perf_counter() - started
     print(output.text)
     runs = len(output.detail)
     busy = float(output.detail["wall_s"].sum())
     print(
-        f"\n{runs} runs in {wall:.1f} s wall ({busy:.1f} s of simulation, "
-        f"{args.jobs or os.cpu_count() or 1} jobs){', quick variant' if args.quick else ''}"
+        f"\n{runs} runs in {output.timing['wall_s']:.1f} s wall ({busy:.1f} s of simulation, "
+        f"{output.timing['jobs']} jobs){', quick variant' if args.quick else ''}"
     )
     if args.out is not None:
         try:
@@ -167,6 +172,13 @@ def _cmd_study(args: argparse.Namespace) -> int:
                 f"--out '{args.out}': cannot write: {_describe_os_error(exc)}"
             ) from None
         print(f"wrote {args.out}: {', '.join(p.name for p in written)}")
+    return 0
+
+
+def _list_studies() -> int:
+    """Every study: its name, the seed it reruns and the seed's figures it draws."""
+    for name, study in STUDIES.items():
+        print(f"{name}\n  seed:    {study.seed}\n  figures: {', '.join(study.figures)}")
     return 0
 
 
@@ -364,7 +376,10 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "name", metavar="NAME", choices=list(STUDIES), help=f"one of: {', '.join(STUDIES)}"
+        "name",
+        metavar="NAME",
+        choices=["list", *STUDIES],
+        help=f"one of: {', '.join(STUDIES)}; 'list' shows each with its seed and figures",
     )
     p.add_argument(
         "--quick",
@@ -378,7 +393,11 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         help="simulations run in parallel (default: the number of CPUs)",
     )
-    p.add_argument("--out", metavar="DIR", help="also write study.csv, runs.csv and study.png here")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="also write the tables (CSV), the seed's figures (PNG) and report.html here",
+    )
     p.add_argument("--verbose", action="store_true", help="also print one line per run or point")
     p.add_argument(
         "--progress",
