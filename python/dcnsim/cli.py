@@ -4,6 +4,8 @@
     dcnsim validate FILE
     dcnsim bench [--stop-time 20ms] [--repeat N]
     dcnsim study list
+    dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
+    dcnsim query DIR "SQL" [--csv]
     dcnsim study NAME [--quick] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
@@ -24,6 +26,7 @@ import pandas as pd
 
 from dcnsim import _core
 from dcnsim._core import ScenarioError
+from dcnsim.report import write_sweep_report
 from dcnsim.results import (
     Results,
     check_output_dir,
@@ -33,8 +36,11 @@ from dcnsim.results import (
     run,
 )
 from dcnsim.scenario import Scenario
+from dcnsim.store import check_sweep_dir, load, query
 from dcnsim.studies import STUDIES, run_study, write_study
 from dcnsim.studies.study import check_study_dir
+from dcnsim.studies.text import format_table
+from dcnsim.sweeps import Sweep, SweepError, run_sweep
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -55,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
         return args.command(args)
-    except (ScenarioError, _BadInput) as exc:
+    except (ScenarioError, SweepError, _BadInput) as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(_describe_os_error(exc))
@@ -179,6 +185,45 @@ def _list_studies() -> int:
     """Every study: its name, the seed it reruns and the seed's figures it draws."""
     for name, study in STUDIES.items():
         print(f"{name}\n  seed:    {study.seed}\n  figures: {', '.join(study.figures)}")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    sweep = Sweep.from_toml(args.file)
+    try:
+        check_sweep_dir(args.out)  # before any run
+    except OSError as exc:
+        raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    outcome = run_sweep(sweep, args.out, jobs=args.jobs, dask=args.dask, progress=progress)
+    print(
+        f"sweep {sweep.name}: {outcome.total} runs: ran {outcome.ran}, "
+        f"{outcome.skipped} already done, {outcome.failed} failed now, "
+        f"in {outcome.wall_s:.1f} s on {args.dask or 'the local pool'}"
+    )
+    catalog = load(outcome.out, "catalog")
+    for row in catalog[catalog["status"] == "failed"].itertuples(index=False):
+        print(f"  failed {row.run}: {row.error}")
+    if args.report:
+        path = write_sweep_report(outcome.out, sweep)
+        print(f"wrote {path}")
+    print(f'wrote {args.out}: catalog.parquet, runs/ (query: dcnsim query {args.out} "SQL")')
+    return 0
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    import duckdb
+
+    try:
+        table = query(args.dir, args.sql)
+    except FileNotFoundError as exc:
+        raise _BadInput(str(exc)) from None
+    except duckdb.Error as exc:
+        raise _BadInput(f"query: {str(exc).splitlines()[0]}") from None
+    if args.csv:
+        table.to_csv(sys.stdout, index=False)
+    else:
+        print(format_table(table) if len(table.columns) else "(no columns)")
     return 0
 
 
@@ -406,6 +451,49 @@ def _build_parser() -> argparse.ArgumentParser:
         help="show a progress line on stderr (default: when stderr is a terminal)",
     )
     p.set_defaults(command=_cmd_study)
+
+    p = commands.add_parser(
+        "sweep",
+        help="run a grid of scenarios (resumes an interrupted sweep), locally or on Dask",
+        description="Run every run of a sweep file that DIR does not hold yet; "
+        "see docs/experiments.md.",
+    )
+    p.add_argument("file", metavar="SWEEP", help="sweep file (TOML)")
+    p.add_argument("--out", metavar="DIR", required=True, help="sweep directory (resumed)")
+    p.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="parallel runs: local processes or LocalCluster workers (default: the CPUs)",
+    )
+    p.add_argument(
+        "--dask",
+        metavar="WHERE",
+        help="run on Dask: 'local' (a LocalCluster), tcp://HOST:PORT (a running "
+        "scheduler) or 'slurm' (dask-jobqueue, options from the [slurm] table)",
+    )
+    p.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    p.set_defaults(command=_cmd_sweep)
+
+    p = commands.add_parser(
+        "query",
+        help="SQL over a sweep directory (DuckDB): the catalog and each kept table",
+        description="Views: catalog, and each kept table (flows, summary, ...) joined "
+        "with the run's grid values. See docs/experiments.md.",
+    )
+    p.add_argument("dir", metavar="DIR", help="sweep directory")
+    p.add_argument(
+        "sql", metavar="SQL", help='e.g. "SELECT seed, avg(slowdown) FROM flows GROUP BY 1"'
+    )
+    p.add_argument("--csv", action="store_true", help="print CSV instead of an aligned table")
+    p.set_defaults(command=_cmd_query)
     return parser
 
 

@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import base64
 import html
+import os
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from dcnsim import outdir
 from dcnsim.scenario import Scenario
 
 if TYPE_CHECKING:
     from dcnsim.studies.study import StudyOutput
+    from dcnsim.sweeps import Sweep
 
-__all__ = ["page", "study_report"]
+__all__ = ["page", "study_report", "write_sweep_report"]
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
@@ -117,3 +121,101 @@ def study_report(output: StudyOutput, directory: Path) -> str:
         (f"Scenario files ({len(output.scenarios)} runs)", scenarios_html(output.scenarios)),
     ]
     return page(f"dcnsim study {study.name}: {study.title}", sections)
+
+
+def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
+    """Write ``report.html`` into a sweep directory (whole: by rename) and return its path.
+
+    The sweep's figures (its ``[[figures]]``): per run the mean of ``y`` over the
+    table's rows, then per ``x`` (and ``by``) the mean over seeds with its 95 %
+    interval.
+    """
+    from dcnsim.store import load, query, sessions
+    from dcnsim.studies.study import machine
+
+    directory = Path(directory)
+    catalog = load(directory, "catalog")
+    counts = catalog["status"].value_counts()
+    facts: dict[str, object] = {
+        "sweep": sweep.name,
+        "runs": len(catalog),
+        **{f"runs {status}": int(n) for status, n in counts.items()},
+        "seeds": ", ".join(map(str, sweep.seeds)),
+        "tables kept": ", ".join(sweep.tables),
+        "simulation time, summed over runs (s)": f"{catalog['wall_s'].sum():.1f}",
+        **machine(),
+    }
+    failed = catalog[catalog["status"] == "failed"][["run", *sweep.columns(), "error"]]
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for figure in sweep.figures:
+            path = Path(tmp) / f"{figure['name']}.png"
+            _sweep_figure(query, directory, figure, path)
+            paths.append(path)
+        figures = figures_html(paths)
+    scenarios = []
+    for run_id in catalog["run"]:
+        path = directory / "runs" / f"run={run_id}" / "scenario.toml"
+        if path.is_file():
+            scenarios.append(Scenario.from_toml_str(path.read_text(encoding="utf-8")))
+    sections = [
+        ("Sweep", facts_html(facts)),
+        ("Sessions (each call of the sweep)", table_html(pd.DataFrame(sessions(directory)))),
+        ("Figures", figures),
+        ("Failed runs", table_html(failed) if len(failed) else "<p>None.</p>"),
+        ("Catalog", table_html(catalog)),
+        ("Sweep file (base scenario inline)", f"<pre>{html.escape(_toml(sweep))}</pre>"),
+        (f"Scenario files ({len(scenarios)} runs)", scenarios_html(scenarios)),
+    ]
+    out = directory / "report.html"
+    text = page(f"dcnsim sweep {sweep.name}", sections)
+    outdir.write_atomic(out, lambda p: p.write_text(text, encoding="utf-8"))
+    return out
+
+
+def _toml(sweep: Sweep) -> str:
+    import tomli_w
+
+    return tomli_w.dumps(sweep.to_dict())
+
+
+#: Units of a column, from the suffix of its name (docs/scenario.md: "columns carry
+#: their unit in the name").
+_UNITS = {"_s": "s", "_bps": "bit/s", "_bytes": "B", "_us": "µs", "_ms": "ms", "_pkts": "packets"}
+
+
+def axis_label(column: str) -> str:
+    """``fct_s`` -> ``fct_s (s)``; a column without a unit suffix as it is."""
+    for suffix, unit in _UNITS.items():
+        if column.endswith(suffix):
+            return f"{column} ({unit})"
+    return column
+
+
+def _sweep_figure(query: Any, directory: Path, figure: Mapping[str, str], path: Path) -> None:
+    from dcnsim.studies.figures import pyplot, save
+    from dcnsim.studies.stats import mean_ci
+
+    x, y, by = figure["x"], figure["y"], figure.get("by")
+    keys = [k for k in (by, x) if k]
+    columns = ", ".join(f'"{k}"' for k in keys)
+    table = figure["table"]
+    per_run = query(
+        directory, f'SELECT {columns}, seed, avg("{y}") AS "{y}" FROM {table} GROUP BY ALL'
+    )
+    points = mean_ci(per_run, keys, [y])
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for label, line in points.groupby(by, sort=True) if by else [(None, points)]:
+        line = line.sort_values(x)
+        ax.errorbar(
+            line[x], line[y], yerr=line[f"{y}_ci"].fillna(0), marker="o", capsize=3,
+            label=None if label is None else f"{by} = {label}",
+        )  # fmt: skip
+    ax.set_xlabel(axis_label(x))
+    ax.set_ylabel(f"mean {axis_label(y)}")
+    ax.set_title(f"{figure['name']}: {figure['table']}.{y}, 95 % intervals over seeds", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if by:
+        ax.legend(fontsize=8)
+    save(fig, path)
