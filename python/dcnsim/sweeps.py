@@ -216,10 +216,8 @@ def _base(value: Any, base_dir: Path) -> Scenario:
         path = base_dir / value
         try:
             return Scenario.from_toml(path)
-        except OSError as exc:
-            raise SweepError(f"base: cannot read '{path}': {exc.strerror or exc}") from None
-        except ScenarioError as exc:
-            raise SweepError(f"base: {exc}") from None
+        except ScenarioError as exc:  # "scenario: cannot read ...", "<field>: ..."
+            raise SweepError(f"base: {str(exc).removeprefix('scenario: ')}") from None
     if isinstance(value, Mapping):
         return as_scenario(dict(value))
     raise SweepError(f"base: expected a scenario file path or a table, got {type(value).__name__}")
