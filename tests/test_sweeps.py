@@ -262,3 +262,11 @@ def test_query_errors_are_one_line(tmp_path):
     dcnsim.sweep({**SMALL, "grid": {"transport.protocol": ["newreno"]}}, tmp_path / "s", jobs=1)
     message = assert_one_error_line(cli("query", str(tmp_path / "s"), "SELECT nosuch FROM flows"))
     assert message.startswith("query:") and "nosuch" in message
+
+
+def test_the_example_sweep_file_is_a_valid_sweep():
+    sweep = Sweep.from_toml(Path(__file__).parents[1] / "examples/sweeps/protocols_by_load.toml")
+    runs = sweep.runs()
+    assert len(runs) == 2 * 3 * 3
+    assert {r.scenario.get("topology.k") for r in runs} == {4}  # the base file's
+    assert sweep.columns() == ["transport_protocol", "traffic_workloads_0_load", "seed"]

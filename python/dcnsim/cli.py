@@ -6,7 +6,7 @@
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
     dcnsim query DIR "SQL" [--csv]
-    dcnsim study NAME [--quick] [--jobs N] [--out DIR] [--verbose]
+    dcnsim study NAME [--quick] [--seeds N] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
 """
@@ -150,15 +150,19 @@ def _cmd_study(args: argparse.Namespace) -> int:
             check_study_dir(args.out)  # fail before a long run, not after it
         except OSError as exc:
             raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    study = STUDIES[args.name]
+    if args.seeds is not None and not study.seeded:
+        raise _BadInput(f"--seeds: {study.name} has no randomness: every seed gives the same run")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     line = _StudyProgress(args.name) if progress else None
     try:
         output = run_study(
-            STUDIES[args.name],
+            study,
             quick=args.quick,
             jobs=args.jobs,
             verbose=args.verbose,
             progress=line,
+            seeds=args.seeds,
         )
     finally:
         if line is not None:
@@ -437,6 +441,14 @@ def _build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=None,
         help="simulations run in parallel (default: the number of CPUs)",
+    )
+    p.add_argument(
+        "--seeds",
+        metavar="N",
+        type=_positive_int,
+        default=None,
+        help="run every point with seeds 1..N (default: the variant's own; 95 %% intervals "
+        "over seeds in the tables and figures)",
     )
     p.add_argument(
         "--out",

@@ -19,7 +19,7 @@ import pandas as pd
 from dcnsim.scenario import Scenario
 from dcnsim.studies.figures import pyplot, save
 from dcnsim.studies.runner import Progress, run_scenarios
-from dcnsim.studies.stats import mean_ci
+from dcnsim.studies.stats import mean_ci, t95_half_width
 from dcnsim.studies.study import Study
 from dcnsim.studies.text import Claim, claim_lines, format_table, num_text, ranges
 
@@ -136,9 +136,11 @@ def run_spraying(
 def spraying_summary(runs: pd.DataFrame) -> pd.DataFrame:
     """Per (policy, n_long): means over the seeds.
 
-    ``short_fct_ms`` (and its min and max over seeds), ``short_ooo_pct`` (the mean of
+    ``short_fct_ms`` (and its min and max over seeds, ``short_fct_ci_ms`` the half-width
+    of its 95 % interval), ``short_ooo_pct`` (the mean of
     each run's ooo_packets / packets_delivered x 100), ``long_goodput_mbps`` (mean
-    over the long flows and seeds), ``long_aggregate_mbps`` (the long flows' bytes over
+    over the long flows and seeds; ``long_goodput_ci_mbps`` its 95 % interval over
+    seeds), ``long_aggregate_mbps`` (the long flows' bytes over
     the time the last of them ended, mean over seeds), ``long_goodput_min_mbps`` (the
     slowest long flow, max over seeds), ``fair_share_mbps`` = 1000 / n_long (the
     short flow is gone after a few ms), ``runs``.
@@ -149,8 +151,10 @@ def spraying_summary(runs: pd.DataFrame) -> pd.DataFrame:
         short_fct_ms=("short_fct_ms", "mean"),
         short_fct_min_ms=("short_fct_ms", "min"),
         short_fct_max_ms=("short_fct_ms", "max"),
+        short_fct_ci_ms=("short_fct_ms", t95_half_width),
         short_ooo_pct=("short_ooo_pct", "mean"),
         long_goodput_mbps=("long_goodput_mbps", "mean"),
+        long_goodput_ci_mbps=("long_goodput_mbps", t95_half_width),
         long_goodput_max_mbps=("long_goodput_max_mbps", "max"),
         long_goodput_min_mbps=("long_goodput_min_mbps", "max"),
         long_aggregate_mbps=("long_aggregate_mbps", "mean"),
@@ -165,7 +169,8 @@ def spraying_wide(summary: pd.DataFrame) -> pd.DataFrame:
     wide = summary.pivot(index="n_long", columns="policy")
     out = pd.DataFrame(index=wide.index)
     out["fair_share_mbps"] = wide["fair_share_mbps"].iloc[:, 0]
-    for column in ("short_fct_ms", "short_ooo_pct", "long_goodput_mbps", "long_aggregate_mbps"):
+    columns = ("short_fct_ms", "short_fct_ci_ms", "short_ooo_pct", "long_goodput_mbps")
+    for column in (*columns, "long_goodput_ci_mbps", "long_aggregate_mbps"):
         for policy in summary["policy"].unique():
             out[f"{policy}_{column}"] = wide[(column, policy)]
     return out.reset_index()
@@ -312,14 +317,18 @@ def _spraying_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
     shown = pd.DataFrame({"long flows": wide["n_long"]})
     shown["fair share"] = [num_text(v, 1) for v in wide["fair_share_mbps"]]
     policies = list(summary["policy"].unique())
-    for column, title, digits in (
-        ("short_fct_ms", "FCT", 3),
-        ("short_ooo_pct", "OOO %", 2),
-        ("long_goodput_mbps", "goodput", 1),
-        ("long_aggregate_mbps", "aggregate", 1),
+    for column, title, digits, ci in (
+        ("short_fct_ms", "FCT", 3, "short_fct_ci_ms"),
+        ("short_ooo_pct", "OOO %", 2, None),
+        ("long_goodput_mbps", "goodput", 1, "long_goodput_ci_mbps"),
+        ("long_aggregate_mbps", "aggregate", 1, None),
     ):
         for policy in policies:
             shown[f"{title} {policy}"] = [num_text(v, digits) for v in wide[f"{policy}_{column}"]]
+            if ci is not None:
+                shown[f"{title} +-95% {policy}"] = [
+                    num_text(v, digits) for v in wide[f"{policy}_{ci}"]
+                ]
     seeds = sorted(set(runs["seed"]))
     lines = [
         "Random packet spraying, static scenario (spraying seed, Figs. 2-4)",
@@ -330,6 +339,7 @@ def _spraying_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
         *SPRAYING_EXPECTATIONS,
         "",
         "FCT: the short flow's mean FCT (ms); OOO %: its out-of-order percentage;",
+        "+-95%: half-width of the 95 % Student-t interval of the mean over seeds;",
         "goodput: the long flows' mean goodput (Mbps); aggregate: all long flows' bytes over",
         "the time the last of them ended (Mbps); fair share: 1000/(long flows + 1) Mbps.",
         "",

@@ -54,6 +54,8 @@ class Study:
     figures: Mapping[str, Figure]
     #: Further files beside the standard ones: (runs, table, dir) -> their paths.
     extras: Callable[[pd.DataFrame, pd.DataFrame, Path], list[Path]] | None = None
+    #: Whether ``runs`` takes ``seeds=`` (False: the scenarios hold no randomness).
+    seeded: bool = True
 
 
 @dataclass(frozen=True)
@@ -77,12 +79,20 @@ def run_study(
     jobs: int | None = None,
     verbose: bool = False,
     progress: Progress | None = None,
+    seeds: int | None = None,
 ) -> StudyOutput:
-    """Run ``study`` and format its tables."""
+    """Run ``study`` and format its tables; ``seeds``: run each point with seeds
+    1..``seeds`` instead of the variant's own (``ValueError`` for a study that is not
+    ``seeded``)."""
+    options: dict[str, object] = {}
+    if seeds is not None:
+        if not study.seeded:
+            raise ValueError(f"{study.name} has no randomness: every seed gives the same run")
+        options["seeds"] = list(range(1, seeds + 1))
     started = datetime.now(UTC)
     clock = time.perf_counter()
     with recorded_scenarios() as scenarios:
-        detail = study.runs(quick=quick, jobs=jobs, progress=progress)
+        detail = study.runs(quick=quick, jobs=jobs, progress=progress, **options)
     table, text = study.tables(detail, verbose)
     timing = {
         "started": started.isoformat(timespec="seconds"),
