@@ -356,6 +356,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _add_jobs(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--jobs", metavar="N", type=_positive_int, default=None, help=text)
+
+
+def _add_progress(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=f"show {what} on stderr (default: when stderr is a terminal)",
+    )
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="dcnsim",
@@ -369,12 +382,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("run", help="run a scenario file and write its outputs")
     p.add_argument("file", metavar="FILE", help="scenario TOML file")
     p.add_argument("--out", metavar="DIR", required=True, help="output directory (replaced)")
-    p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress line on stderr (default: when stderr is a terminal)",
-    )
+    _add_progress(p, "a progress line")
     p.add_argument(
         "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
     )
@@ -435,13 +443,7 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="fewer points and runs (what the default test suite runs)",
     )
-    p.add_argument(
-        "--jobs",
-        metavar="N",
-        type=_positive_int,
-        default=None,
-        help="simulations run in parallel (default: the number of CPUs)",
-    )
+    _add_jobs(p, "simulations run in parallel (default: the number of CPUs)")
     p.add_argument(
         "--seeds",
         metavar="N",
@@ -456,12 +458,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="also write the tables (CSV), the seed's figures (PNG) and report.html here",
     )
     p.add_argument("--verbose", action="store_true", help="also print one line per run or point")
-    p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress line on stderr (default: when stderr is a terminal)",
-    )
+    _add_progress(p, "a progress line")
     p.set_defaults(command=_cmd_study)
 
     p = commands.add_parser(
@@ -472,13 +469,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", metavar="SWEEP", help="sweep file (TOML)")
     p.add_argument("--out", metavar="DIR", required=True, help="sweep directory (resumed)")
-    p.add_argument(
-        "--jobs",
-        metavar="N",
-        type=_positive_int,
-        default=None,
-        help="parallel runs: local processes or LocalCluster workers (default: the CPUs)",
-    )
+    _add_jobs(p, "parallel runs: local processes or LocalCluster workers (default: the CPUs)")
     p.add_argument(
         "--dask",
         metavar="WHERE",
@@ -486,12 +477,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "scheduler) or 'slurm' (dask-jobqueue, options from the [slurm] table)",
     )
     p.add_argument("--report", action="store_true", help="also write DIR/report.html")
-    p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress bar on stderr (default: when stderr is a terminal)",
-    )
+    _add_progress(p, "a progress bar (runs done, failed, time left)")
     p.set_defaults(command=_cmd_sweep)
 
     p = commands.add_parser(
