@@ -3,6 +3,7 @@ and bad input. Small grids of short runs (a few seconds in all)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -109,6 +110,32 @@ def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path, uninterr
 
     third = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert "ran 0, 24 already done" in third.stdout and records(out) == after
+
+
+def test_a_killed_worker_stops_the_sweep_in_one_line_and_it_resumes(tmp_path, uninterrupted):
+    path = write_sweep(tmp_path, GRID_24)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "dcnsim", "sweep", str(path), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*command, "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while len(records(out)) < 4 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    assert children, "no worker processes"
+    os.kill(int(children[0]), signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and stdout == "", stderr
+    assert stderr.strip() == (
+        "error: a worker process died; the runs that finished are kept: run the sweep again "
+        "to resume"
+    )
+    before = records(out)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert f"ran {24 - len(before)}, {len(before)} already done, 0 failed" in again.stdout
+    for mine, whole in zip(tables(out), tables(uninterrupted), strict=True):
+        pd.testing.assert_frame_equal(mine, whole)
 
 
 def test_dask_local_cluster_gives_the_local_pool_tables(tmp_path, uninterrupted):
