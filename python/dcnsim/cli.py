@@ -40,7 +40,7 @@ from dcnsim.store import check_sweep_dir, load, query
 from dcnsim.studies import STUDIES, run_study, write_study
 from dcnsim.studies.study import check_study_dir
 from dcnsim.studies.text import format_table
-from dcnsim.sweeps import Sweep, SweepError, run_sweep
+from dcnsim.sweeps import Sweep, SweepError, one_line, run_sweep
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -223,7 +223,7 @@ def _cmd_query(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         raise _BadInput(str(exc)) from None
     except duckdb.Error as exc:
-        raise _BadInput(f"query: {str(exc).splitlines()[0]}") from None
+        raise _BadInput(f"query: {one_line(exc, named=False)}") from None
     if args.csv:
         table.to_csv(sys.stdout, index=False)
     else:

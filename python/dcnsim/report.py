@@ -14,7 +14,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -130,7 +130,7 @@ def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
     table's rows, then per ``x`` (and ``by``) the mean over seeds with its 95 %
     interval.
     """
-    from dcnsim.store import load, query, sessions
+    from dcnsim.store import load, sessions
     from dcnsim.studies.study import machine
 
     directory = Path(directory)
@@ -150,7 +150,7 @@ def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
         paths = []
         for figure in sweep.figures:
             path = Path(tmp) / f"{figure['name']}.png"
-            _sweep_figure(query, directory, figure, path)
+            _sweep_figure(directory, figure, path)
             paths.append(path)
         figures = figures_html(paths)
     scenarios = []
@@ -192,7 +192,9 @@ def axis_label(column: str) -> str:
     return column
 
 
-def _sweep_figure(query: Any, directory: Path, figure: Mapping[str, str], path: Path) -> None:
+def _sweep_figure(directory: Path, figure: Mapping[str, str], path: Path) -> None:
+    """One ``[[figures]]`` entry of a sweep, drawn into ``path``."""
+    from dcnsim.store import query
     from dcnsim.studies.figures import pyplot, save
     from dcnsim.studies.stats import mean_ci
 

@@ -24,7 +24,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -213,6 +213,6 @@ def _kept_tables(directory: Path) -> list[str]:
     return sorted(names)
 
 
-def _sql_text(path: Path | Iterable[str]) -> str:
+def _sql_text(path: Path) -> str:
     """A path as an SQL string literal."""
     return "'" + str(path).replace("'", "''") + "'"

@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -384,9 +385,9 @@ def execute(scenario_json: str, tables: list[str]) -> dict[str, Any]:
     try:
         results: Results = run(Scenario(json.loads(scenario_json)))
     except ScenarioError as exc:  # the core's exception class does not pickle
-        return {"error": str(exc).splitlines()[0]}
+        return {"error": one_line(exc, named=False)}
     except Exception as exc:  # a run's failure must not stop the sweep
-        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
+        return {"error": one_line(exc)}
     return {
         "tables": {name: TABLES[name](results) for name in tables},
         "summary": results.summary,
@@ -425,19 +426,24 @@ def _execute_all(
         close()
 
 
+def one_line(exc: BaseException, named: bool = True) -> str:
+    """An exception as one line: its first line, after its class name if ``named``."""
+    text = str(exc).splitlines()[0] if str(exc).strip() else ""
+    if not named:
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def _answer(future: Any) -> dict[str, Any]:
     """A future's answer; a worker that died counts as the run's failure."""
     try:
         return future.result()
-    except Exception as exc:
-        from concurrent.futures.process import BrokenProcessPool
-
-        if isinstance(exc, BrokenProcessPool):
-            raise SweepError(
-                "a worker process died; the runs that finished are kept: run the sweep again "
-                "to resume"
-            ) from None
-        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
+    except BrokenProcessPool:
+        raise SweepError(
+            "a worker process died; the runs that finished are kept: run the sweep again to resume"
+        ) from None
+    except Exception as exc:  # a Dask worker lost too often, an answer that did not arrive
+        return {"error": one_line(exc)}
 
 
 #: How long to wait for a Dask scheduler before saying it cannot be reached.
@@ -472,8 +478,7 @@ def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> tuple[Any, A
     except (OSError, TimeoutError) as exc:
         if cluster is not None:
             cluster.close()
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise SweepError(f"--dask {dask}: cannot reach the scheduler: {reason}") from None
+        raise SweepError(f"--dask {dask}: cannot reach the scheduler: {one_line(exc)}") from None
     except ImportError as exc:
         raise SweepError(f"--dask {dask}: {exc}: pip install 'dcnsim[dask]'") from None
 

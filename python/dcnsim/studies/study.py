@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from dcnsim import _core, outdir
+from dcnsim.report import study_report
 from dcnsim.scenario import Scenario
 from dcnsim.studies.runner import Progress, recorded_scenarios
 from dcnsim.studies.text import Claim, claims_table
@@ -121,8 +122,6 @@ def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Pa
                 names.append(f"{stem}.png")
         if study.extras is not None:
             names.extend(p.name for p in study.extras(output.detail, output.table, tmp))
-        from dcnsim.report import study_report
-
         (tmp / "report.html").write_text(study_report(output, tmp), encoding="utf-8")
         names.append("report.html")
 
