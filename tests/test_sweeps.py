@@ -271,6 +271,11 @@ def test_unreachable_dask_scheduler_is_one_line_within_ten_seconds(tmp_path):
     assert time.monotonic() - started < 10
     message = assert_one_error_line(proc)
     assert message.startswith(f"--dask {address}: cannot reach the scheduler"), message
+    assert not (tmp_path / "out").exists()
+    bad = assert_one_error_line(
+        cli("sweep", str(path), "--out", str(tmp_path / "o"), "--dask", "x")
+    )
+    assert bad.startswith("--dask: expected local, slurm or a scheduler address"), bad
 
 
 def test_output_directory_with_foreign_files_is_refused(tmp_path):

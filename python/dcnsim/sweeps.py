@@ -36,6 +36,7 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -350,23 +351,29 @@ def run_sweep(
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
         raise SweepError(f"jobs: must be at least 1, got {jobs}")
-    directory = store.open_sweep_dir(out, sweep.to_dict())
     runs = sweep.runs()
-    todo = [r for r in runs if not store.has_run(directory, r.id)]
+    todo = [r for r in runs if not store.has_run(store.check_sweep_dir(out), r.id)]
     started, clock = datetime.now(UTC), time.perf_counter()
     failed = ran = 0
-    bar = _progress_bar(sweep.name, len(todo), progress)
-    try:
-        for run_, answer in _execute_all(todo, sweep, jobs, dask):
-            store.write_run(directory, run_, answer)
-            ran += 1
-            failed += "error" in answer
-            bar.set_postfix(failed=failed, refresh=False)
-            bar.update(1)
-    finally:
-        bar.close()
-        store.write_catalog(directory, runs, sweep.columns())
-        store.note_session(directory, started, time.perf_counter() - clock, ran, dask or "local")
+    with ExitStack() as stack:
+        # Connect first: a scheduler that cannot be reached leaves nothing behind.
+        client = stack.enter_context(_dask_client(dask, jobs, sweep.slurm)) if dask else None
+        directory = store.open_sweep_dir(out, sweep.to_dict())
+        on_dask = client is not None
+        answers = _on_dask(client, todo, sweep) if on_dask else _on_pool(todo, sweep, jobs)
+        try:
+            # closing: on Ctrl-C the runs already handed out are stopped at once.
+            with closing(answers), _progress_bar(sweep.name, len(todo), progress) as bar:
+                for run_, answer in answers:
+                    store.write_run(directory, run_, answer)
+                    ran += 1
+                    failed += "error" in answer
+                    bar.set_postfix(failed=failed, refresh=False)
+                    bar.update(1)
+        finally:
+            store.write_catalog(directory, runs, sweep.columns())
+            where = dask or "local"
+            store.note_session(directory, started, time.perf_counter() - clock, ran, where)
     return SweepOutcome(
         len(runs), ran, len(runs) - len(todo), failed, time.perf_counter() - clock, directory
     )
@@ -395,35 +402,35 @@ def execute(scenario_json: str, tables: list[str]) -> dict[str, Any]:
     }
 
 
-def _execute_all(
-    todo: list[Run], sweep: Sweep, jobs: int, dask: str | None
-) -> Iterator[tuple[Run, dict[str, Any]]]:
-    """(run, answer) as each run finishes, on the local pool or on Dask."""
+def _on_pool(todo: list[Run], sweep: Sweep, jobs: int) -> Iterator[tuple[Run, dict[str, Any]]]:
+    """(run, answer) as each run finishes on a local process pool."""
     if not todo:
         return
-    if dask is None:
-        pool = process_pool(min(jobs, len(todo)))
-        try:
-            futures = {pool.submit(execute, r.scenario.to_json(), sweep.tables): r for r in todo}
-            for future in as_completed(futures):
-                yield futures[future], _answer(future)
-        except BaseException:
-            stop_pool(pool)  # Ctrl-C: do not wait for the runs already handed out
-            raise
-        pool.shutdown()
-        return
-    client, close = _dask_client(dask, jobs, sweep.slurm)
+    pool = process_pool(min(jobs, len(todo)))
     try:
-        from distributed import as_completed as dask_completed
+        futures = {pool.submit(execute, r.scenario.to_json(), sweep.tables): r for r in todo}
+        for future in as_completed(futures):
+            yield futures[future], _answer(future)
+    except BaseException:
+        stop_pool(pool)  # Ctrl-C: do not wait for the runs already handed out
+        raise
+    pool.shutdown()
 
-        futures = {
-            client.submit(execute, r.scenario.to_json(), sweep.tables, key=f"run-{r.id}"): r
-            for r in todo
-        }
+
+def _on_dask(client: Any, todo: list[Run], sweep: Sweep) -> Iterator[tuple[Run, dict[str, Any]]]:
+    """(run, answer) as each run finishes on a Dask cluster (which reruns the runs of a
+    worker it loses)."""
+    from distributed import as_completed as dask_completed
+
+    futures = {
+        client.submit(execute, r.scenario.to_json(), sweep.tables, key=f"run-{r.id}"): r
+        for r in todo
+    }
+    try:
         for future in dask_completed(futures):
             yield futures[future], _answer(future)
     finally:
-        close()
+        client.cancel(list(futures))
 
 
 def one_line(exc: BaseException, named: bool = True) -> str:
@@ -450,41 +457,41 @@ def _answer(future: Any) -> dict[str, Any]:
 DASK_CONNECT_TIMEOUT_S = 5
 
 
-def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> tuple[Any, Any]:
-    """A connected Dask client and the function that closes it (and its cluster)."""
+@contextmanager
+def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> Iterator[Any]:
+    """A connected Dask client, closed (with the cluster this made) on the way out."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise SweepError("--dask: Dask is not installed: pip install 'dcnsim[dask]'") from None
-    cluster: Any = None
-    try:
-        if dask == "local":
-            cluster = LocalCluster(
-                n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
-            )
-        elif dask == "slurm":
-            from dask_jobqueue import SLURMCluster
+    with ExitStack() as stack:
+        try:
+            if dask == "local":
+                cluster = LocalCluster(
+                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
+                )
+            elif dask == "slurm":
+                from dask_jobqueue import SLURMCluster
 
-            options = dict(slurm)
-            workers = int(options.pop("workers", jobs))
-            cluster = SLURMCluster(**options)
-            cluster.scale(workers)
-        elif "://" not in dask:
+                options = dict(slurm)
+                workers = int(options.pop("workers", jobs))
+                cluster = SLURMCluster(**options)
+                cluster.scale(workers)
+            elif "://" in dask:
+                cluster = None
+            else:
+                raise SweepError(
+                    f"--dask: expected local, slurm or a scheduler address such as "
+                    f"tcp://HOST:8786, got '{dask}'"
+                )
+            if cluster is not None:
+                stack.callback(cluster.close)
+            client = Client(cluster or dask, timeout=f"{DASK_CONNECT_TIMEOUT_S}s")
+        except (OSError, TimeoutError) as exc:
             raise SweepError(
-                f"--dask: expected local, slurm or a scheduler address such as "
-                f"tcp://HOST:8786, got '{dask}'"
-            )
-        client = Client(cluster or dask, timeout=f"{DASK_CONNECT_TIMEOUT_S}s")
-    except (OSError, TimeoutError) as exc:
-        if cluster is not None:
-            cluster.close()
-        raise SweepError(f"--dask {dask}: cannot reach the scheduler: {one_line(exc)}") from None
-    except ImportError as exc:
-        raise SweepError(f"--dask {dask}: {exc}: pip install 'dcnsim[dask]'") from None
-
-    def close() -> None:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-    return client, close
+                f"--dask {dask}: cannot reach the scheduler: {one_line(exc)}"
+            ) from None
+        except ImportError as exc:
+            raise SweepError(f"--dask {dask}: {exc}: pip install 'dcnsim[dask]'") from None
+        stack.callback(client.close)
+        yield client
