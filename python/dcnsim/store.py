@@ -40,6 +40,7 @@ __all__ = [
     "check_sweep_dir",
     "has_run",
     "load",
+    "note_session",
     "open_sweep_dir",
     "query",
     "sessions",
@@ -49,7 +50,10 @@ __all__ = [
 
 _TOP = {"sweep.toml", "catalog.parquet", "sessions.json", "report.html"}
 _RUN_DIR = re.compile(r"^run=[0-9a-f]{16}$")
-_STALE = re.compile(r"^\.run=[0-9a-f]{16}\..*\.(tmp|old)$")
+#: What an interrupted write leaves: a run directory's or a top file's temporary twin.
+_STALE = re.compile(
+    r"^\.(run=[0-9a-f]{16}|sweep\.toml|catalog\.parquet|sessions\.json|report\.html)\..*\.(tmp|old)$"
+)
 _RUN_FILES = re.compile(r"^(run\.json|scenario\.toml|[a-z_]+\.parquet)$")
 
 
@@ -59,9 +63,12 @@ def open_sweep_dir(out: str | os.PathLike[str], spec: Mapping[str, Any]) -> Path
     directory = check_sweep_dir(out)
     runs = directory / "runs"
     runs.mkdir(parents=True, exist_ok=True)
-    for stale in runs.iterdir():
+    for stale in [*directory.iterdir(), *runs.iterdir()]:
         if _STALE.match(stale.name):
-            shutil.rmtree(stale, ignore_errors=True)
+            if stale.is_dir():
+                shutil.rmtree(stale, ignore_errors=True)
+            else:
+                stale.unlink()
     import tomli_w
 
     outdir.write_atomic(
@@ -77,7 +84,7 @@ def check_sweep_dir(out: str | os.PathLike[str]) -> Path:
 
 def _foreign(directory: Path) -> list[str]:
     """Entries of a sweep directory that a sweep does not write."""
-    names = outdir.foreign_files(directory, lambda p: p.name in _TOP)
+    names = outdir.foreign_files(directory, lambda p: p.name in _TOP or bool(_STALE.match(p.name)))
     runs = directory / "runs"
     if "runs" in names and runs.is_dir() and not runs.is_symlink():
         names.remove("runs")

@@ -15,6 +15,13 @@ A sweep file (TOML) says::
     "topology.link.rate" = ["1Gbps", "10Gbps"]
     stop_time = ["50ms", "5ms"]
 
+    [[figures]]                    # for report.html: mean of y per run, against x, by "by"
+    name = "slowdown"
+    table = "flows"
+    y = "slowdown"
+    x = "traffic_workloads_0_load"
+    by = "transport_protocol"
+
 Each run is the base scenario with one point's values set and one seed. It is named
 by a hash of its canonical scenario and the dcnsim version (``Run.id``), so a sweep
 that stops for any reason resumes where it was: finished runs are skipped, and a run
@@ -47,7 +54,18 @@ from dcnsim.results import Results, run
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
 from dcnsim.studies.runner import process_pool, stop_pool
 
-__all__ = ["TABLES", "Run", "Sweep", "SweepError", "SweepOutcome", "run_sweep"]
+__all__ = [
+    "TABLES",
+    "Run",
+    "Sweep",
+    "SweepError",
+    "SweepOutcome",
+    "column_name",
+    "execute",
+    "one_line",
+    "run_id",
+    "run_sweep",
+]
 
 #: The tables a run may keep, by name, and how to get each from its results.
 TABLES = {
