@@ -32,7 +32,7 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; 
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-align: top; }
-th { background: #f3f3f3; } td.text, th.text { text-align: left; }
+th { background: #f3f3f3; } td.text, th.text, table.prose td { text-align: left; }
 td.yes { background: #dff0d8; } td.NO { background: #f8d7da; } td.n\\/a { color: #888; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 0.9em; color: #555; }
@@ -53,7 +53,9 @@ def page(title: str, sections: Iterable[tuple[str, str]]) -> str:
 
 def table_html(table: pd.DataFrame, verdicts: str | None = None) -> str:
     """A table; with ``verdicts``, that column's cells are coloured by their verdict."""
-    text = table.to_html(index=False, na_rep="-", border=0, escape=True)
+    text = table.to_html(
+        index=False, na_rep="-", border=0, escape=True, classes="prose" if verdicts else None
+    )
     if verdicts is not None:
         for value in ("yes", "NO", "n/a"):
             text = text.replace(f"<td>{value}</td>", f"<td class='{value}'>{value}</td>")
