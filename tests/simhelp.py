@@ -193,3 +193,56 @@ def assert_one_error_line(proc: subprocess.CompletedProcess) -> str:
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("error: "), proc.stderr
     return lines[0].removeprefix("error: ")
+
+
+#: Injected at the top of a copy of a report before Chromium loads it: records every
+#: error (script errors and resources that fail to load) and, once the page has
+#: loaded, how many images there are and how many did not decode, on <body>.
+_PROBE = """<script>
+window.__errors = [];
+window.addEventListener("error", (e) => window.__errors.push(
+  e.message || ("failed to load " + ((e.target && (e.target.src || e.target.href)) || "?"))
+), true);
+window.addEventListener("load", () => {
+  const images = Array.from(document.images);
+  const broken = images.filter((i) => !(i.complete && i.naturalWidth > 0)).length;
+  document.body.setAttribute("data-probe", JSON.stringify(
+    {images: images.length, broken: broken, errors: window.__errors}));
+});
+</script>"""
+
+
+def render_in_chromium(report: Path, workdir: Path) -> tuple[dict, list[str], Path]:
+    """Open ``report`` in headless Chromium (Debian's ``chromium``, which ``.ci/run``
+    installs): the probe's findings (images, broken images, page errors), the console
+    lines Chromium logged, and a full-width screenshot."""
+    import json
+    import re
+    import shutil
+
+    chromium = shutil.which("chromium")
+    assert chromium, "chromium not found: apt-get install chromium (.ci/run installs it)"
+    page = workdir / "probed.html"
+    page.write_text(report.read_text().replace("<head>", "<head>\n" + _PROBE, 1))
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    flags += ["--virtual-time-budget=10000", f"--user-data-dir={workdir / 'profile'}"]
+    dom = subprocess.run(
+        [*flags, "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert dom.returncode == 0, dom.stderr
+    found = re.search(r'data-probe="([^"]*)"', dom.stdout)
+    assert found, "the page never finished loading"
+    probe = json.loads(found.group(1).replace("&quot;", '"'))
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line]
+    shot = workdir / "screenshot.png"
+    done = subprocess.run(
+        [*flags, f"--screenshot={shot}", "--window-size=1280,2400", report.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and shot.is_file(), done.stderr
+    return probe, console, shot

@@ -15,6 +15,8 @@ import pytest
 
 import dcnsim
 from dcnsim import ScenarioError, studies
+from dcnsim.studies import incast, runner, spraying, stats
+from dcnsim.studies import latency_difference as lat
 from simhelp import assert_one_error_line, cli
 
 # --- spraying: the random packet spraying seed, static scenario ----------------------------
@@ -22,16 +24,16 @@ from simhelp import assert_one_error_line, cli
 
 @pytest.fixture(scope="module")
 def spraying_quick() -> pd.DataFrame:
-    return studies.run_spraying(quick=True, jobs=2)
+    return spraying.run_spraying(quick=True, jobs=2)
 
 
 @pytest.fixture(scope="module")
 def spraying_full() -> pd.DataFrame:
-    return studies.run_spraying(quick=False)
+    return spraying.run_spraying(quick=False)
 
 
 def _by(runs: pd.DataFrame) -> pd.DataFrame:
-    return studies.spraying_summary(runs).set_index(["policy", "n_long"])
+    return spraying.spraying_summary(runs).set_index(["policy", "n_long"])
 
 
 def check_spraying_out_of_order(runs: pd.DataFrame) -> None:
@@ -97,13 +99,13 @@ def test_spraying_quick_rps_short_flow_faster_at_five_long_flows(spraying_quick)
 
 def test_spraying_runs_are_reproducible_and_parallel_equals_serial():
     kwargs = {"n_long": [2], "seeds": [4], "policies": ["rps"]}
-    serial = studies.run_spraying(jobs=1, **kwargs).drop(columns="wall_s")
-    parallel = studies.run_spraying(jobs=2, **kwargs).drop(columns="wall_s")
+    serial = spraying.run_spraying(jobs=1, **kwargs).drop(columns="wall_s")
+    parallel = spraying.run_spraying(jobs=2, **kwargs).drop(columns="wall_s")
     pd.testing.assert_frame_equal(serial, parallel)
 
 
 def test_spraying_scenario_is_the_seed_setup():
-    scenario = studies.spraying_scenario("rps", 3, seed=7)
+    scenario = spraying.spraying_scenario("rps", 3, seed=7)
     scenario.validate()
     assert scenario.get("seed") == 7
     assert scenario.get("forwarding.policy") == "rps"
@@ -147,16 +149,16 @@ def test_spraying_full_rps_short_flow_faster_at_five_long_flows(spraying_full):
 
 
 def test_incast_quick_collapse_is_timeouts_and_shrinks_with_packet_size():
-    detail = studies.run_incast(quick=True, sizes=[1500, 500, 250], jobs=2)
+    detail = incast.run_incast(quick=True, sizes=[1500, 500, 250], jobs=2)
     at = detail.set_index(["size_B", "workers"])
     fine, collapsed = at.loc[(500, 40)], at.loc[(500, 80)]
-    assert fine["steady_rounds"] == studies.INCAST_ROUNDS - 1
+    assert fine["steady_rounds"] == incast.INCAST_ROUNDS - 1
     assert fine["steady_timeout_rounds"] == 0 and fine["steady_timeouts"] == 0
     assert fine["steady_goodput_mbps"] > 800
     assert collapsed["steady_goodput_mbps"] < 300
     assert collapsed["steady_timeout_rounds"] > 0 and collapsed["timeout_fraction"] > 0.5
 
-    summary = studies.incast_summary(detail).set_index("size_B")
+    summary = incast.incast_summary(detail).set_index("size_B")
     assert (summary["bound"] == "=").all(), summary
     largest, first = summary["dcnsim_max_workers"], summary["first_collapse"]
     assert largest[1500] < largest[500] < largest[250], summary
@@ -164,7 +166,7 @@ def test_incast_quick_collapse_is_timeouts_and_shrinks_with_packet_size():
 
 
 def test_incast_scenario_is_the_seed_setup():
-    scenario = studies.incast_scenario(500, 12)
+    scenario = incast.incast_scenario(500, 12)
     scenario.validate()
     assert scenario.to_dict() == {
         "name": "incast S=500B N=12",
@@ -178,7 +180,7 @@ def test_incast_scenario_is_the_seed_setup():
         },
     }
     with pytest.raises(ValueError):
-        studies.incast_scenario(63, 2)
+        incast.incast_scenario(63, 2)
 
 
 def _point(size: int, workers: int, timeout_rounds: int, goodput: float) -> dict:
@@ -204,7 +206,7 @@ def test_incast_summary_takes_the_first_timeout_even_if_a_larger_n_is_fine():
             _point(64, 200, 0, 375.0),
         ]
     )
-    summary = studies.incast_summary(detail).set_index("size_B")
+    summary = incast.incast_summary(detail).set_index("size_B")
     assert summary.loc[1500, "dcnsim_max_workers"] == 4
     assert summary.loc[1500, "first_collapse"] == 10
     assert summary.loc[1500, "goodput_below_mbps"] == 940.0
@@ -220,8 +222,8 @@ def test_incast_summary_takes_the_first_timeout_even_if_a_larger_n_is_fine():
 
 @pytest.mark.slow
 def test_incast_full_max_workers_grow_as_packets_shrink():
-    detail = studies.run_incast(quick=False)
-    summary = studies.incast_summary(detail).set_index("size_B")
+    detail = incast.run_incast(quick=False)
+    summary = incast.incast_summary(detail).set_index("size_B")
     largest = summary["dcnsim_max_workers"]
     assert largest[1500] < largest[500] < largest[250] < largest[64], summary
     assert largest[64] >= 450, summary
@@ -253,10 +255,13 @@ def test_cli_study_spraying_quick_prints_the_table(tmp_path):
     assert [row[0] for row in rows] == ["0", "2", "5"]
     assert "Seed's findings" in proc.stdout
     assert "runs in" in proc.stdout and "quick variant" in proc.stdout
-    assert sorted(p.name for p in out.iterdir()) == ["runs.csv", "study.csv", "study.png"]
+    figures = ["fig2.png", "fig3.png", "fig4.png"]  # the seed's Figs. 2-4
+    names = ["claims.csv", *figures, "report.html", "runs.csv", "study.csv"]
+    assert sorted(p.name for p in out.iterdir()) == names
     table = pd.read_csv(out / "study.csv")
     assert list(table["n_long"]) == [0, 2, 5]
-    assert (out / "study.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in figures:
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     runs = pd.read_csv(out / "runs.csv")
     assert len(runs) == 2 * 3 * 3
 
@@ -275,7 +280,7 @@ def test_cli_study_bad_options_are_bad_input(tmp_path):
 
 
 def test_run_study_in_python():
-    output = studies.run_study("spraying", quick=True, jobs=1, verbose=True)
+    output = studies.run_study(studies.STUDIES["spraying"], quick=True, jobs=1, verbose=True)
     assert "Per run:" in output.text
     assert list(output.table["n_long"]) == [0, 2, 5]
     assert len(output.detail) == 2 * 3 * 3
@@ -283,10 +288,10 @@ def test_run_study_in_python():
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_run_scenarios_reports_a_bad_scenario_as_scenario_error(jobs):
-    bad = studies.spraying_scenario("rps", 1).set("topology.k", 5)
-    tasks = [(studies._reduce_spraying, bad), (studies._reduce_spraying, bad)]
+    bad = spraying.spraying_scenario("rps", 1).set("topology.k", 5)
+    tasks = [(spraying._reduce_spraying, bad), (spraying._reduce_spraying, bad)]
     with pytest.raises(ScenarioError, match=r"topology\.k: fat-tree k must be even"):
-        studies.run_scenarios(tasks, jobs=jobs)
+        runner.run_scenarios(tasks, jobs=jobs)
 
 
 # --- latency-difference: the first seed, §3 (Figs. 2-7) -------------------------------------
@@ -296,26 +301,26 @@ TCP_SCHEMES = ("TCP", "TCP+ELR")
 
 @pytest.fixture(scope="module")
 def latency_quick_tcp() -> pd.DataFrame:
-    return studies.run_latency_difference(quick=True, jobs=2, schemes=TCP_SCHEMES)
+    return lat.run_latency_difference(quick=True, jobs=2, schemes=TCP_SCHEMES)
 
 
 @pytest.fixture(scope="module")
 def latency_quick() -> pd.DataFrame:
-    return studies.run_latency_difference(quick=True, jobs=2)
+    return lat.run_latency_difference(quick=True, jobs=2)
 
 
 @pytest.fixture(scope="module")
 def latency_full_tcp() -> pd.DataFrame:
-    return studies.run_latency_difference(quick=False, schemes=TCP_SCHEMES)
+    return lat.run_latency_difference(quick=False, schemes=TCP_SCHEMES)
 
 
 @pytest.fixture(scope="module")
 def latency_full() -> pd.DataFrame:
-    return studies.run_latency_difference(quick=False)
+    return lat.run_latency_difference(quick=False)
 
 
 def _latency_by(runs: pd.DataFrame, scheme: str) -> pd.DataFrame:
-    summary = studies.latency_summary(runs)
+    summary = lat.latency_summary(runs)
     return summary[summary["scheme"] == scheme].set_index(["oversub", "load"])
 
 
@@ -330,7 +335,7 @@ US_GROUPS = {range(0, 15): 29.4, range(15, 63): 53.8, range(63, 127): 78.2}  # p
 def check_latency_zero_load(runs: pd.DataFrame) -> None:
     """0 % load: each test packet at its closed-form latency; the seed's 63.1 / 16.7 µs
     and, with ELR, 78.2 µs for every packet (std 0)."""
-    packets = studies.latency_packets(runs[(runs["role"] == "grid") & (runs["load"] == 0)])
+    packets = lat.latency_packets(runs[(runs["role"] == "grid") & (runs["load"] == 0)])
     assert len(packets) and packets["latency_us"].notna().all()
     at64 = packets[packets["oversub"] == "64:4:1"]
     for scheme in set(at64["scheme"]):
@@ -366,7 +371,7 @@ def check_latency_runs_complete(runs: pd.DataFrame) -> None:
     idle = runs[runs["load"] == 0]
     assert (idle["lost"] == 0).all() and (idle["flows_started"] == 0).all()
     assert (runs.loc[runs["load"] > 0, "flows_started"] > 0).all()
-    packets = studies.latency_packets(runs)
+    packets = lat.latency_packets(runs)
     assert len(packets) == 127 * len(runs)
     lost = packets.groupby(["scheme", "oversub", "load", "seed", "buffer_pkts"])["latency_us"]
     per_run = lost.apply(lambda v: int(v.isna().sum())).sum()
@@ -379,7 +384,7 @@ def check_latency_overload(runs: pd.DataFrame) -> None:
     grid = runs[(runs["role"] == "grid") & (runs["load"] > 0)]
     over = grid[
         [
-            studies.latency_offered(ld, o, elr=s.endswith("+ELR"))["agg_core"] > 1.5
+            lat.latency_offered(ld, o, elr=s.endswith("+ELR"))["agg_core"] > 1.5
             for ld, o, s in zip(grid["load"], grid["oversub"], grid["scheme"], strict=True)
         ]
     ]
@@ -400,7 +405,7 @@ def check_tcp_grows(runs: pd.DataFrame) -> None:
             values = points[key].to_numpy()
             if not (values[1:] > values[:-1]).all():
                 problems.append((oversub, key, values.round(1).tolist()))
-    order = list(studies.LATENCY_OVERSUBSCRIPTIONS)  # most oversubscribed first
+    order = list(lat.LATENCY_OVERSUBSCRIPTIONS)  # most oversubscribed first
     for load in sorted({ld for _, ld in tcp.index if ld > 0}):
         for key in ("mean_us", "std_us"):
             values = [tcp.loc[(o, load), key] for o in order if (o, load) in tcp.index]
@@ -430,7 +435,7 @@ def check_pfabric_far_below_tcp(runs: pd.DataFrame) -> None:
 def check_pfabric_elr_smallest_spread(runs: pd.DataFrame) -> None:
     """Seed claim 4: pFabric+ELR has the smallest std; its mean is above pFabric's, by
     at most 50 %."""
-    by = {s: _latency_by(runs, s) for s in studies.LATENCY_SCHEMES}
+    by = {s: _latency_by(runs, s) for s in lat.LATENCY_SCHEMES}
     for p in _loaded(runs):
         std = {s: by[s].loc[p, "std_us"] for s in by}
         assert std["pFabric+ELR"] == min(std.values()), (p, std)
@@ -459,7 +464,7 @@ TCP_GROWS_FULL_XFAIL = pytest.mark.xfail(
 
 
 def test_latency_scenario_is_the_seed_setup():
-    scenario = studies.latency_scenario("TCP", "32:4:1", 0.5, seed=3)
+    scenario = lat.latency_scenario("TCP", "32:4:1", 0.5, seed=3)
     scenario.validate()
     assert scenario.get("seed") == 3
     assert scenario.get("stop_time") == "62512us"  # 50 ms + 126 x 12 µs + 5 x 150 x 12 µs + 2 ms
@@ -485,32 +490,32 @@ def test_latency_scenario_is_the_seed_setup():
         ],
         "workloads": [{"src": "all", "dst": "all", "cdf": "detail", "load": 0.5}],
     }
-    idle = studies.latency_scenario("TCP+ELR", "64:4:1", 0.0, warmup_ms=10, buffer_pkts=50)
+    idle = lat.latency_scenario("TCP+ELR", "64:4:1", 0.0, warmup_ms=10, buffer_pkts=50)
     idle.validate()
     assert idle.get("forwarding.policy") == "elr"
     assert "workloads" not in idle.get("traffic")
     assert idle.get("network.queue.capacity") == "50pkt"
     assert idle.get("stop_time") == "16512us"
     with pytest.raises(ValueError):
-        studies.latency_scenario("DCTCP", "64:4:1", 0.1)
+        lat.latency_scenario("DCTCP", "64:4:1", 0.1)
     with pytest.raises(ValueError):
-        studies.latency_scenario("TCP", "8:4:1", 0.1)
+        lat.latency_scenario("TCP", "8:4:1", 0.1)
 
 
 def test_latency_pfabric_scenario_scales_pfabric_to_the_tree():
     # pFabric at 10 Gbps: init_cwnd 12 = one BDP, rto 45 µs = 3 fabric RTTs, 24-packet
     # buffers. Here the longest RTT is a 1500 B packet through the core at 64:4:1 and
     # its 40 B ACK back: 78.2 + 8.12 µs.
-    assert studies.latency_closed_form_us(64, "64:4:1") == pytest.approx(78.2)
-    assert studies.latency_closed_form_us(64, "64:4:1", size=40) == pytest.approx(8.12)
-    assert studies.PFABRIC_RTT_US == pytest.approx(86.32)
-    assert studies.PFABRIC_TRANSPORT == {
+    assert lat.latency_closed_form_us(64, "64:4:1") == pytest.approx(78.2)
+    assert lat.latency_closed_form_us(64, "64:4:1", size=40) == pytest.approx(8.12)
+    assert lat.PFABRIC_RTT_US == pytest.approx(86.32)
+    assert lat.PFABRIC_TRANSPORT == {
         "init_cwnd": 7,  # 86.32 µs x 1 Gbps / 12000 bit = 7.2 packets
         "max_cwnd": 13,  # 2 x init_cwnd - 1, as pFabric's 23 = 2 x 12 - 1
         "rto": "259us",  # 3 x 86.32 µs
         "probe_after": 5,
     }
-    scenario = studies.latency_scenario("pFabric+ELR", "16:4:1", 0.9, buffer_pkts=48)
+    scenario = lat.latency_scenario("pFabric+ELR", "16:4:1", 0.9, buffer_pkts=48)
     assert scenario.get("transport") == {
         "protocol": "pfabric",
         "priority": "remaining",
@@ -520,20 +525,18 @@ def test_latency_pfabric_scenario_scales_pfabric_to_the_tree():
     assert scenario.get("network.queue") == pfabric_queue
     assert scenario.get("network.nic_queue") == pfabric_queue
     assert scenario.get("forwarding.policy") == "elr"
-    assert studies.latency_scenario("pFabric", "16:4:1", 0.9).get("forwarding.policy") == "ecmp"
-    assert studies.latency_scenario("pFabric", "16:4:1", 0.9).get("network.queue.capacity") == (
-        "24pkt"
-    )
+    assert lat.latency_scenario("pFabric", "16:4:1", 0.9).get("forwarding.policy") == "ecmp"
+    assert lat.latency_scenario("pFabric", "16:4:1", 0.9).get("network.queue.capacity") == ("24pkt")
 
 
 def test_latency_pfabric_scenarios_validate():
-    for scheme in studies.LATENCY_SCHEMES:
-        studies.latency_scenario(scheme, "64:4:1", 0.5).validate()
+    for scheme in lat.LATENCY_SCHEMES:
+        lat.latency_scenario(scheme, "64:4:1", 0.5).validate()
 
 
 def test_latency_ecmp_is_the_one_path_of_the_tree():
     """One core: every host pair has one shortest path, so ecmp runs what single runs."""
-    scenario = studies.latency_scenario("TCP", "32:4:1", 0.5, warmup_ms=5)
+    scenario = lat.latency_scenario("TCP", "32:4:1", 0.5, warmup_ms=5)
     ecmp = dcnsim.run(scenario)
     single = dcnsim.run(scenario.set("forwarding.policy", "single"))
     pd.testing.assert_frame_equal(ecmp.probes, single.probes)
@@ -568,7 +571,7 @@ def test_latency_quick_overload_and_steady_queues(latency_quick_tcp):
 
 def test_latency_quick_deeper_buffers_mean_longer_waits(latency_quick_tcp):
     """Drop-tail: a deeper buffer holds more packets ahead of a test packet and drops fewer."""
-    table = studies.latency_buffer_table(latency_quick_tcp)
+    table = lat.latency_buffer_table(latency_quick_tcp)
     for _, rows in table.groupby("scheme"):
         rows = rows.sort_values("buffer_pkts")
         assert list(rows["buffer_pkts"]) == [50, 150, 600]
@@ -612,7 +615,7 @@ def test_latency_quick_pfabric_zero_load_closed_forms(latency_quick):
 
 def test_latency_tables_and_files(latency_quick_tcp, tmp_path):
     runs = latency_quick_tcp
-    summary, text = studies._latency_tables(runs, verbose=True)
+    summary, text = lat._latency_tables(runs, verbose=True)
     assert list(summary["scheme"].unique()) == list(TCP_SCHEMES)
     assert len(summary) == 2 * 2 * 3 and (summary["runs"] == 1).all()
     assert summary["mean_ci_us"].isna().all()  # one seed: no interval
@@ -625,23 +628,24 @@ def test_latency_tables_and_files(latency_quick_tcp, tmp_path):
         "Per run:",
     ):
         assert line in text, line
-    output = studies.StudyOutput(
-        text,
-        summary,
-        runs,
-        lambda path: studies._latency_plot(runs, summary, path),
-        lambda out: studies._latency_extras(runs, summary, out),
-    )
+    claims = lat.latency_checks(runs)
+    output = studies.StudyOutput(lat.STUDY, text, summary, runs, claims)
     written = studies.write_study(output, tmp_path / "latency")
-    names = ["study.csv", "runs.csv", "study.png", "packets.png", "buffers.csv"]
+    # Figs. 2 and 3 (TCP, TCP+ELR) and 6 and 7; Figs. 4 and 5 are pFabric's, not run here.
+    figures = ["fig2.png", "fig3.png", "fig6.png", "fig7.png"]
+    names = ["study.csv", "runs.csv", "claims.csv", *figures, "buffers.csv", "report.html"]
     assert [p.name for p in written] == names
-    for name in ("study.png", "packets.png"):
+    for name in figures:
         assert (tmp_path / "latency" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = pd.read_csv(tmp_path / "latency" / "claims.csv", keep_default_na=False)
+    assert list(table.columns) == ["claim", "seed", "dcnsim", "verdict"]
+    assert list(table["verdict"]) == [("n/a" if c.ok is None else "yes" if c.ok else "NO")
+                                      for c in claims]  # fmt: skip
     back = pd.read_csv(tmp_path / "latency" / "runs.csv")
     assert len(back) == len(runs)
     pd.testing.assert_frame_equal(
-        studies.latency_packets(back)[["packet", "latency_us"]],
-        studies.latency_packets(runs)[["packet", "latency_us"]],
+        lat.latency_packets(back)[["packet", "latency_us"]],
+        lat.latency_packets(runs)[["packet", "latency_us"]],
         atol=1e-3,
     )
     assert len(pd.read_csv(tmp_path / "latency" / "buffers.csv")) == 2 * 3
@@ -653,11 +657,12 @@ def test_cli_study_latency_difference_quick(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Seed's findings" in proc.stdout and "quick variant" in proc.stdout
     assert proc.stdout.count("[yes]") + proc.stdout.count("[NO ]") == 7, proc.stdout
-    names = ["buffers.csv", "packets.png", "runs.csv", "study.csv", "study.png"]
+    figures = [f"fig{n}.png" for n in range(2, 8)]
+    names = ["buffers.csv", "claims.csv", *figures, "report.html", "runs.csv", "study.csv"]
     assert sorted(p.name for p in out.iterdir()) == names
     table = pd.read_csv(out / "study.csv")
     assert len(table) == 4 * 2 * 3
-    assert set(table["scheme"]) == set(studies.LATENCY_SCHEMES)
+    assert set(table["scheme"]) == set(lat.LATENCY_SCHEMES)
 
 
 @pytest.mark.slow
@@ -668,7 +673,7 @@ def test_latency_full_zero_load_and_complete_runs(latency_full_tcp):
     assert len(grid) == 2 * 3 * 4 * 5
     check_latency_zero_load(runs)
     check_latency_runs_complete(runs)
-    summary = studies.latency_summary(runs)
+    summary = lat.latency_summary(runs)
     loaded = summary[summary["load"] > 0]
     assert (loaded["runs"] == 5).all() and loaded["mean_ci_us"].notna().all()
 
@@ -708,7 +713,7 @@ def _synthetic(scheme: str, oversub: str, load: float, seed: int, mean: float, s
         "load": load,
         "seed": seed,
         "role": "grid",
-        "buffer_pkts": studies.latency_default_buffer(scheme),
+        "buffer_pkts": lat.latency_default_buffer(scheme),
         "mean_us": mean,
         "std_us": std,
         "min_us": mean - std,
@@ -740,15 +745,15 @@ def test_latency_summary_intervals_and_checks_on_synthetic_runs():
                         _synthetic(scheme, oversub, load, seed, mean * grow + wiggle, std * grow)
                     )
     runs = pd.DataFrame(rows)
-    summary = studies.latency_summary(runs).set_index(["scheme", "oversub", "load"])
+    summary = lat.latency_summary(runs).set_index(["scheme", "oversub", "load"])
     point = summary.loc[("TCP", "16:4:1", 0.1)]
     assert point["runs"] == 5
     assert point["mean_us"] == pytest.approx(1100.0)
     # Student t, 4 degrees of freedom: 2.776 x sample std (1.581) / sqrt(5)
     assert point["mean_ci_us"] == pytest.approx(2.776 * 1.5811388 / 5**0.5, rel=1e-4)
     assert point["std_ci_us"] == 0.0
-    assert studies.t95_half_width([3.0]) != studies.t95_half_width([3.0])  # NaN
-    verdicts = [ok for _, ok in studies.latency_checks(runs)]
+    assert stats.t95_half_width([3.0]) != stats.t95_half_width([3.0])  # NaN
+    verdicts = [c.ok for c in lat.latency_checks(runs)]
     assert verdicts == [True, True, True, True]  # no 0 % rows: the closed forms are not checked
 
     slower = runs.copy()
@@ -756,5 +761,5 @@ def test_latency_summary_intervals_and_checks_on_synthetic_runs():
     slower.loc[elr, "std_us"] = slower.loc[elr, "std_us"] / 4  # ELR shrinks TCP's spread
     lost = (slower["scheme"] == "pFabric") & (slower["seed"] == 3)
     slower.loc[lost, "lost"] = 1  # pFabric loses a test packet
-    verdicts = [ok for _, ok in studies.latency_checks(slower)]
+    verdicts = [c.ok for c in lat.latency_checks(slower)]
     assert verdicts == [True, False, False, True]

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dcnsim import studies, study_pfabric
-from dcnsim.study_pfabric import (
+from dcnsim import studies
+from dcnsim.studies import pfabric as study_pfabric
+from dcnsim.studies.pfabric import (
     PFABRIC_FULL,
     PFABRIC_QUICK,
     PFABRIC_SCHEMES,
@@ -133,16 +134,18 @@ def test_quick_pfabric_large_flows_no_worse_than_dctcp_at_high_load(quick):
 
 def test_quick_checks_and_tables_say_what_the_tests_say(quick, tmp_path):
     checks = pfabric_checks(quick)
-    assert checks and all(ok is not None for _, ok in checks)
+    assert checks and all(c.ok is not None for c in checks)
     summary, text = study_pfabric.pfabric_tables(quick, verbose=True)
     assert len(summary) == 6
     for line in ("small mean (pFabric/DCTCP/TCP)", "The paper's claims", "Per run:"):
         assert line in text
-    for claim, ok in checks:
+    for claim, ok in ((c.claim, c.ok) for c in checks):
         assert f"[{'yes' if ok else 'NO':<3}] {claim}" in text
-    path = tmp_path / "study.png"
-    study_pfabric.pfabric_plot(quick, summary, path)
+    path = tmp_path / "fig4.png"
+    study_pfabric.pfabric_plot("fig4", quick, summary, path)  # web search: the paper's Fig. 4
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    study_pfabric.pfabric_plot("fig5", quick, summary, tmp_path / "fig5.png")
+    assert not (tmp_path / "fig5.png").exists()  # data mining is not in the quick variant
 
 
 # --- the scenario and the bookkeeping, without running the study -----------------------------
@@ -275,14 +278,15 @@ def test_checks_say_no_when_a_claim_fails_and_na_without_what_it_needs():
             row("tcp", 0.6, 5.0, 1.9, 3.5),  # and TCP's p99 is lower
         ]
     )
-    verdicts = [ok for _, ok in pfabric_checks(runs)]
+    verdicts = [c.ok for c in pfabric_checks(runs)]
     assert verdicts == [False, True, False, False, False]
     only_low = runs[runs["load"] == 0.2]
-    assert [ok for _, ok in pfabric_checks(only_low)][-2:] == [None, None]
+    assert [c.ok for c in pfabric_checks(only_low)][-2:] == [None, None]
 
 
 def test_registered_as_a_study():
     study = studies.STUDIES["pfabric"]
+    assert study is study_pfabric.STUDY
     assert study.runs is run_pfabric
     assert study.title == study_pfabric.PFABRIC_TITLE
 

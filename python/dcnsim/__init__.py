@@ -10,11 +10,29 @@ turns the records into pandas tables::
     print(results.probes.latency_s.describe())
     results.write("out/elr")
 
-The scenario schema and the output columns are documented in ``docs/scenario.md``.
+Sweeps of many runs (``dcnsim.sweep``) land in a directory that ``dcnsim.load`` and
+``dcnsim.query`` (SQL) read back. The scenario schema and the output columns are
+documented in ``docs/scenario.md``; sweeps, studies and reports in
+``docs/experiments.md``.
 """
 
 from dcnsim._core import ScenarioError, __version__
 from dcnsim.results import Results, run
 from dcnsim.scenario import Scenario, validate
+from dcnsim.store import load, query
+from dcnsim.sweeps import Sweep, SweepError
+from dcnsim.sweeps import run_sweep as sweep
 
-__all__ = ["Results", "Scenario", "ScenarioError", "__version__", "run", "validate"]
+__all__ = [
+    "Results",
+    "Scenario",
+    "ScenarioError",
+    "Sweep",
+    "SweepError",
+    "__version__",
+    "load",
+    "query",
+    "run",
+    "sweep",
+    "validate",
+]

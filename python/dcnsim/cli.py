@@ -3,7 +3,10 @@
     dcnsim run FILE --out DIR [--progress | --no-progress] [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim bench [--stop-time 20ms] [--repeat N]
-    dcnsim study NAME [--quick] [--jobs N] [--out DIR] [--verbose]
+    dcnsim study list
+    dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
+    dcnsim query DIR "SQL" [--csv]
+    dcnsim study NAME [--quick] [--seeds N] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
 """
@@ -12,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
-import time
 import tomllib
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ import pandas as pd
 
 from dcnsim import _core
 from dcnsim._core import ScenarioError
+from dcnsim.report import write_sweep_report
 from dcnsim.results import (
     Results,
     check_output_dir,
@@ -34,7 +36,11 @@ from dcnsim.results import (
     run,
 )
 from dcnsim.scenario import Scenario
+from dcnsim.store import check_sweep_dir, load, query
 from dcnsim.studies import STUDIES, run_study, write_study
+from dcnsim.studies.study import check_study_dir
+from dcnsim.studies.text import format_table
+from dcnsim.sweeps import Sweep, SweepError, one_line, run_sweep
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -55,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
         return args.command(args)
-    except (ScenarioError, _BadInput) as exc:
+    except (ScenarioError, SweepError, _BadInput) as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(_describe_os_error(exc))
@@ -149,27 +155,36 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
+    if args.name == "list":
+        return _list_studies()
     if args.out is not None:
-        out = os.fspath(args.out)
-        if os.path.lexists(out) and not os.path.isdir(out):
-            raise _BadInput(f"--out '{out}': exists and is not a directory")
+        try:
+            check_study_dir(args.out)  # fail before a long run, not after it
+        except OSError as exc:
+            raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    study = STUDIES[args.name]
+    if args.seeds is not None and not study.seeded:
+        raise _BadInput(f"--seeds: {study.name} has no randomness: every seed gives the same run")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     line = _StudyProgress(args.name) if progress else None
-    started = time.perf_counter()
     try:
         output = run_study(
-            args.name, quick=args.quick, jobs=args.jobs, verbose=args.verbose, progress=line
+            study,
+            quick=args.quick,
+            jobs=args.jobs,
+            verbose=args.verbose,
+            progress=line,
+            seeds=args.seeds,
         )
     finally:
         if line is not None:
             line.close()
-    wall = time.perf_counter() - started
     print(output.text)
     runs = len(output.detail)
     busy = float(output.detail["wall_s"].sum())
     print(
-        f"\n{runs} runs in {wall:.1f} s wall ({busy:.1f} s of simulation, "
-        f"{args.jobs or os.cpu_count() or 1} jobs){', quick variant' if args.quick else ''}"
+        f"\n{runs} runs in {output.timing['wall_s']:.1f} s wall ({busy:.1f} s of simulation, "
+        f"{output.timing['jobs']} jobs){', quick variant' if args.quick else ''}"
     )
     if args.out is not None:
         try:
@@ -179,6 +194,52 @@ def _cmd_study(args: argparse.Namespace) -> int:
                 f"--out '{args.out}': cannot write: {_describe_os_error(exc)}"
             ) from None
         print(f"wrote {args.out}: {', '.join(p.name for p in written)}")
+    return 0
+
+
+def _list_studies() -> int:
+    """Every study: its name, the seed it reruns and the seed's figures it draws."""
+    for name, study in STUDIES.items():
+        print(f"{name}\n  seed:    {study.seed}\n  figures: {', '.join(study.figures)}")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    sweep = Sweep.from_toml(args.file)
+    try:
+        check_sweep_dir(args.out)  # before any run
+    except OSError as exc:
+        raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    outcome = run_sweep(sweep, args.out, jobs=args.jobs, dask=args.dask, progress=progress)
+    print(
+        f"sweep {sweep.name}: {outcome.total} runs: ran {outcome.ran}, "
+        f"{outcome.skipped} already done, {outcome.failed} failed now, "
+        f"in {outcome.wall_s:.1f} s on {args.dask or 'the local pool'}"
+    )
+    catalog = load(outcome.out, "catalog")
+    for row in catalog[catalog["status"] == "failed"].itertuples(index=False):
+        print(f"  failed {row.run}: {row.error}")
+    if args.report:
+        path = write_sweep_report(outcome.out, sweep)
+        print(f"wrote {path}")
+    print(f'wrote {args.out}: catalog.parquet, runs/ (query: dcnsim query {args.out} "SQL")')
+    return 0
+
+
+def _cmd_query(args: argparse.Namespace) -> int:
+    import duckdb
+
+    try:
+        table = query(args.dir, args.sql)
+    except FileNotFoundError as exc:
+        raise _BadInput(str(exc)) from None
+    except duckdb.Error as exc:
+        raise _BadInput(f"query: {one_line(exc, named=False)}") from None
+    if args.csv:
+        table.to_csv(sys.stdout, index=False)
+    else:
+        print(format_table(table) if len(table.columns) else "(no columns)")
     return 0
 
 
@@ -307,6 +368,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _add_jobs(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--jobs", metavar="N", type=_positive_int, default=None, help=text)
+
+
+def _add_progress(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=f"show {what} on stderr (default: when stderr is a terminal)",
+    )
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="dcnsim",
@@ -320,12 +394,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("run", help="run a scenario file and write its outputs")
     p.add_argument("file", metavar="FILE", help="scenario TOML file")
     p.add_argument("--out", metavar="DIR", required=True, help="output directory (replaced)")
-    p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress line on stderr (default: when stderr is a terminal)",
-    )
+    _add_progress(p, "a progress line")
     p.add_argument(
         "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
     )
@@ -376,29 +445,65 @@ def _build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "name", metavar="NAME", choices=list(STUDIES), help=f"one of: {', '.join(STUDIES)}"
+        "name",
+        metavar="NAME",
+        choices=["list", *STUDIES],
+        help=f"one of: {', '.join(STUDIES)}; 'list' shows each with its seed and figures",
     )
     p.add_argument(
         "--quick",
         action="store_true",
         help="fewer points and runs (what the default test suite runs)",
     )
+    _add_jobs(p, "simulations run in parallel (default: the number of CPUs)")
     p.add_argument(
-        "--jobs",
+        "--seeds",
         metavar="N",
         type=_positive_int,
         default=None,
-        help="simulations run in parallel (default: the number of CPUs)",
+        help="run every point with seeds 1..N (default: the variant's own; 95 %% intervals "
+        "over seeds in the tables and figures)",
     )
-    p.add_argument("--out", metavar="DIR", help="also write study.csv, runs.csv and study.png here")
-    p.add_argument("--verbose", action="store_true", help="also print one line per run or point")
     p.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="show a progress line on stderr (default: when stderr is a terminal)",
+        "--out",
+        metavar="DIR",
+        help="also write the tables (CSV), the seed's figures (PNG) and report.html here",
     )
+    p.add_argument("--verbose", action="store_true", help="also print one line per run or point")
+    _add_progress(p, "a progress line")
     p.set_defaults(command=_cmd_study)
+
+    p = commands.add_parser(
+        "sweep",
+        help="run a grid of scenarios (resumes an interrupted sweep), locally or on Dask",
+        description="Run every run of a sweep file that DIR does not hold yet; "
+        "see docs/experiments.md.",
+    )
+    p.add_argument("file", metavar="SWEEP", help="sweep file (TOML)")
+    p.add_argument("--out", metavar="DIR", required=True, help="sweep directory (resumed)")
+    _add_jobs(p, "parallel runs: local processes or LocalCluster workers (default: the CPUs)")
+    p.add_argument(
+        "--dask",
+        metavar="WHERE",
+        help="run on Dask: 'local' (a LocalCluster), tcp://HOST:PORT (a running "
+        "scheduler) or 'slurm' (dask-jobqueue, options from the [slurm] table)",
+    )
+    p.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    _add_progress(p, "a progress bar (runs done, failed, time left)")
+    p.set_defaults(command=_cmd_sweep)
+
+    p = commands.add_parser(
+        "query",
+        help="SQL over a sweep directory (DuckDB): the catalog and each kept table",
+        description="Views: catalog, and each kept table (flows, summary, ...) joined "
+        "with the run's grid values. See docs/experiments.md.",
+    )
+    p.add_argument("dir", metavar="DIR", help="sweep directory")
+    p.add_argument(
+        "sql", metavar="SQL", help='e.g. "SELECT seed, avg(slowdown) FROM flows GROUP BY 1"'
+    )
+    p.add_argument("--csv", action="store_true", help="print CSV instead of an aligned table")
+    p.set_defaults(command=_cmd_query)
     return parser
 
 

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 import pandas as pd
 
-from dcnsim import _core
+from dcnsim import _core, outdir
 from dcnsim.scenario import Scenario, as_scenario
 
 __all__ = [
@@ -85,16 +82,7 @@ class Results:
         once the new one is in. A directory holding files other than dcnsim's outputs
         is refused rather than replaced. Returns the output path.
         """
-        out = check_output_dir(out_dir)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-        try:
-            self._write_files(tmp)
-            _swap_in(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return out
+        return outdir.write_whole(out_dir, self._write_files, _foreign_entries)
 
     def _write_files(self, directory: Path) -> None:
         # flows, probes, ports and summary always; a table the scenario has to ask
@@ -234,23 +222,7 @@ def format_count(value: float) -> str:
 
 def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     """The output path, if ``Results.write`` may create or replace it; else OSError."""
-    out = Path(out_dir)
-    if out.name in ("", ".", ".."):
-        out = out.resolve()
-    if not out.exists() and not out.is_symlink():
-        return out
-    if out.is_symlink():
-        raise FileExistsError(errno.EEXIST, "is a symbolic link, give the directory itself")
-    if not out.is_dir():
-        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a directory")
-    foreign = sorted(_foreign_entries(out))
-    if foreign:
-        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
-        raise FileExistsError(
-            errno.EEXIST,
-            f"refusing to replace a directory holding files dcnsim did not write ({shown})",
-        )
-    return out
+    return outdir.check_output_dir(out_dir, _foreign_entries)
 
 
 def _foreign_entries(out: Path) -> Iterator[str]:
@@ -262,21 +234,6 @@ def _foreign_entries(out: Path) -> Iterator[str]:
                     yield f"{PCAP_DIR}/{q.name}"
         elif p.name not in OUTPUT_FILES or p.is_symlink() or not p.is_file():
             yield p.name
-
-
-def _swap_in(new: Path, out: Path) -> None:
-    if not out.exists():
-        os.rename(new, out)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-    os.rename(out, old / "previous")
-    try:
-        os.rename(new, out)
-    except BaseException:
-        os.rename(old / "previous", out)
-        shutil.rmtree(old, ignore_errors=True)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _json_default(value: Any) -> Any:

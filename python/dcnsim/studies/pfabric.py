@@ -14,15 +14,14 @@ for flows of (0, 100 KB], (100 KB, 10 MB] and > 10 MB.
 in ``docs/studies.md``. The paper's claims are checked as stated and printed
 ``yes`` or ``NO``: nothing here is tuned towards them.
 
-The shared helpers (``run_scenarios``, ``format_table``, ...) live in
-``dcnsim.studies``, which registers this study; they are imported inside the
-functions, so either module may be imported first.
+The shared pieces (running, statistics, tables, figures) are the other modules of
+``dcnsim.studies``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -32,14 +31,21 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.scenario import Scenario
+from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.runner import Progress, run_scenarios
+from dcnsim.studies.stats import t95_half_width
+from dcnsim.studies.study import Study
+from dcnsim.studies.text import Claim, claim_lines, format_table
 
 __all__ = [
     "PFABRIC_BINS",
+    "PFABRIC_FIGURES",
     "PFABRIC_FULL",
     "PFABRIC_QUICK",
     "PFABRIC_SCHEMES",
     "PFABRIC_TITLE",
     "SMALL_NEAR_ONE",
+    "STUDY",
     "PfabricPlan",
     "pfabric_checks",
     "pfabric_plot",
@@ -287,7 +293,7 @@ def run_pfabric(
     loads: Iterable[float] | None = None,
     schemes: Iterable[str] = PFABRIC_SCHEMES,
     seeds: Iterable[int] | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """One row per run (workload, load, scheme, seed).
 
@@ -297,8 +303,6 @@ def run_pfabric(
     _mean_lb``, then ``flows, timeouts, retransmits, drops, offered_load,
     carried_load, sim_time_s, packet_hops, wall_s``.
     """
-    from dcnsim.studies import run_scenarios
-
     plan = PFABRIC_QUICK if quick else PFABRIC_FULL
     workloads = list(plan.workloads if workloads is None else workloads)
     loads = list(plan.loads if loads is None else loads)
@@ -343,7 +347,8 @@ def run_pfabric(
 def pfabric_summary(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per (workload, load, scheme): flows counted per bin (``_n``,
     ``_unfinished``: sums over seeds), ``_mean``, ``_p99`` and ``_mean_lb`` (means
-    over seeds), ``timeouts`` and ``drops`` (sums), ``offered_load`` and
+    over seeds; ``_mean_ci`` and ``_p99_ci`` the half-widths of their 95 % intervals),
+    ``timeouts`` and ``drops`` (sums), ``offered_load`` and
     ``carried_load`` (means), ``runs`` and ``wall_s`` (sum)."""
     spec: dict[str, tuple[str, str]] = {"runs": ("seed", "count")}
     for name, _, _ in PFABRIC_BINS:
@@ -351,6 +356,8 @@ def pfabric_summary(runs: pd.DataFrame) -> pd.DataFrame:
         spec[f"{name}_unfinished"] = (f"{name}_unfinished", "sum")
         for stat in ("mean", "p99", "mean_lb"):
             spec[f"{name}_{stat}"] = (f"{name}_{stat}", "mean")
+        for stat in ("mean", "p99"):
+            spec[f"{name}_{stat}_ci"] = (f"{name}_{stat}", t95_half_width)
     spec.update(
         {
             "timeouts": ("timeouts", "sum"),
@@ -383,7 +390,7 @@ def _pairs(values: Sequence[tuple[float, float, float]]) -> str:
     return ", ".join(f"{load:g}: {a:.2f} vs {b:.2f}" for load, a, b in values)
 
 
-def pfabric_checks(runs: pd.DataFrame) -> list[tuple[str, bool | None]]:
+def pfabric_checks(runs: pd.DataFrame) -> list[Claim]:
     """The paper's claims, each with whether the runs agree (``None``: the runs lack
     what the claim needs, e.g. a scheme or a high load).
 
@@ -396,7 +403,7 @@ def pfabric_checks(runs: pd.DataFrame) -> list[tuple[str, bool | None]]:
     survivor bias decides (2).
     """
     summary = pfabric_summary(runs)
-    checks: list[tuple[str, bool | None]] = []
+    checks: list[Claim] = []
     for workload in dict.fromkeys(summary["workload"]):
         schemes = set(summary.loc[summary["workload"] == workload, "scheme"])
         mean = _metric(summary, workload, "small_mean")
@@ -407,25 +414,28 @@ def pfabric_checks(runs: pd.DataFrame) -> list[tuple[str, bool | None]]:
         if "pfabric" in schemes:
             pf = mean["pfabric"]
             worst = pf.idxmax() if pf.notna().any() else None
+            numbers = ", ".join(f"{load:g}: {v:.2f}" for load, v in pf.items())
             text = (
                 f"paper: pFabric's {BIN_LABELS['small']} mean slowdown <= {SMALL_NEAR_ONE:g} at "
-                f"every load {tag}: " + ", ".join(f"{load:g}: {v:.2f}" for load, v in pf.items())
+                f"every load {tag}: " + numbers
             )
             ok = (
                 bool(pf.notna().all() and (pf <= SMALL_NEAR_ONE).all())
                 if worst is not None
                 else None
             )
-            checks.append((text, ok))
+            checks.append(Claim(text, "near 1 (Figs. 4-5)", f"by load: {numbers}", ok))
         if set(PFABRIC_SCHEMES) <= schemes:
             for frame, what in ((mean, "mean"), (p99, "99th percentile")):
                 others = frame[["dctcp", "tcp"]].min(axis=1)
                 values = [(load, frame.loc[load, "pfabric"], others[load]) for load in frame.index]
                 checks.append(
-                    (
+                    Claim(
                         f"paper: pFabric's {BIN_LABELS['small']} {what} slowdown is the lowest of "
                         f"the three at every load {tag} (pFabric vs the better of DCTCP/TCP: "
                         f"{_pairs(values)})",
+                        "lowest of the three (Figs. 4-5)",
+                        f"pFabric vs the better of DCTCP/TCP: {_pairs(values)}",
                         bool(all(a < b for _, a, b in values)),
                     )
                 )
@@ -443,10 +453,12 @@ def pfabric_checks(runs: pd.DataFrame) -> list[tuple[str, bool | None]]:
                 )
                 prefix = "paper" if not what else "check"
                 checks.append(
-                    (
+                    Claim(
                         f"{prefix}: pFabric's {BIN_LABELS['large']} mean slowdown <= DCTCP's at "
                         f"load >= {HIGH_LOAD:g}{what} {tag} (pFabric vs DCTCP: "
                         f"{_pairs(values) or '-'})",
+                        "no worse than DCTCP at high load (Figs. 4-5)",
+                        f"pFabric vs DCTCP: {_pairs(values) or '-'}",
                         ok,
                     )
                 )
@@ -532,8 +544,6 @@ def _workload_table(summary: pd.DataFrame, workload: str) -> pd.DataFrame:
 
 def pfabric_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
     """The summary (one row per workload, load and scheme) and the printed text."""
-    from dcnsim.studies import format_table
-
     summary = pfabric_summary(runs)
     hosts = int(runs["hosts"].iloc[0]) if "hosts" in runs.columns else None
     lines = [
@@ -564,9 +574,7 @@ def pfabric_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str
             format_table(_workload_table(summary, workload)),
         ]
     lines += ["", "The paper's claims, against these numbers:"]
-    for text, ok in pfabric_checks(runs):
-        mark = "n/a" if ok is None else ("yes" if ok else "NO")
-        lines.append(f"  [{mark:<3}] {text}")
+    lines += claim_lines(pfabric_checks(runs))
     if verbose:
         lines += ["", "Per run:", format_table(_run_view(runs))]
     lines += ["", *PFABRIC_NOTES]
@@ -609,50 +617,60 @@ def _run_view(runs: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def pfabric_plot(runs: pd.DataFrame, summary: pd.DataFrame, path: Path) -> None:
-    """One row of panels per workload: small mean, small p99, medium mean, large mean
-    against the load, a line per scheme (log scale), and the 'near 1' bound."""
-    from dcnsim.studies import _pyplot
+#: The paper's figures, one per workload.
+PFABRIC_FIGURES = {"fig4": "websearch", "fig5": "datamining"}
 
-    plt = _pyplot()
+
+def pfabric_plot(figure: str, runs: pd.DataFrame, summary: pd.DataFrame, path: Path) -> None:
+    """The paper's Fig. 4 (web search) or 5 (data mining): small mean, small p99, medium
+    mean, large mean against the load, a line per scheme (log scale, 95 % intervals over
+    seeds), and the 'near 1' bound. Nothing is drawn when the workload was not run."""
     from matplotlib.ticker import FuncFormatter
 
+    workload = PFABRIC_FIGURES[figure]
+    part = summary[summary["workload"] == workload]
+    if not len(part):
+        return
+    plt = pyplot()
     plain = FuncFormatter(lambda value, _: f"{value:g}")
-    workloads = list(dict.fromkeys(summary["workload"]))
     panels = (
         ("small_mean", "(0, 100KB]: mean"),
         ("small_p99", "(0, 100KB]: 99th percentile"),
         ("medium_mean", "(100KB, 10MB]: mean"),
         ("large_mean", "> 10MB: mean"),
     )
-    fig, axes = plt.subplots(
-        len(workloads), len(panels), figsize=(16, 3.8 * len(workloads)), squeeze=False
-    )
-    for row, workload in enumerate(workloads):
-        part = summary[summary["workload"] == workload]
-        for col, (column, title) in enumerate(panels):
-            ax = axes[row][col]
-            for scheme in PFABRIC_SCHEMES:
-                points = part[part["scheme"] == scheme]
-                if len(points):
-                    ax.plot(points["load"], points[column], marker="o", label=SCHEME_LABELS[scheme])
-            if column == "small_mean":
-                ax.axhline(
-                    SMALL_NEAR_ONE,
-                    color="k",
-                    linestyle=":",
-                    linewidth=1,
-                    label=f"near 1 (<= {SMALL_NEAR_ONE:g})",
-                )
-            ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(plain)
-            ax.yaxis.set_minor_formatter(plain)
-            ax.set_title(f"{workload}, {title}", fontsize=10)
-            ax.set_xlabel("load")
-            ax.set_ylabel("slowdown (FCT / ideal)")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=8)
-    fig.suptitle("pFabric study (paper's Figs. 4-5): slowdown by flow size vs load")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig, axes = plt.subplots(1, len(panels), figsize=(16, 3.9), squeeze=False)
+    for ax, (column, title) in zip(axes[0], panels, strict=True):
+        for scheme in PFABRIC_SCHEMES:
+            points = part[part["scheme"] == scheme]
+            if len(points):
+                ax.errorbar(
+                    points["load"], points[column], yerr=points[f"{column}_ci"].fillna(0),
+                    marker="o", capsize=3, label=SCHEME_LABELS[scheme],
+                )  # fmt: skip
+        if column == "small_mean":
+            ax.axhline(
+                SMALL_NEAR_ONE, color="k", linestyle=":", linewidth=1,
+                label=f"near 1 (<= {SMALL_NEAR_ONE:g})",
+            )  # fmt: skip
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
+        ax.set_title(f"{workload}, {title}", fontsize=10)
+        ax.set_xlabel("load (fraction of host link rate)")
+        ax.set_ylabel("slowdown (FCT / ideal FCT)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"pFabric study, {workload} (paper's {figure.replace('fig', 'Fig. ')})")
+    save(fig, path, dpi=110)
+
+
+STUDY = Study(
+    name="pfabric",
+    title=PFABRIC_TITLE,
+    seed="pFabric (Alizadeh et al., SIGCOMM 2013), §5, Figs. 4-5",
+    runs=run_pfabric,
+    tables=pfabric_tables,
+    claims=pfabric_checks,
+    figures={name: partial(pfabric_plot, name) for name in PFABRIC_FIGURES},
+)

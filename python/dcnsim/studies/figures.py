@@ -1,0 +1,23 @@
+"""Figures of the studies: matplotlib without a display, one PNG per figure of a seed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(fig: Any, path: Path, dpi: int = 110) -> None:
+    """Write ``fig`` as a PNG and free it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)

@@ -1,0 +1,141 @@
+"""Running a study's scenarios in parallel worker processes.
+
+A study hands ``run_scenarios`` a list of ``(reduce, scenario)`` pairs and gets back,
+in the same order, the dict of numbers each ``reduce`` made of its run.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from typing import Any
+
+from dcnsim.results import run
+from dcnsim.scenario import Scenario, ScenarioError
+
+__all__ = [
+    "Progress",
+    "process_pool",
+    "recorded_scenarios",
+    "run_scenarios",
+    "stop_pool",
+]
+
+#: Called after each finished simulation with (finished, total).
+Progress = Callable[[int, int], None]
+
+
+def run_scenarios(
+    tasks: Sequence[tuple[Callable[[Scenario], dict[str, Any]], Scenario]],
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, Any]]:
+    """Run each ``(reduce, scenario)``: ``reduce(dcnsim.run(scenario))`` -> a dict of numbers.
+
+    Runs go to ``jobs`` worker processes (default ``os.cpu_count()``; 1 runs them
+    here, one after the other). The answers come back in the order of ``tasks``,
+    each with ``wall_s``, the wall-clock seconds of its run. ``reduce`` must be a
+    module-level function (it is sent to the workers by name).
+    """
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    total = len(tasks)
+    for _, scenario in tasks:
+        _record(scenario)
+    out: list[dict[str, Any] | None] = [None] * total
+    if jobs == 1 or total <= 1:
+        for i, (reduce, scenario) in enumerate(tasks):
+            out[i] = _checked(_run_one(reduce, scenario))
+            if progress:
+                progress(i + 1, total)
+        return [row for row in out if row is not None]
+    executor = process_pool(min(jobs, total))
+    try:
+        futures = {
+            executor.submit(_run_one, reduce, scenario): i
+            for i, (reduce, scenario) in enumerate(tasks)
+        }
+        for done, future in enumerate(as_completed(futures), start=1):
+            out[futures[future]] = _checked(future.result())
+            if progress:
+                progress(done, total)
+    except BaseException:
+        # Ctrl-C or a failed run: stop now, not after the runs already handed out.
+        stop_pool(executor)
+        raise
+    executor.shutdown()
+    return [row for row in out if row is not None]
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """``workers`` processes that leave Ctrl-C to this one (which stops them).
+
+    fork: the workers need nothing but the already imported core, and starting them
+    is instant (the core is single-threaded, so forking is safe).
+    """
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
+
+
+def _ignore_sigint() -> None:
+    """Worker processes leave Ctrl-C to the parent, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_pool(executor: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers (``shutdown`` alone would wait
+    for every run already handed to a worker)."""
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        process.terminate()
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_one(reduce: Callable[[Any], dict[str, Any]], scenario: Scenario) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        results = run(scenario)
+    except ScenarioError as exc:  # the core's exception class does not pickle
+        return {_ERROR: str(exc)}
+    row = reduce(results)
+    row["wall_s"] = time.perf_counter() - started
+    return row
+
+
+_ERROR = "__scenario_error__"
+
+
+def _checked(row: dict[str, Any]) -> dict[str, Any]:
+    if _ERROR in row:
+        raise ScenarioError(row[_ERROR])
+    return row
+
+
+_RECORDING: contextvars.ContextVar[list[Scenario] | None] = contextvars.ContextVar(
+    "dcnsim_recorded_scenarios", default=None
+)
+
+
+@contextmanager
+def recorded_scenarios() -> Iterator[list[Scenario]]:
+    """Collect every scenario ``run_scenarios`` runs inside the ``with`` block."""
+    scenarios: list[Scenario] = []
+    token = _RECORDING.set(scenarios)
+    try:
+        yield scenarios
+    finally:
+        _RECORDING.reset(token)
+
+
+def _record(scenario: Scenario) -> None:
+    """Called by the runner for each scenario it runs."""
+    scenarios = _RECORDING.get()
+    if scenarios is not None:
+        scenarios.append(scenario)

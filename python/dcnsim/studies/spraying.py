@@ -1,0 +1,421 @@
+"""Random packet spraying: the spraying seed's static scenario (Figs. 2-4).
+
+Long flows and one short flow into one host of a k = 4 fat-tree, with random packet
+spraying or single-path routing: the short flow's FCT and reordering, the long
+flows' goodput against the fair share. ``run_spraying`` / ``spraying_summary`` /
+``spraying_checks`` from Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dcnsim.scenario import Scenario
+from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.runner import Progress, run_scenarios
+from dcnsim.studies.stats import mean_ci, t95_half_width
+from dcnsim.studies.study import Study
+from dcnsim.studies.text import Claim, claim_lines, format_table, num_text, ranges
+
+__all__ = [
+    "SPRAYING_FULL",
+    "SPRAYING_POLICIES",
+    "SPRAYING_QUICK",
+    "STUDY",
+    "run_spraying",
+    "spraying_checks",
+    "spraying_scenario",
+    "spraying_summary",
+    "spraying_wide",
+]
+
+SPRAYING_POLICIES = ("rps", "single")
+SPRAYING_FULL = {"n_long": [0, 1, 2, 3, 4, 5], "seeds": list(range(1, 11))}
+SPRAYING_QUICK = {"n_long": [0, 2, 5], "seeds": [1, 2, 3]}
+SHORT_FLOW_BYTES = 200_000
+LONG_FLOW_BYTES = 10_000_000
+
+SPRAYING_EXPECTATIONS = [
+    "Seed's findings (qualitative; the text gives no exact numbers):",
+    "  - with rps the short flow's mean FCT is smaller than with single-path TCP, and the",
+    "    advantage grows as long flows are added (Fig. 2);",
+    "  - with rps the short flow sees out-of-order packets, at about the same percentage",
+    "    once there are two or more long flows (Fig. 3);",
+    "  - the long flows' mean throughput is slightly larger with rps and bounded by the",
+    "    fair share of the bottleneck E7->S15, 1 Gbps / (number of flows to S15) (Fig. 4).",
+]
+
+
+def spraying_scenario(policy: str, n_long: int, seed: int = 1) -> Scenario:
+    """k = 4 fat-tree, 1 Gbps, 25 µs links, 1000-packet drop-tail queues, NewReno.
+
+    Long flows of 10 MB from hosts 0..n_long-1 to host 15, then one 200 KB short
+    flow from host 0 to host 15 (the last flow); everything starts at time 0.
+    """
+    if not 0 <= n_long <= 15:
+        raise ValueError(f"n_long must be within 0..15, got {n_long}")
+    flows = [{"src": i, "dst": 15, "size": "10MB"} for i in range(n_long)]
+    flows.append({"src": 0, "dst": 15, "size": "200KB"})
+    return Scenario(
+        {
+            "name": f"spraying policy={policy} long={n_long}",
+            "seed": seed,
+            "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "25us"}},
+            "network": {"queue": {"capacity": "1000pkt"}},
+            "forwarding": {"policy": policy},
+            "traffic": {"flows": flows},
+        }
+    )
+
+
+def _reduce_spraying(results: Any) -> dict[str, Any]:
+    tcp = results.flows[results.flows["kind"] == "tcp"].sort_values("flow_id")
+    short, long = tcp.iloc[-1], tcp.iloc[:-1]
+    return {
+        "short_fct_ms": float(short["fct_s"]) * 1e3,
+        "short_ooo_packets": int(short["ooo_packets"]),
+        "short_packets_delivered": int(short["packets_delivered"]),
+        "short_ooo_pct": 100.0
+        * int(short["ooo_packets"])
+        / max(int(short["packets_delivered"]), 1),
+        "short_timeouts": int(short["timeouts"]),
+        "long_goodput_mbps": float(long["goodput_bps"].mean()) / 1e6 if len(long) else np.nan,
+        "long_goodput_max_mbps": float(long["goodput_bps"].max()) / 1e6 if len(long) else np.nan,
+        # The last long flow to finish: all long flows' bytes had to cross the 1 Gbps
+        # E7->S15 port before it ended, so it cannot beat the fair share 1000/n_long.
+        "long_goodput_min_mbps": float(long["goodput_bps"].min()) / 1e6 if len(long) else np.nan,
+        # All long flows' bytes over the time until the last of them finished: what
+        # the bottleneck E7->S15 carried for them, at most its 1 Gbps.
+        "long_aggregate_mbps": (
+            8 * float(long["size_bytes"].sum()) / float(long["end_s"].max()) / 1e6
+            if len(long)
+            else np.nan
+        ),
+        "long_timeouts": int(long["timeouts"].sum()),
+        "drops": int(tcp["drops"].sum()),
+        "unfinished": int(tcp["fct_s"].isna().sum()),
+    }
+
+
+def run_spraying(
+    quick: bool = False,
+    jobs: int | None = None,
+    n_long: Iterable[int] | None = None,
+    seeds: Iterable[int] | None = None,
+    policies: Iterable[str] = SPRAYING_POLICIES,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """One row per run (policy, n_long, seed) of the static spraying scenario.
+
+    Defaults: n_long 0..5 and seeds 1..10, or with ``quick`` n_long 0, 2, 5 and
+    seeds 1..3. Columns: ``policy, n_long, seed, short_fct_ms, short_ooo_packets,
+    short_packets_delivered, short_ooo_pct, short_timeouts, long_goodput_mbps,
+    long_goodput_max_mbps, long_aggregate_mbps, long_timeouts, drops, unfinished,
+    wall_s``.
+    """
+    plan = SPRAYING_QUICK if quick else SPRAYING_FULL
+    n_long = list(plan["n_long"] if n_long is None else n_long)
+    seeds = list(plan["seeds"] if seeds is None else seeds)
+    points = [(p, n, s) for p in policies for n in n_long for s in seeds]
+    order = sorted(range(len(points)), key=lambda i: -points[i][1])  # long runs first
+    tasks = [(_reduce_spraying, spraying_scenario(*points[i])) for i in order]
+    answers = run_scenarios(tasks, jobs=jobs, progress=progress)
+    rows: list[dict[str, Any]] = [{}] * len(points)
+    for i, answer in zip(order, answers, strict=True):
+        policy, n, seed = points[i]
+        rows[i] = {"policy": policy, "n_long": n, "seed": seed, **answer}
+    return pd.DataFrame(rows)
+
+
+def spraying_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (policy, n_long): means over the seeds.
+
+    ``short_fct_ms`` (and its min and max over seeds, ``short_fct_ci_ms`` the half-width
+    of its 95 % interval), ``short_ooo_pct`` (the mean of
+    each run's ooo_packets / packets_delivered x 100), ``long_goodput_mbps`` (mean
+    over the long flows and seeds; ``long_goodput_ci_mbps`` its 95 % interval over
+    seeds), ``long_aggregate_mbps`` (the long flows' bytes over
+    the time the last of them ended, mean over seeds), ``long_goodput_min_mbps`` (the
+    slowest long flow, max over seeds), ``fair_share_mbps`` = 1000 / n_long (the
+    short flow is gone after a few ms), ``runs``.
+    """
+    grouped = runs.groupby(["policy", "n_long"], sort=False)
+    table = grouped.agg(
+        runs=("seed", "count"),
+        short_fct_ms=("short_fct_ms", "mean"),
+        short_fct_min_ms=("short_fct_ms", "min"),
+        short_fct_max_ms=("short_fct_ms", "max"),
+        short_fct_ci_ms=("short_fct_ms", t95_half_width),
+        short_ooo_pct=("short_ooo_pct", "mean"),
+        long_goodput_mbps=("long_goodput_mbps", "mean"),
+        long_goodput_ci_mbps=("long_goodput_mbps", t95_half_width),
+        long_goodput_max_mbps=("long_goodput_max_mbps", "max"),
+        long_goodput_min_mbps=("long_goodput_min_mbps", "max"),
+        long_aggregate_mbps=("long_aggregate_mbps", "mean"),
+        timeouts=("short_timeouts", "sum"),
+    ).reset_index()
+    table["fair_share_mbps"] = 1000.0 / table["n_long"].where(table["n_long"] > 0)
+    return table
+
+
+def spraying_wide(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary with one row per n_long and the policies side by side."""
+    wide = summary.pivot(index="n_long", columns="policy")
+    out = pd.DataFrame(index=wide.index)
+    out["fair_share_mbps"] = wide["fair_share_mbps"].iloc[:, 0]
+    columns = ("short_fct_ms", "short_fct_ci_ms", "short_ooo_pct", "long_goodput_mbps")
+    for column in (*columns, "long_goodput_ci_mbps", "long_aggregate_mbps"):
+        for policy in summary["policy"].unique():
+            out[f"{policy}_{column}"] = wide[(column, policy)]
+    return out.reset_index()
+
+
+def spraying_checks(runs: pd.DataFrame) -> list[Claim]:
+    """The seed's claims and two sanity bounds, each with whether the runs agree.
+
+    ``ok`` is ``None`` when the runs do not have what the check needs (e.g. one policy).
+    """
+    summary = spraying_summary(runs)
+    by = summary.set_index(["policy", "n_long"])
+    checks: list[Claim] = []
+    policies = set(summary["policy"])
+    n_values = sorted(set(summary["n_long"]))
+    both = {"rps", "single"} <= policies
+    at = [n for n in n_values if n >= 1]
+    many = [n for n in n_values if n >= 2]
+
+    def listed(values: Sequence[int]) -> str:
+        return ", ".join(map(str, values)) or "-"
+
+    def per_n(column: str, digits: int, values: Sequence[int] = at) -> str:
+        return "; ".join(
+            f"n={n}: "
+            + " vs ".join(f"{p} {by.loc[(p, n), column]:.{digits}f}" for p in ("rps", "single"))
+            for n in values
+        )
+
+    if both and at:
+        rps, single = by.loc["rps", "short_fct_ms"], by.loc["single", "short_fct_ms"]
+        checks.append(
+            Claim(
+                f"seed: rps short-flow FCT < single at n_long = {listed(at)}",
+                "rps faster (Fig. 2)",
+                per_n("short_fct_ms", 2) + " ms",
+                all(rps[n] < single[n] for n in at),
+            )
+        )
+        gain = [single[n] - rps[n] for n in at]
+        shown = ", ".join(f"{g:.2f}" for g in gain)
+        checks.append(
+            Claim(
+                f"seed: rps's FCT advantage grows with n_long (single - rps, ms: {shown})",
+                "the gap grows (Fig. 2)",
+                f"single - rps: {shown} ms",
+                bool(np.all(np.diff(gain) >= 0)) if len(gain) > 1 else None,
+            )
+        )
+    if "rps" in policies and many:
+        checks.append(
+            Claim(
+                f"seed: rps short flow has out-of-order packets at n_long = {listed(many)}",
+                "out-of-order packets (Fig. 3)",
+                "; ".join(f"n={n}: {by.loc[('rps', n), 'short_ooo_pct']:.2f} %" for n in many),
+                all(by.loc[("rps", n), "short_ooo_pct"] > 0 for n in many),
+            )
+        )
+    if "single" in policies:
+        single_ooo = by.loc["single", "short_ooo_pct"]
+        checks.append(
+            Claim(
+                "single-path short flow has no out-of-order packets",
+                "none (one path)",
+                f"at most {single_ooo.max():.2f} %",
+                bool((single_ooo == 0).all()),
+            )
+        )
+    with_long = summary[summary["n_long"] > 0]
+    if len(with_long):
+        over = with_long["long_goodput_min_mbps"] / with_long["fair_share_mbps"]
+        checks.append(
+            Claim(
+                "seed: long flows capped by the fair share at the last hop: the slowest "
+                "long flow's goodput <= 1000/n_long in every run",
+                "<= 1000/n_long Mbps (Fig. 4)",
+                f"at most {over.max():.3f} x the fair share",
+                bool((over <= 1.001).all()),
+            )
+        )
+    for column, claim in (
+        ("long_goodput_mbps", "seed: long-flow mean goodput"),
+        ("long_aggregate_mbps", "seed, as aggregate: long flows' aggregate"),
+    ):
+        if both and at:
+            rps, single = by.loc["rps", column], by.loc["single", column]
+            checks.append(
+                Claim(
+                    f"{claim} with rps >= single (within 0.1 %) at n_long = {listed(at)}",
+                    "slightly larger with rps (Fig. 4)",
+                    per_n(column, 1) + " Mbps",
+                    all(rps[n] >= 0.999 * single[n] for n in at),
+                )
+            )
+    if len(with_long):
+        aggregate = runs["long_aggregate_mbps"].dropna()
+        checks.append(
+            Claim(
+                "long flows' aggregate <= 1 Gbps in every run",
+                "<= 1000 Mbps (the bottleneck)",
+                f"at most {aggregate.max():.1f} Mbps",
+                bool((aggregate <= 1000.0).all()),
+            )
+        )
+    single_runs = runs[runs["policy"] == "single"]
+    if single_runs["seed"].nunique() > 1:
+        numbers = single_runs.drop(columns=["seed", "wall_s"]).groupby(["n_long"])
+        same = bool((numbers.nunique(dropna=False) <= 1).all().all())
+        checks.append(
+            Claim(
+                "single-path runs are the same for every seed",
+                "one path: no randomness",
+                "identical" if same else "differ",
+                same,
+            )
+        )
+    return checks
+
+
+SPRAYING_NOTES = [
+    "OOO % = the short flow's ooo_packets / packets_delivered x 100 (data segments arriving",
+    "  above the next expected byte, per data segment received), mean over seeds.",
+    "fair share = 1000/n_long Mbps: the long flows share E7->S15 (the short flow is gone",
+    "  after a few ms). The last long flow to finish cannot beat it; flows that finish",
+    "  earlier can, so the mean goodput is above it when flows finish unevenly.",
+    "goodput = mean over the long flows and seeds of 10 MB x 8 / FCT (handshake included);",
+    "  aggregate = all long flows' bytes over the time the last one ended (<= 1 Gbps).",
+    "Why rps is slower for the short flow: reordering across paths makes three duplicate",
+    "  ACKs, the fast retransmit is spurious (rps runs retransmit without drops) and halves",
+    "  the window; with transport.dupack_threshold = 10 rps is faster (docs/studies.md).",
+]
+
+
+def _spraying_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
+    summary = spraying_summary(runs)
+    wide = spraying_wide(summary)
+    shown = pd.DataFrame({"long flows": wide["n_long"]})
+    shown["fair share"] = [num_text(v, 1) for v in wide["fair_share_mbps"]]
+    policies = list(summary["policy"].unique())
+    for column, title, digits, ci in (
+        ("short_fct_ms", "FCT", 3, "short_fct_ci_ms"),
+        ("short_ooo_pct", "OOO %", 2, None),
+        ("long_goodput_mbps", "goodput", 1, "long_goodput_ci_mbps"),
+        ("long_aggregate_mbps", "aggregate", 1, None),
+    ):
+        for policy in policies:
+            shown[f"{title} {policy}"] = [num_text(v, digits) for v in wide[f"{policy}_{column}"]]
+            if ci is not None:
+                shown[f"{title} +-95% {policy}"] = [
+                    num_text(v, digits) for v in wide[f"{policy}_{ci}"]
+                ]
+    seeds = sorted(set(runs["seed"]))
+    lines = [
+        "Random packet spraying, static scenario (spraying seed, Figs. 2-4)",
+        "  k = 4 fat-tree, 1 Gbps, 25 µs links, drop-tail 1000 packets, TCP NewReno;",
+        "  n_long 10 MB flows S0..S(n_long-1) -> S15 and one 200 KB flow S0 -> S15, all at t = 0;",
+        f"  seeds {ranges(seeds)} per point (single-path routing depends on the host pair only)",
+        "",
+        *SPRAYING_EXPECTATIONS,
+        "",
+        "FCT: the short flow's mean FCT (ms); OOO %: its out-of-order percentage;",
+        "+-95%: half-width of the 95 % Student-t interval of the mean over seeds;",
+        "goodput: the long flows' mean goodput (Mbps); aggregate: all long flows' bytes over",
+        "the time the last of them ended (Mbps); fair share: 1000/(long flows + 1) Mbps.",
+        "",
+        format_table(shown),
+        "",
+        "The seed's claims and two sanity checks, against these numbers:",
+    ]
+    lines += claim_lines(spraying_checks(runs))
+    if verbose:
+        lines += ["", "Per run:", format_table(_spraying_run_view(runs))]
+    lines += ["", *SPRAYING_NOTES]
+    return wide, "\n".join(lines)
+
+
+def _spraying_run_view(runs: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "policy": runs["policy"],
+            "long": runs["n_long"],
+            "seed": runs["seed"],
+            "short FCT (ms)": [f"{v:.3f}" for v in runs["short_fct_ms"]],
+            "short OOO": [
+                f"{o}/{d}"
+                for o, d in zip(
+                    runs["short_ooo_packets"], runs["short_packets_delivered"], strict=True
+                )
+            ],
+            "long goodput (Mbps)": [num_text(v, 1) for v in runs["long_goodput_mbps"]],
+            "long aggregate (Mbps)": [num_text(v, 1) for v in runs["long_aggregate_mbps"]],
+            "drops": runs["drops"],
+            "timeouts": runs["short_timeouts"] + runs["long_timeouts"],
+            "wall (s)": [f"{v:.2f}" for v in runs["wall_s"]],
+        }
+    )
+
+
+#: The seed's Figs. 2-4: (column of the runs, y-axis label, long flows only).
+SPRAYING_FIGURES = {
+    "fig2": ("short_fct_ms", "short flow: mean FCT (ms)", False),
+    "fig3": ("short_ooo_pct", "short flow: out-of-order packets (%)", False),
+    "fig4": ("long_goodput_mbps", "long flows: mean goodput (Mbps)", True),
+}
+
+
+def _spraying_plot(figure: str, runs: pd.DataFrame, summary_wide: pd.DataFrame, path: Path) -> None:
+    """One of the seed's Figs. 2-4: the mean over seeds against the number of long
+    flows, a line per policy with 95 % intervals (and the fair share on Fig. 4)."""
+    from matplotlib.ticker import MaxNLocator
+
+    column, label, long_only = SPRAYING_FIGURES[figure]
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    points = mean_ci(runs, ["policy", "n_long"], [column])
+    if long_only:
+        points = points[points["n_long"] > 0]
+    for policy, line in points.groupby("policy", sort=False):
+        line = line.sort_values("n_long")
+        ax.errorbar(
+            line["n_long"], line[column], yerr=line[f"{column}_ci"].fillna(0), marker="o",
+            capsize=3, label=policy,
+        )  # fmt: skip
+    if long_only:
+        with_long = summary_wide[summary_wide["n_long"] > 0]
+        ax.plot(
+            with_long["n_long"], with_long["fair_share_mbps"], "k--", linewidth=1,
+            label="fair share 1000/n",
+        )  # fmt: skip
+    ax.set_title(f"{label} (seed {figure.replace('fig', 'Fig. ')})", fontsize=10)
+    ax.set_xlabel("number of long flows")
+    ax.set_ylabel(label.split(": ")[1])
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(title="95 % intervals over seeds", title_fontsize=7)
+    save(fig, path, dpi=110)
+
+
+STUDY = Study(
+    name="spraying",
+    title="random packet spraying seed, static scenario (Figs. 2-4): rps vs single-path TCP",
+    seed="random packet spraying in a fat-tree, static scenario, Figs. 2-4",
+    runs=run_spraying,
+    tables=_spraying_tables,
+    claims=spraying_checks,
+    figures={name: partial(_spraying_plot, name) for name in SPRAYING_FIGURES},
+)

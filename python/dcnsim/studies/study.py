@@ -1,0 +1,151 @@
+"""What a study is, running one, and writing its files.
+
+A study is one module of this package that ends with ``STUDY = Study(...)``: how to
+run its scenarios, how to print its tables, which claims of its seed it checks and
+which of the seed's figures it draws. ``dcnsim.studies.STUDIES`` lists them.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from dcnsim import _core, outdir
+from dcnsim.report import study_report
+from dcnsim.scenario import Scenario
+from dcnsim.studies.runner import Progress, recorded_scenarios
+from dcnsim.studies.text import Claim, claims_table
+
+__all__ = [
+    "Study",
+    "StudyOutput",
+    "check_study_dir",
+    "machine",
+    "run_study",
+    "write_study",
+]
+
+#: Draws one figure: (runs, the study's table, PNG path) -> None.
+Figure = Callable[[pd.DataFrame, pd.DataFrame, Path], None]
+
+
+@dataclass(frozen=True)
+class Study:
+    """One experiment of a seed paper, as dcnsim runs it."""
+
+    name: str
+    title: str
+    #: The seed paper and the part of it the study reruns.
+    seed: str
+    #: ``runs(quick=, jobs=, progress=)`` -> one row per run (the study's own columns).
+    runs: Callable[..., pd.DataFrame]
+    #: ``(runs, verbose)`` -> (the main table, the printed text).
+    tables: Callable[[pd.DataFrame, bool], tuple[pd.DataFrame, str]]
+    #: ``runs`` -> the seed's claims with dcnsim's numbers and verdicts.
+    claims: Callable[[pd.DataFrame], list[Claim]]
+    #: One per figure of the seed: its file stem (``fig6b``) -> how to draw it (a
+    #: drawer writes nothing when the runs hold nothing of its figure).
+    figures: Mapping[str, Figure]
+    #: Further files beside the standard ones: (runs, table, dir) -> their paths.
+    extras: Callable[[pd.DataFrame, pd.DataFrame, Path], list[Path]] | None = None
+    #: Whether ``runs`` takes ``seeds=`` (False: the scenarios hold no randomness).
+    seeded: bool = True
+
+
+@dataclass(frozen=True)
+class StudyOutput:
+    """A study's results: the printed text, the main table, every run, the claims,
+    the scenarios it ran and when."""
+
+    study: Study
+    text: str
+    table: pd.DataFrame
+    detail: pd.DataFrame
+    claims: list[Claim]
+    scenarios: list[Scenario] = field(default_factory=list)
+    #: ``started`` (UTC, ISO 8601), ``wall_s``, ``quick``, ``jobs``.
+    timing: dict[str, object] = field(default_factory=dict)
+
+
+def run_study(
+    study: Study,
+    quick: bool = False,
+    jobs: int | None = None,
+    verbose: bool = False,
+    progress: Progress | None = None,
+    seeds: int | None = None,
+) -> StudyOutput:
+    """Run ``study`` and format its tables; ``seeds``: run each point with seeds
+    1..``seeds`` instead of the variant's own (``ValueError`` for a study that is not
+    ``seeded``)."""
+    options: dict[str, object] = {}
+    if seeds is not None:
+        if not study.seeded:
+            raise ValueError(f"{study.name} has no randomness: every seed gives the same run")
+        options["seeds"] = list(range(1, seeds + 1))
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    with recorded_scenarios() as scenarios:
+        detail = study.runs(quick=quick, jobs=jobs, progress=progress, **options)
+    table, text = study.tables(detail, verbose)
+    timing = {
+        "started": started.isoformat(timespec="seconds"),
+        "wall_s": time.perf_counter() - clock,
+        "quick": quick,
+        "jobs": jobs or os.cpu_count() or 1,
+    }
+    return StudyOutput(study, text, table, detail, study.claims(detail), scenarios, timing)
+
+
+def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write ``study.csv`` (the main table), ``runs.csv`` (every run), ``claims.csv``
+    (seed vs dcnsim), one PNG per figure of the seed, the study's extras and
+    ``report.html``, whole or not at all. Returns the paths, in that order."""
+    study = output.study
+    names: list[str] = []
+
+    def write(tmp: Path) -> None:
+        output.table.to_csv(tmp / "study.csv", index=False)
+        output.detail.to_csv(tmp / "runs.csv", index=False)
+        claims_table(output.claims).to_csv(tmp / "claims.csv", index=False)
+        names.extend(["study.csv", "runs.csv", "claims.csv"])
+        for stem, draw in study.figures.items():
+            draw(output.detail, output.table, tmp / f"{stem}.png")
+            if (tmp / f"{stem}.png").exists():  # a figure of nothing that was run is not drawn
+                names.append(f"{stem}.png")
+        if study.extras is not None:
+            names.extend(p.name for p in study.extras(output.detail, output.table, tmp))
+        (tmp / "report.html").write_text(study_report(output, tmp), encoding="utf-8")
+        names.append("report.html")
+
+    out = outdir.write_whole(out_dir, write, _foreign_to_study)
+    return [out / name for name in names]
+
+
+def check_study_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """The output path, if ``write_study`` may create or replace it; else OSError."""
+    return outdir.check_output_dir(out_dir, _foreign_to_study)
+
+
+def _foreign_to_study(out: Path) -> list[str]:
+    """Entries a study does not write: it writes tables (CSV), figures (PNG) and its
+    report (HTML), nothing else."""
+    return outdir.foreign_files(out, lambda p: p.suffix in (".csv", ".png", ".html"))
+
+
+def machine() -> dict[str, str]:
+    """Where results were made: host, system, CPUs, Python and dcnsim versions."""
+    return {
+        "dcnsim": _core.__version__,
+        "host": platform.node(),
+        "system": platform.platform(),
+        "cpus": str(os.cpu_count() or 1),
+        "python": platform.python_version(),
+    }
