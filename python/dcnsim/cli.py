@@ -17,6 +17,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 import tomllib
 from collections.abc import Sequence
 from typing import Any
