@@ -7,8 +7,8 @@
 //! in debug builds.
 
 use crate::units::Time;
+use dary_heap::QuaternaryHeap;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// What happens at an event. Payloads are arena or table indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,7 +70,7 @@ impl Ord for Entry {
 
 #[derive(Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: QuaternaryHeap<Entry>,
     seq: u64,
     now: Time,
 }

@@ -13,45 +13,49 @@ use crate::topology::{NodeKind, Topology};
 use crate::units::{Rate, Time};
 use std::collections::{HashMap, VecDeque};
 
+/// Laid out by hand (`repr(C)`): what serializing a packet touches first,
+/// then what queueing touches, then what is rarely read.
+#[repr(C)]
 pub struct Port {
-    pub node: u32,
-    pub peer: u32,
-    pub rate: Rate,
+    /// When the packet on the wire (if any) has been fully serialized.
+    pub busy_until: Time,
+    /// `rate` as whole picoseconds per byte, or 0 when it is not whole.
+    ps_per_byte: u64,
     /// From the last bit leaving this port to the packet being at the peer:
     /// propagation delay, plus the switch latency when the peer is a switch.
     pub arrive_after: Time,
-    /// `rate` as whole picoseconds per byte, or 0 when it is not whole.
-    ps_per_byte: u64,
-    /// The port of the peer back towards this port's node.
-    pub reverse: u32,
-    pub queue: Queue,
-    /// ECN marking / early drop on arrival, one per AQM domain of the queue
-    /// (empty without AQM).
-    pub aqm: Vec<Aqm>,
-    /// Until when each class is paused by an 802.1Qbb PAUSE from the peer,
-    /// and the latest of these (so an unpaused port checks one time).
-    pub paused_until: [Time; CLASSES],
-    pub pause_latest: Time,
-    /// MAC control frames (PAUSE) a switch agent sends out of this port:
-    /// served before the queue and never paused.
-    pub control: VecDeque<u32>,
-    /// Windows `[start, stop)` during which the port drops every packet.
-    pub outages: Vec<(Time, Time)>,
-    /// Captures recording what this port sends.
-    pub pcap: Vec<u32>,
-    /// When the packet on the wire (if any) has been fully serialized.
-    pub busy_until: Time,
-    /// The earliest pending wake-up event of this port, if any.
-    pub wake_at: Option<Time>,
-    /// Index into the queue trace, when this port is traced.
-    pub trace: Option<u32>,
-    pub drops: u64,
     /// Packets and bytes put on the wire (counted when serialization starts).
     pub sent_packets: u64,
     pub sent_bytes: u64,
+    /// The latest end of a pause of any class (so an unpaused port checks
+    /// one time).
+    pub pause_latest: Time,
+    pub node: u32,
+    pub peer: u32,
+    /// The port of the peer back towards this port's node.
+    pub reverse: u32,
+    /// Index into the queue trace, when this port is traced.
+    pub trace: Option<u32>,
+    pub queue: Queue,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
     pub max_bytes: u64,
+    /// The earliest pending wake-up event of this port, if any.
+    pub wake_at: Option<Time>,
+    /// ECN marking / early drop on arrival, one per AQM domain of the queue
+    /// (empty without AQM).
+    pub aqm: Vec<Aqm>,
+    /// Windows `[start, stop)` during which the port drops every packet.
+    pub outages: Vec<(Time, Time)>,
+    /// MAC control frames (PAUSE) a switch agent sends out of this port:
+    /// served before the queue and never paused.
+    pub control: VecDeque<u32>,
+    /// Captures recording what this port sends.
+    pub pcap: Vec<u32>,
+    pub drops: u64,
+    pub rate: Rate,
+    /// Until when each class is paused by an 802.1Qbb PAUSE from the peer.
+    pub paused_until: Box<[Time; CLASSES]>,
 }
 
 impl Port {
@@ -98,6 +102,8 @@ pub struct Network {
     pub top_tier: u32,
     /// The NIC port of host `h`.
     pub host_port: Vec<u32>,
+    /// The node id of each host (dense, so the hot path reads no port for it).
+    host_nodes: Vec<u32>,
     hosts: usize,
     /// Equal-cost next hops of (node, destination host): `hops[off[i]..off[i+1]]`
     /// with `i = node * hosts + dst`.
@@ -141,7 +147,7 @@ impl Network {
                 reverse,
                 queue: Queue::new(queue),
                 aqm: Vec::new(),
-                paused_until: [Time::ZERO; CLASSES],
+                paused_until: Box::new([Time::ZERO; CLASSES]),
                 pause_latest: Time::ZERO,
                 control: VecDeque::new(),
                 outages: Vec::new(),
@@ -174,6 +180,7 @@ impl Network {
             tier,
             top_tier,
             host_port,
+            host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
             hosts: topo.hosts.len(),
             route_off: Vec::new(),
             route_hops: Vec::new(),
@@ -265,7 +272,7 @@ impl Network {
     /// The node id of host `h`.
     #[inline]
     pub fn host_node(&self, h: u32) -> u32 {
-        self.ports[self.host_port[h as usize] as usize].node
+        self.host_nodes[h as usize]
     }
 
     /// One shortest path from host `src` to host `dst` (the first equal-cost
