@@ -1,6 +1,6 @@
 """The ``dcnsim`` command: a thin layer over the Python API.
 
-    dcnsim run FILE --out DIR [--progress | --no-progress] [--set KEY=VALUE ...]
+    dcnsim run FILE [--out DIR] [--progress | --no-progress] [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim bench [--stop-time 20ms] [--repeat N]
     dcnsim study list
@@ -84,12 +84,16 @@ def _load(args: argparse.Namespace) -> Scenario:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load(args)
-    try:
-        check_output_dir(args.out)  # fail before a long run, not after it
-    except OSError as exc:
-        raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    if args.out is not None:
+        try:
+            check_output_dir(args.out)  # fail before a long run, not after it
+        except OSError as exc:
+            raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     results = run(scenario, progress=progress)
+    if args.out is None:
+        print(format_summary(results))
+        return 0
     try:
         out = results.write(args.out)
     except OSError as exc:
@@ -394,7 +398,11 @@ def _build_parser() -> argparse.ArgumentParser:
     set_help = "override a scenario key, e.g. forwarding.policy=rps (repeatable)"
     p = commands.add_parser("run", help="run a scenario file and write its outputs")
     p.add_argument("file", metavar="FILE", help="scenario TOML file")
-    p.add_argument("--out", metavar="DIR", required=True, help="output directory (replaced)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output directory (replaced); without it the summary is printed and nothing written",
+    )
     _add_progress(p, "a progress line")
     p.add_argument(
         "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help

@@ -61,6 +61,8 @@ def write_whole(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
+        # mkdtemp makes it private (0700); the result gets what mkdir would give.
+        os.chmod(tmp, 0o777 & ~_umask())
         write(tmp)
         _swap_in(tmp, out)
     except BaseException:
@@ -69,11 +71,28 @@ def write_whole(
     return out
 
 
+def _read_umask() -> int:
+    """The process's umask (reading it means setting it; it is put back at once, at
+    import, before any thread of ours could create a file)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def _umask() -> int:
+    return _UMASK
+
+
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it to ``path``."""
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
+        # mkstemp makes it private (0600); the result gets what open would give.
+        os.chmod(name, 0o666 & ~_umask())
         write(Path(name))
         os.replace(name, path)
     except BaseException:

@@ -9,10 +9,12 @@ takes. The same content gives the same JSON, whether it came from a file or from
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import math
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,6 +28,26 @@ from dcnsim._core import ScenarioError
 __all__ = ["Scenario", "ScenarioError", "as_scenario", "validate"]
 
 _SEGMENT = re.compile(r"^([^.\[\]]+)((?:\[\d+\])*)$")
+
+
+#: The largest scenario file read (a generous bound: an ``edges`` topology of
+#: 100,000 nodes and links is a few MB).
+MAX_SCENARIO_FILE_BYTES = 64 << 20
+
+
+def read_small_file(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else
+    ``OSError`` saying why. Kind and size are checked before opening, so a directory,
+    a device such as ``/dev/zero`` or a FIFO is refused at once instead of read
+    without end or blocking."""
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "it is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, "it is not a regular file")
+    if st.st_size > limit:
+        raise OSError(errno.EFBIG, f"it has {st.st_size} bytes, more than the {limit} allowed")
+    return Path(path).read_bytes()
 
 
 class Scenario:
@@ -59,7 +81,7 @@ class Scenario:
         """
         shown = os.fsdecode(path)
         try:
-            raw = Path(path).read_bytes()
+            raw = read_small_file(path, MAX_SCENARIO_FILE_BYTES)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise ScenarioError(f"scenario: cannot read '{shown}': {reason}") from None

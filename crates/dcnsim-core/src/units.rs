@@ -118,13 +118,15 @@ impl fmt::Display for Capacity {
     }
 }
 
-/// Split `"12.5Gbps"` into an exact decimal mantissa and its unit.
+/// Split `"12.5Gbps"` (or `"1.25e10bps"`, `"10 Gbps"`) into an exact decimal
+/// mantissa, its number of decimal places, and the unit. An exponent (`e` or
+/// `E`, an optional sign and digits) scales the mantissa exactly.
 fn split_number(text: &str) -> Result<(u128, u32, &str), String> {
     let s = text.trim();
     let end = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
-    let (num, unit) = s.split_at(end);
+    let (num, rest) = s.split_at(end);
     if s.starts_with('-') {
         return Err(format!("must be positive, got \"{text}\""));
     }
@@ -140,7 +142,36 @@ fn split_number(text: &str) -> Result<(u128, u32, &str), String> {
     let digits: u128 = format!("{int}{frac}")
         .parse()
         .map_err(|_| format!("expected a number followed by a unit, got \"{text}\""))?;
-    Ok((digits, frac.len() as u32, unit.trim()))
+    let (exp, unit) = split_exponent(rest);
+    let scale = i64::from(frac.len() as u32) - exp;
+    if scale >= 0 {
+        if scale > 38 {
+            return Err(format!("\"{text}\" has too many decimal places"));
+        }
+        return Ok((digits, scale as u32, unit.trim()));
+    }
+    let digits = u32::try_from(-scale)
+        .ok()
+        .and_then(|e| 10u128.checked_pow(e))
+        .and_then(|f| digits.checked_mul(f))
+        .ok_or_else(|| format!("\"{text}\" is too large"))?;
+    Ok((digits, 0, unit.trim()))
+}
+
+/// A leading exponent (`e9`, `E-3`, `e+2`) of `rest`, and what follows it.
+fn split_exponent(rest: &str) -> (i64, &str) {
+    let Some(tail) = rest.strip_prefix(['e', 'E']) else {
+        return (0, rest);
+    };
+    let sign_len = usize::from(tail.starts_with(['+', '-']));
+    let digits = tail[sign_len..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(tail.len() - sign_len);
+    // Beyond ±61 every quantity is out of range either way.
+    match tail[..sign_len + digits].parse::<i64>() {
+        Ok(e) if digits > 0 => (e.clamp(-61, 61), &tail[sign_len + digits..]),
+        _ => (0, rest),
+    }
 }
 
 /// `digits / 10^scale * factor`, exactly, or an error if not a whole number.
@@ -283,6 +314,21 @@ mod tests {
     #[test]
     fn times_parse_exactly() {
         assert_eq!("0.2us".parse::<Time>().unwrap(), Time(200_000));
+        assert_eq!(
+            "1e6s".parse::<Time>().unwrap(),
+            Time(1_000_000 * 1_000_000_000_000)
+        );
+        // 10^9 s is 10^21 ps, beyond the 64-bit clock (about 213 days).
+        assert!("1e9s".parse::<Time>().unwrap_err().contains("too large"));
+        assert_eq!("2e-1us".parse::<Time>().unwrap(), Time(200_000));
+        assert_eq!("2.5E+3ns".parse::<Time>().unwrap(), Time(2_500_000));
+        assert_eq!("10 us".parse::<Time>().unwrap(), Time(10_000_000));
+        assert!("1e-13s"
+            .parse::<Time>()
+            .unwrap_err()
+            .contains("not a whole number"));
+        assert!("1e30s".parse::<Time>().unwrap_err().contains("too large"));
+        assert!("1e99s".parse::<Time>().unwrap_err().contains("too large"));
         assert_eq!("25us".parse::<Time>().unwrap(), Time(25_000_000));
         assert_eq!("2.5µs".parse::<Time>().unwrap(), Time(2_500_000));
         assert_eq!("200ms".parse::<Time>().unwrap(), Time(200_000_000_000));
@@ -295,6 +341,12 @@ mod tests {
     #[test]
     fn rates_and_sizes() {
         assert_eq!("10Gbps".parse::<Rate>().unwrap(), Rate(10_000_000_000));
+        assert_eq!("2.5e9bps".parse::<Rate>().unwrap(), Rate(2_500_000_000));
+        assert_eq!("1.5e3B".parse::<Bytes>().unwrap(), Bytes(1500));
+        assert_eq!(
+            "1e3pkt".parse::<Capacity>().unwrap(),
+            Capacity::Packets(1000)
+        );
         assert_eq!("2.5Gbps".parse::<Rate>().unwrap(), Rate(2_500_000_000));
         assert!("10Gps"
             .parse::<Rate>()

@@ -23,6 +23,32 @@ const SHIPPED: [(&str, &str); 4] = [
     ("detail", include_str!("../workloads/detail.cdf")),
 ];
 
+/// The largest CDF file read (the shipped ones are under 1 KB).
+pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
+
+/// Read `path` as text if it is a regular file of at most `limit` bytes. Its
+/// kind and size are checked before it is opened, so a directory, a device
+/// such as `/dev/zero` or a FIFO is refused at once instead of read without
+/// end or blocking.
+fn read_regular_file(path: &str, limit: u64) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("it is {kind}"));
+    }
+    if meta.len() > limit {
+        return Err(format!(
+            "it has {} bytes, more than the {limit} allowed",
+            meta.len()
+        ));
+    }
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
 impl Cdf {
     /// Names of the shipped distributions.
     pub const NAMES: [&'static str; 4] = ["websearch", "datamining", "fb_hadoop", "detail"];
@@ -32,9 +58,9 @@ impl Cdf {
         if let Some((_, text)) = SHIPPED.iter().find(|(n, _)| *n == name) {
             return Cdf::parse(name, text);
         }
-        let text = std::fs::read_to_string(name).map_err(|e| {
+        let text = read_regular_file(name, MAX_CDF_FILE_BYTES).map_err(|e| {
             format!(
-                "\"{name}\" is neither a shipped distribution ({}) nor a readable file: {e}",
+                "\"{name}\" is neither a shipped distribution ({}) nor a readable CDF file: {e}",
                 Cdf::NAMES.join(", ")
             )
         })?;
@@ -171,5 +197,25 @@ mod tests {
         assert!(Cdf::named_or_file("no-such-thing")
             .unwrap_err()
             .contains("neither a shipped"));
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_small_regular_file_without_reading_it() {
+        let dir = std::env::temp_dir().join(format!("dcnsim-cdf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let big = dir.join("big.cdf");
+        std::fs::write(&big, vec![b'#'; MAX_CDF_FILE_BYTES as usize + 1]).unwrap();
+        let err = |p: &std::path::Path| Cdf::named_or_file(p.to_str().unwrap()).unwrap_err();
+        assert!(err(&dir).ends_with("it is a directory"), "{}", err(&dir));
+        assert!(err(&fifo).ends_with("it is not a regular file"));
+        assert!(err(std::path::Path::new("/dev/zero")).ends_with("it is not a regular file"));
+        assert!(err(&big).ends_with(&format!("more than the {MAX_CDF_FILE_BYTES} allowed")));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
