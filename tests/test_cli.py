@@ -136,14 +136,40 @@ def test_results_write_is_whole_or_nothing(tmp_path, monkeypatch):
 def test_validate_command():
     proc = cli("validate", TREE3)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"ok: {TREE3}\n"
+    # The seed's tree: 1 core, 2 aggregation and 8 ToR switches, 16 hosts per ToR;
+    # a link per host, per ToR (up to its aggregation switch) and per aggregation
+    # switch (up to the core); probes from host 0 to each of the other 127.
+    assert proc.stdout.splitlines() == [
+        f"ok: {TREE3}",
+        "  network  128 hosts, 11 switches, 138 links (276 ports)",
+        "  traffic  127 probe packets, 0 streams, 0 flows, 0 workloads, 0 incast",
+        "  agents   0",
+        "  stops    when traffic ends",
+    ]
+
+
+def test_list_names_what_each_axis_accepts():
+    proc = cli("list")
+    assert proc.returncode == 0, proc.stderr
+    lines = dict(line.split(": ", 1) for line in proc.stdout.splitlines())
+    assert lines["topologies"] == "star, tree3, fat_tree, leaf_spine, edges"
+    assert lines["queues"] == "droptail, pfabric, priority"
+    assert lines["agents"] == "pause"
+    assert lines["studies"] == "incast, spraying, latency-difference, pfabric"
+    for protocol in ("newreno", "ecn", "dctcp", "d2tcp", "l2dct", "pfabric"):
+        assert protocol in lines["protocols"].split(", ")
+    # Every listed protocol and queue is accepted by validation.
+    for protocol in lines["protocols"].split(", "):
+        dcnsim.validate({"topology": {"kind": "star", "hosts": 2},
+                         "transport": {"protocol": protocol}})  # fmt: skip
+    assert cli("list", "cdfs").stdout == "cdfs: websearch, datamining, fb_hadoop, detail\n"
 
 
 def test_console_script_is_installed():
     script = Path(sys.executable).parent / "dcnsim"
     assert script.exists(), "pip install should put the dcnsim command beside python"
     proc = subprocess.run([script, "validate", TREE3], capture_output=True, text=True)
-    assert proc.returncode == 0 and proc.stdout == f"ok: {TREE3}\n", proc.stderr
+    assert proc.returncode == 0 and proc.stdout.startswith(f"ok: {TREE3}\n"), proc.stderr
 
 
 def test_bench_prints_packet_hops_per_second():

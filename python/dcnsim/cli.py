@@ -2,6 +2,7 @@
 
     dcnsim run FILE [--out DIR] [--progress | --no-progress] [--set KEY=VALUE ...]
     dcnsim validate FILE
+    dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
     dcnsim bench [--stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
@@ -105,8 +106,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    _load(args).validate()
+    d = _load(args).describe()
     print(f"ok: {args.file}")
+    print(
+        f"  network  {d['hosts']:,} hosts, {d['switches']:,} switches, {d['links']:,} links "
+        f"({d['ports']:,} ports)"
+    )
+    apps = ["probe_packets", "streams", "flows", "workloads", "incast"]
+    print("  traffic  " + ", ".join(f"{d[k]:,} {k.replace('_', ' ')}" for k in apps))
+    print(f"  agents   {d['agents']:,}")
+    stop = d["stop_time_s"]
+    print(f"  stops    {'when traffic ends' if stop is None else f'at {format_seconds(stop)}'}")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    axes = dict(_core.names())
+    axes["studies"] = list(STUDIES)
+    for axis, names in axes.items():
+        if args.axis in (None, axis):
+            print(f"{axis}: {', '.join(names)}")
     return 0
 
 
@@ -415,6 +434,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
     )
     p.set_defaults(command=_cmd_validate)
+
+    axes = [axis for axis, _ in _core.names()] + ["studies"]
+    p = commands.add_parser("list", help="what each axis accepts (topologies, protocols, ...)")
+    p.add_argument("axis", nargs="?", choices=axes, help="one axis (default: all)")
+    p.set_defaults(command=_cmd_list)
 
     p = commands.add_parser("bench", help="run the fixed benchmarks, print packet-hops/s")
     p.add_argument(

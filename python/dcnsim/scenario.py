@@ -174,6 +174,13 @@ class Scenario:
 
     # --- checks -------------------------------------------------------------------
 
+    def describe(self) -> dict[str, Any]:
+        """What the (valid) scenario contains: hosts, switches, links, ports, and its
+        probe packets, streams, listed flows, workloads, incast applications and
+        agents (entries), and the stop time. Raises
+        ScenarioError like :meth:`validate`."""
+        return _core.describe(self.to_json())
+
     def validate(self) -> None:
         """Check the whole scenario in the core; raises ScenarioError naming the field."""
         _core.validate(self.to_json())

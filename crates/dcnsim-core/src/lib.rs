@@ -51,6 +51,21 @@ pub mod workload;
 
 pub use records::{Column, Output, Summary, Table};
 pub use scenario::{Scenario, ScenarioError};
+
+/// What a scenario may name on each axis (`dcnsim list`), from the registries
+/// themselves, so the list is never out of date.
+pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
+    use strum::VariantNames;
+    vec![
+        ("topologies", topology::KINDS.to_vec()),
+        ("protocols", cc::Protocol::VARIANTS.to_vec()),
+        ("queues", queue::QueueKind::VARIANTS.to_vec()),
+        ("aqms", queue::AqmSpec::VARIANTS.to_vec()),
+        ("policies", forwarding::Policy::VARIANTS.to_vec()),
+        ("agents", agent::AgentKind::VARIANTS.to_vec()),
+        ("cdfs", workload::Cdf::NAMES.to_vec()),
+    ]
+}
 pub use sim::{Aborted, Progress, Simulation};
 
 /// Run a validated scenario. `hook` sees progress about every quarter second of

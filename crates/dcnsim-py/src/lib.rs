@@ -22,6 +22,18 @@ fn validate(scenario_json: &str) -> PyResult<()> {
     parse(scenario_json).map(|_| ())
 }
 
+/// What a valid scenario contains (sizes and applications); raises ScenarioError.
+#[pyfunction]
+fn describe<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
+    json_to_py(py, &parse(scenario_json)?.describe())
+}
+
+/// The names each axis accepts, by axis.
+#[pyfunction]
+fn names() -> Vec<(&'static str, Vec<&'static str>)> {
+    dcnsim_core::names()
+}
+
 fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
         Value::Null => py.None().into_bound(py),
@@ -161,5 +173,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(names, m)?)?;
     Ok(())
 }

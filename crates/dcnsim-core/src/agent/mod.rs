@@ -136,8 +136,9 @@ pub enum SwitchSel {
 macro_rules! agents {
     ($($variant:ident($ty:ty),)*) => {
         /// The agent kinds (`kind = "..."` of an `[[agents]]` entry).
-        #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+        #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, strum::VariantNames)]
         #[serde(rename_all = "snake_case")]
+        #[strum(serialize_all = "snake_case")]
         pub enum AgentKind { $($variant,)* }
 
         /// One kind's parameters.

@@ -146,8 +146,9 @@ macro_rules! controllers {
     ($d:tt; $($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
         /// `transport.protocol`: the registered congestion controllers, all
         /// running on the one TCP machine in [`crate::tcp`].
-        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames)]
         #[serde(rename_all = "snake_case")]
+        #[strum(serialize_all = "snake_case")]
         pub enum Protocol { $($(#[$doc])* $variant,)* }
 
         #[derive(Clone, Debug)]

@@ -23,8 +23,9 @@ use serde::Deserialize;
 /// `aqm = { kind = "threshold", k = "20pkt" }`, `{ kind = "red", min, max,
 /// max_p, weight }` or `{ kind = "wred", weight, profiles = [{ min, max,
 /// max_p }, …] }` (one profile per traffic class).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq, strum::VariantNames)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[strum(serialize_all = "snake_case")]
 pub enum AqmSpec {
     Threshold {
         k: Capacity,

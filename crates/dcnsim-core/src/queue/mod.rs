@@ -156,8 +156,9 @@ pub trait Discipline: Sized {
 macro_rules! disciplines {
     ($($(#[$attr:meta])* $variant:ident($ty:ty),)*) => {
         /// `kind` of a queue: the registered disciplines.
-        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames)]
         #[serde(rename_all = "snake_case")]
+        #[strum(serialize_all = "snake_case")]
         pub enum QueueKind { $($(#[$attr])* $variant,)* }
 
         #[derive(Clone, Debug)]

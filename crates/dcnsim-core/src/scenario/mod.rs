@@ -274,6 +274,33 @@ impl Scenario {
         })
     }
 
+    /// What the scenario contains, for `dcnsim validate`: its topology's size
+    /// and its applications.
+    pub fn describe(&self) -> Value {
+        let hosts = self.topology.host_count();
+        let switches = self.topology.nodes.len() - hosts;
+        let t = &self.traffic;
+        // A probe entry to "all" sends one packet to every other host.
+        let probes: usize = t
+            .probes
+            .iter()
+            .map(|p| p.dst.host().map_or(hosts - 1, |_| 1))
+            .sum();
+        serde_json::json!({
+            "hosts": hosts,
+            "switches": switches,
+            "links": self.topology.links.len(),
+            "ports": 2 * self.topology.links.len(),
+            "probe_packets": probes,
+            "streams": t.streams.len(),
+            "flows": t.flows.len(),
+            "workloads": t.workloads.len(),
+            "incast": t.incast.len(),
+            "agents": self.agents.len(),
+            "stop_time_s": self.stop_time.map(Time::as_secs_f64),
+        })
+    }
+
     /// Validate a scenario given as JSON text.
     pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
         let value: Value = serde_json::from_str(text)

@@ -91,7 +91,8 @@ pub enum TopologySpec {
     Edges(edges::Edges),
 }
 
-const KINDS: &str = "star, tree3, fat_tree, leaf_spine, edges";
+/// The `kind`s of `[topology]`.
+pub const KINDS: &[&str] = &["star", "tree3", "fat_tree", "leaf_spine", "edges"];
 
 impl TopologySpec {
     pub fn from_value(value: Value) -> Result<TopologySpec, ScenarioError> {
@@ -106,13 +107,13 @@ impl TopologySpec {
             Some(other) => {
                 return Err(ScenarioError::new(
                     "topology.kind",
-                    format!("expected one of {KINDS}, got {other}"),
+                    format!("expected one of {}, got {other}", KINDS.join(", ")),
                 ))
             }
             None => {
                 return Err(ScenarioError::new(
                     "topology.kind",
-                    format!("required (one of {KINDS})"),
+                    format!("required (one of {})", KINDS.join(", ")),
                 ))
             }
         };
@@ -126,7 +127,10 @@ impl TopologySpec {
             other => {
                 return Err(ScenarioError::new(
                     "topology.kind",
-                    format!("unknown topology \"{other}\" (expected one of {KINDS})"),
+                    format!(
+                        "unknown topology \"{other}\" (expected one of {})",
+                        KINDS.join(", ")
+                    ),
                 ))
             }
         })
