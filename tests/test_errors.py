@@ -335,13 +335,13 @@ def test_bad_set_override_names_the_field():
 @pytest.mark.parametrize(
     "args",
     [
-        ["run", str(EXAMPLES / "tree3_probes.toml")],  # --out missing
+        ["run"],  # the scenario file missing
         ["run", str(EXAMPLES / "tree3_probes.toml"), "--out", "o", "--set", "novalue"],
         ["bench", "--repeat", "0"],
         ["frobnicate"],
         [],
     ],
-    ids=["no-out", "set-without-equals", "repeat-zero", "unknown-command", "no-command"],
+    ids=["no-file", "set-without-equals", "repeat-zero", "unknown-command", "no-command"],
 )
 def test_usage_errors_are_one_line(args):
     assert_one_error_line(cli(*args))

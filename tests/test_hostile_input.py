@@ -87,3 +87,39 @@ def test_outputs_honour_the_umask(tmp_path):
     os.umask(mask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~mask
     assert stat.S_IMODE((out / "summary.json").stat().st_mode) == 0o666 & ~mask
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"topology": {"kind": "star", "hosts": 2}, "seed": 2**70},
+         "seed: 1180591620717411303424 is too large for a 64-bit integer"),
+        ({"topology": {"kind": "star", "hosts": 2}, "name": "a\ud800b"},
+         "name: not valid Unicode text (a lone surrogate)"),
+        ({"topology": {"kind": "star", "hosts": 2, "\udc80": 1}},
+         "topology: not valid Unicode text (a lone surrogate)"),
+    ],
+)  # fmt: skip
+def test_python_values_the_core_cannot_take_are_scenario_errors(data, message):
+    for call in (dcnsim.validate, dcnsim.run):
+        with pytest.raises(ScenarioError) as err:
+            call(data)
+        assert str(err.value) == message
+
+
+def test_deep_nesting_is_a_scenario_error_not_a_recursion_error():
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.validate({"topology": {"kind": "star", "hosts": 2}, "trace": deep})
+    assert str(err.value).startswith("trace" + ".x" * 63 + ": nested more than 64 levels deep")
+
+
+def test_a_duplicate_key_is_named():
+    text = '[topology]\nkind = "star"\nhosts = 2\n[transport]\nmss = "1460B"\nmss = "536B"\n'
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.Scenario.from_toml_str(text)
+    assert str(err.value) == "scenario: invalid TOML in scenario text: duplicate key mss (line 6)"

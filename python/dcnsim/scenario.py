@@ -65,8 +65,10 @@ class Scenario:
     def __init__(self, data: Mapping[str, Any] | None = None, **sections: Any) -> None:
         if data is not None and not isinstance(data, Mapping):
             raise TypeError(f"Scenario data must be a mapping, not {type(data).__name__}")
+        _check_depth(data or {}, "")
         self._data: dict[str, Any] = copy.deepcopy(dict(data or {}))
         for key, value in sections.items():
+            _check_depth(value, key)
             self._data[key] = copy.deepcopy(value)
 
     # --- construction -------------------------------------------------------------
@@ -101,7 +103,7 @@ class Scenario:
                 text = text.decode("utf-8")
             data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            reason = " ".join(str(exc).split())
+            reason = _duplicate_key(" ".join(str(exc).split()), text)
             raise ScenarioError(f"scenario: invalid TOML in {where}: {reason}") from None
         return cls(data)
 
@@ -260,6 +262,50 @@ def _kind(value: Any) -> str:
     )
 
 
+#: How deep tables and lists may nest (the schema needs five levels; this bound
+#: keeps every recursive walk far from Python's recursion limit).
+MAX_DEPTH = 64
+
+
+_OVERWRITE = re.compile(r"^Cannot overwrite a value \(at line (\d+), column \d+\)$")
+
+
+def _duplicate_key(reason: str, text: str | bytes) -> str:
+    """tomllib's message, naming the key when it only says a value was overwritten."""
+    match = _OVERWRITE.match(reason)
+    if not match or not isinstance(text, str):
+        return reason
+    lines = text.splitlines()
+    line = int(match.group(1))
+    key = lines[line - 1].split("=", 1)[0].strip() if line <= len(lines) else ""
+    return f"duplicate key {key} (line {line})" if key else reason
+
+
+def _check_depth(value: Any, path: str) -> None:
+    """ScenarioError naming where ``value`` nests deeper than ``MAX_DEPTH`` (walked
+    without recursion, so any depth is reported, not a RecursionError)."""
+    stack = [(value, path, 0)]
+    while stack:
+        node, at, depth = stack.pop()
+        if isinstance(node, Mapping | list | tuple):
+            if depth >= MAX_DEPTH:
+                where = at or "scenario"
+                raise ScenarioError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+            items = node.items() if isinstance(node, Mapping) else enumerate(node)
+            for key, item in items:
+                sub = _join(at, str(key)) if isinstance(node, Mapping) else f"{at}[{key}]"
+                stack.append((item, sub, depth + 1))
+
+
+def _text(value: str, path: str) -> str:
+    """``value`` if it is text the core can take (UTF-8: no lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ScenarioError(f"{path}: not valid Unicode text (a lone surrogate)") from None
+    return value
+
+
 def _plain(value: Any, path: str) -> Any:
     """The value as plain JSON/TOML data (dict, list, str, bool, int, float, None).
 
@@ -271,11 +317,17 @@ def _plain(value: Any, path: str) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ScenarioError(f"{path or 'scenario'}: key {key!r} is not a string")
-            out[key] = _plain(item, _join(path, key))
+            out[_text(key, path or "scenario")] = _plain(item, _join(path, key))
         return out
     if isinstance(value, list | tuple):
         return [_plain(item, f"{path}[{i}]") for i, item in enumerate(value)]
-    if value is None or isinstance(value, str | bool | int):
+    if isinstance(value, str):
+        return _text(value, path)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -(2**63) <= value < 2**64:
+            raise ScenarioError(f"{path}: {value} is too large for a 64-bit integer")
+        return value
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
