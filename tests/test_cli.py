@@ -145,7 +145,11 @@ def test_validate_command():
         "  traffic  127 probe packets, 0 streams, 0 flows, 0 workloads, 0 incast",
         "  agents   0",
         "  stops    when traffic ends",
+        # 139 nodes x 128 destinations x 12 B of routes, 276 ports, 127 recorded probes.
+        proc.stdout.splitlines()[-1],
     ]
+    memory = proc.stdout.splitlines()[-1]
+    assert memory.startswith("  memory   about ") and "routing tables 213.5 KB" in memory
 
 
 def test_list_names_what_each_axis_accepts():

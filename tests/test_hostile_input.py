@@ -123,3 +123,26 @@ def test_a_duplicate_key_is_named():
     with pytest.raises(ScenarioError) as err:
         dcnsim.Scenario.from_toml_str(text)
     assert str(err.value) == "scenario: invalid TOML in scenario text: duplicate key mss (line 6)"
+
+
+def test_a_run_that_cannot_fit_is_refused_up_front_with_its_estimate():
+    # k = 64: 65,536 hosts and 5,120 switches; dense routes alone are 70,656 nodes x
+    # 65,536 destinations x 12 B = 55.6 GB.
+    huge = {"topology": {"kind": "fat_tree", "k": 64},
+            "traffic": {"probes": [{"src": 0, "dst": 1}]}}  # fmt: skip
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.run(huge, memory_limit=8 * 10**9)
+    assert str(err.value).startswith(
+        "scenario: a run needs about 55.7 GB (routing tables 55.6 GB), more than the 8.0 GB "
+        "allowed (memory_limit / --memory-limit)"
+    )
+    # Without a limit the default is a share of the memory available.
+    with pytest.raises(ScenarioError) as err:
+        dcnsim.run(huge)
+    assert "available; memory_limit / --memory-limit to change)" in str(err.value)
+    proc = cli("run", TREE3, "--memory-limit", "1KB")
+    assert assert_one_error_line(proc).startswith("scenario: a run needs about ")
+    assert "more than the 1.0 KB allowed (memory_limit / --memory-limit)" in proc.stderr
+    assert assert_one_error_line(cli("run", TREE3, "--memory-limit", "lots")).startswith(
+        "--memory-limit: "
+    )

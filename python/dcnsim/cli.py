@@ -1,6 +1,7 @@
 """The ``dcnsim`` command: a thin layer over the Python API.
 
-    dcnsim run FILE [--out DIR] [--progress | --no-progress] [--set KEY=VALUE ...]
+    dcnsim run FILE [--out DIR] [--memory-limit SIZE] [--progress | --no-progress]
+               [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
     dcnsim bench [--stop-time 20ms] [--repeat N]
@@ -28,6 +29,7 @@ import pandas as pd
 
 from dcnsim import _core
 from dcnsim._core import ScenarioError
+from dcnsim.memory import format_bytes, parse_limit
 from dcnsim.report import write_sweep_report
 from dcnsim.results import (
     Results,
@@ -91,7 +93,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    results = run(scenario, progress=progress)
+    limit = None if args.memory_limit is None else parse_limit(args.memory_limit)
+    results = run(scenario, progress=progress, memory_limit=limit)
     if args.out is None:
         print(format_summary(results))
         return 0
@@ -106,7 +109,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    d = _load(args).describe()
+    scenario = _load(args)
+    d = scenario.describe()
+    terms = _core.memory_estimate(scenario.to_json())
     print(f"ok: {args.file}")
     print(
         f"  network  {d['hosts']:,} hosts, {d['switches']:,} switches, {d['links']:,} links "
@@ -117,6 +122,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     print(f"  agents   {d['agents']:,}")
     stop = d["stop_time_s"]
     print(f"  stops    {'when traffic ends' if stop is None else f'at {format_seconds(stop)}'}")
+    parts = ", ".join(f"{name} {format_bytes(b)}" for name, b in terms if b)
+    print(f"  memory   about {format_bytes(d['memory_bytes'])} ({parts})")
     return 0
 
 
@@ -421,6 +428,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--out",
         metavar="DIR",
         help="output directory (replaced); without it the summary is printed and nothing written",
+    )
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="refuse a run estimated to need more (default: 80%% of the available memory)",
     )
     _add_progress(p, "a progress line")
     p.add_argument(

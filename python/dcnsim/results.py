@@ -13,6 +13,7 @@ from typing import Any, TextIO
 import pandas as pd
 
 from dcnsim import _core, outdir
+from dcnsim.memory import check_memory
 from dcnsim.scenario import Scenario, as_scenario
 
 __all__ = [
@@ -137,19 +138,25 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def run(
-    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str], progress: bool = False
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    progress: bool = False,
+    memory_limit: int | None = None,
 ) -> Results:
     """Run a scenario (a Scenario, a dict, or a TOML path) and return its Results.
 
     With ``progress=True`` one updating line on stderr shows the simulated time and
     the packet-hops per wall second. Ctrl-C stops the run (KeyboardInterrupt).
+    A run whose estimated memory exceeds ``memory_limit`` bytes (default: 80% of the
+    memory available) is refused with a ScenarioError before it starts.
     """
     scenario = as_scenario(scenario)
+    text = scenario.to_json()
+    check_memory(text, memory_limit)
     if not progress:
-        return Results(_core.run(scenario.to_json(), None), scenario)
+        return Results(_core.run(text, None), scenario)
     reporter = _ProgressLine(sys.stderr)
     try:
-        raw = _core.run(scenario.to_json(), reporter)
+        raw = _core.run(text, reporter)
     finally:
         reporter.close()
     return Results(raw, scenario)

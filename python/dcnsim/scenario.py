@@ -252,7 +252,13 @@ def _parse_key(key: str) -> list[str | int]:
     return parts
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def _join(path: str, part: str) -> str:
+    """``path.part``, with control characters in ``part`` escaped so that an error
+    naming it stays on one line (as the core's errors do)."""
+    part = _CONTROL.sub(lambda m: repr(m.group())[1:-1], part)
     return f"{path}.{part}" if path else part
 
 

@@ -24,13 +24,27 @@ impl ScenarioError {
     }
 }
 
+/// `s` on one line: control characters (a newline in a key, say) escaped.
+fn one_line(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let reason = self.reason.replace('\n', " ");
+        let reason = one_line(&self.reason.replace('\n', " "));
         if self.path.is_empty() {
             write!(f, "scenario: {reason}")
         } else {
-            write!(f, "{}: {reason}", self.path)
+            write!(f, "{}: {reason}", one_line(&self.path))
         }
     }
 }

@@ -28,6 +28,20 @@ fn describe<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
     json_to_py(py, &parse(scenario_json)?.describe())
 }
 
+/// Estimated bytes of a run of a valid scenario, by term, largest first.
+#[pyfunction]
+fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(&'static str, u64)>> {
+    Ok(parse(scenario_json)?.memory_estimate())
+}
+
+/// A size such as `"8GB"` in bytes; raises ValueError saying why not.
+#[pyfunction]
+fn parse_bytes(text: &str) -> PyResult<u64> {
+    text.parse::<dcnsim_core::units::Bytes>()
+        .map(|b| b.0)
+        .map_err(pyo3::exceptions::PyValueError::new_err)
+}
+
 /// The names each axis accepts, by axis.
 #[pyfunction]
 fn names() -> Vec<(&'static str, Vec<&'static str>)> {
@@ -175,5 +189,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! the crate trusts it: the topology is built and connected, host indices are in
 //! range, and every stream can end.
 
+mod memory;
 mod traffic;
 
 pub use crate::agent::{AgentKind, AgentSpec};
@@ -297,6 +298,7 @@ impl Scenario {
             "workloads": t.workloads.len(),
             "incast": t.incast.len(),
             "agents": self.agents.len(),
+            "memory_bytes": self.memory_estimate().iter().map(|(_, b)| b).sum::<u64>(),
             "stop_time_s": self.stop_time.map(Time::as_secs_f64),
         })
     }
