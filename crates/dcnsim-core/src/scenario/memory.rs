@@ -61,7 +61,7 @@ impl Scenario {
             ("recorded packets", (probes as f64 + recorded) as u64 * ROW),
             ("TCP flows", (flows * FLOW as f64) as u64),
         ];
-        terms.sort_by(|a, b| b.1.cmp(&a.1));
+        terms.sort_by_key(|t| std::cmp::Reverse(t.1));
         terms
     }
 }
