@@ -91,7 +91,10 @@ def test_progress_line_format():
     line = format_progress(info)
     assert line.startswith("simulated 5.000 ms of 20.000 ms ( 25.0%)")
     assert "2.50 M packet-hops/s" in line
+    # A quarter done in 1.5 s: the other three quarters at that speed take 4.5 s.
+    assert line.endswith("| wall 1.5 s | about 4.500 s left"), line
     assert "%" not in format_progress({**info, "stop_time_s": None})
+    assert "left" not in format_progress({**info, "stop_time_s": None})
 
 
 # --- workload CDF files named relative to the scenario file -----------------------------

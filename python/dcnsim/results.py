@@ -169,11 +169,16 @@ def format_progress(info: Mapping[str, Any]) -> str:
     """One status line from a progress report of the core."""
     sim = float(info["sim_time_s"])
     stop = info.get("stop_time_s")
+    wall = float(info["wall_s"])
     line = f"simulated {format_seconds(sim)}"
     if stop:
-        line += f" of {format_seconds(float(stop))} ({100.0 * sim / float(stop):5.1f}%)"
+        done = sim / float(stop)
+        line += f" of {format_seconds(float(stop))} ({100.0 * done:5.1f}%)"
     line += f" | {format_count(float(info['packet_hops_per_s']))} packet-hops/s"
-    line += f" | wall {float(info['wall_s']):.1f} s"
+    line += f" | wall {wall:.1f} s"
+    if stop and 0 < done < 1:
+        # Assumes the rest runs at the speed so far.
+        line += f" | about {format_seconds(wall * (1 - done) / done)} left"
     return line
 
 
