@@ -18,6 +18,7 @@ from simhelp import (
     FLOW_TRACE_COLUMNS,
     PROBE_COLUMNS,
     QUEUE_COLUMNS,
+    REPO,
     ROUND_COLUMNS,
     SUMMARY_KEYS,
     assert_one_error_line,
@@ -434,3 +435,9 @@ def test_pcap_file_names():
         "HOST3": "HOST3-2.pcap",  # distinct from host3.pcap on case-insensitive disks
         "tor0->agg0": "tor0-to-agg0.pcap",
     }
+
+
+def test_docs_prints_the_reference_shipped_inside_the_package():
+    proc = cli("docs", "scenario")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (REPO / "docs" / "scenario.md").read_text()

@@ -4,6 +4,7 @@
                [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
+    dcnsim docs scenario|experiments|studies|architecture
     dcnsim bench [--stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
@@ -124,6 +125,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     print(f"  stops    {'when traffic ends' if stop is None else f'at {format_seconds(stop)}'}")
     parts = ", ".join(f"{name} {format_bytes(b)}" for name, b in terms if b)
     print(f"  memory   about {format_bytes(d['memory_bytes'])} ({parts})")
+    return 0
+
+
+def _cmd_docs(args: argparse.Namespace) -> int:
+    print(dict(_core.docs())[args.name], end="")
     return 0
 
 
@@ -416,7 +422,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="dcnsim",
         description="Packet-level data-center network simulator.",
-        epilog="Scenario reference: docs/scenario.md",
+        epilog="Scenario reference: dcnsim docs scenario (docs/scenario.md in the source)",
     )
     parser.add_argument("--version", action="version", version=f"dcnsim {_core.__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
@@ -446,6 +452,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
     )
     p.set_defaults(command=_cmd_validate)
+
+    p = commands.add_parser("docs", help="print a reference document shipped with dcnsim")
+    p.add_argument("name", choices=[name for name, _ in _core.docs()])
+    p.set_defaults(command=_cmd_docs)
 
     axes = [axis for axis, _ in _core.names()] + ["studies"]
     p = commands.add_parser("list", help="what each axis accepts (topologies, protocols, ...)")

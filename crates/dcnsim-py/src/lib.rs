@@ -42,6 +42,24 @@ fn parse_bytes(text: &str) -> PyResult<u64> {
         .map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// The reference documents, compiled in so an installed dcnsim carries them
+/// (`dcnsim docs NAME`).
+const DOCS: [(&str, &str); 4] = [
+    ("scenario", include_str!("../../../docs/scenario.md")),
+    ("experiments", include_str!("../../../docs/experiments.md")),
+    ("studies", include_str!("../../../docs/studies.md")),
+    (
+        "architecture",
+        include_str!("../../../docs/architecture.md"),
+    ),
+];
+
+/// The reference documents by name, in order.
+#[pyfunction]
+fn docs() -> Vec<(&'static str, &'static str)> {
+    DOCS.to_vec()
+}
+
 /// The names each axis accepts, by axis.
 #[pyfunction]
 fn names() -> Vec<(&'static str, Vec<&'static str>)> {
@@ -191,5 +209,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(docs, m)?)?;
     Ok(())
 }
