@@ -10,10 +10,14 @@
 //!   ACKs, every second full segment or after the delayed-ACK timeout;
 //! - slow start and congestion avoidance by bytes acknowledged (RFC 5681,
 //!   RFC 3465) through [`crate::cc`];
+//! - limited transmit (RFC 3042): one new segment on each of the first two
+//!   duplicate ACKs, not counted in the ssthresh of a later fast retransmit;
 //! - fast retransmit on the third duplicate ACK and NewReno fast recovery with
 //!   partial ACKs (RFC 6582, resetting the timer on every partial ACK);
+//! - the receiver's window (`rwnd`): never more than that outstanding;
 //! - the retransmission timer of RFC 6298: SRTT/RTTVAR from timestamps echoed
-//!   by the receiver (RFC 7323 rules for which timestamp to echo), RTO bounded
+//!   by the receiver (RFC 7323 rules for which timestamp to echo), RTO =
+//!   SRTT + max(G, 4·RTTVAR) with the clock granularity G, bounded
 //!   by `min_rto`/`max_rto`, doubled on each expiry, and go-back-N from the
 //!   first unacknowledged byte with a one-segment window;
 //! - ECN (RFC 3168): ECT(0) data, ECE echoed by the receiver — latched until
@@ -38,11 +42,11 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
-pub use spec::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
+pub use spec::{PrioScheme, Profile, TransportSpec, MAX_MSS, MIN_MSS};
 
 use crate::cc::{Cc, FlowState, Protocol, Window};
 use crate::packet::TcpHeader;
-use crate::units::Time;
+use crate::units::{Capacity, Time};
 
 /// Bytes of IPv4 + TCP header on every segment.
 pub const HEADER: u32 = 40;
@@ -118,7 +122,11 @@ struct Params {
     min_rto: Time,
     max_rto: Time,
     initial_rto: Time,
+    granularity: f64,
     dupthresh: u32,
+    limited_transmit: bool,
+    /// The receiver's window in bytes (`u64::MAX`: none).
+    rwnd: u64,
     delayed_ack: bool,
     delack_timeout: Time,
     handshake: bool,
@@ -162,6 +170,8 @@ pub struct Conn {
     pub win: Window,
     cc: Cc,
     dupacks: u32,
+    /// Bytes sent by limited transmit since the last new ACK.
+    limited_sent: u64,
     in_recovery: bool,
     recover: u64,
     /// No ECN reaction until snd_una passes this (once per window).
@@ -218,12 +228,19 @@ impl Conn {
     ) -> Conn {
         let mss = t.mss.0 as u32;
         let cc = Cc::new(protocol, t);
+        let bytes = |c: Capacity| match c {
+            Capacity::Bytes(b) => b,
+            Capacity::Packets(n) => n * u64::from(mss),
+        };
         let p = Params {
             init_cwnd: t.init_cwnd,
             min_rto: t.min_rto,
             max_rto: t.max_rto,
             initial_rto: t.initial_rto.max(t.min_rto).min(t.max_rto),
+            granularity: t.rto_granularity.0 as f64,
             dupthresh: t.dupack_threshold,
+            limited_transmit: t.limited_transmit && cc.fast_retransmit(),
+            rwnd: t.rwnd.map_or(u64::MAX, bytes),
             delayed_ack: t.delayed_ack,
             delack_timeout: t.delayed_ack_timeout,
             handshake: t.handshake,
@@ -246,11 +263,14 @@ impl Conn {
             data_end: 1 + size,
             win: Window {
                 cwnd: cc.initial_window(p.init_cwnd, f64::from(mss)),
-                ssthresh: f64::INFINITY,
+                ssthresh: t
+                    .initial_ssthresh
+                    .map_or(f64::INFINITY, |c| bytes(c) as f64),
                 mss: f64::from(mss),
             },
             cc,
             dupacks: 0,
+            limited_sent: 0,
             in_recovery: false,
             recover: 0,
             ecn_recover: 0,
@@ -473,8 +493,12 @@ impl Conn {
                 0
             };
             let in_flight = self.snd_nxt - self.snd_una;
-            let window = self.win.cwnd.max(self.cc.send_floor(&self.win));
-            if in_flight > 0 && (in_flight + len) as f64 > window {
+            let cwnd = self.win.cwnd.max(self.cc.send_floor(&self.win));
+            let over_cwnd = (in_flight + len) as f64 > cwnd;
+            if in_flight > 0
+                && (in_flight + len > self.p.rwnd
+                    || (over_cwnd && in_flight + len > self.limited_allowance(cwnd)))
+            {
                 break;
             }
             if self.host_queued >= self.p.host_limit {
@@ -485,6 +509,9 @@ impl Conn {
                 self.pace_at = Some(self.next_send);
                 break;
             }
+            if over_cwnd && in_flight > 0 {
+                self.limited_sent += len;
+            }
             self.snd_nxt = self.send_segment(self.snd_nxt, out);
             self.snd_max = self.snd_max.max(self.snd_nxt);
             self.pace(now, len);
@@ -492,6 +519,16 @@ impl Conn {
         if self.rto_at.is_none() && self.snd_max > self.snd_una {
             self.arm_rto(now);
         }
+    }
+
+    /// What limited transmit lets the sender have outstanding (RFC 3042 §2):
+    /// cwnd plus one segment per duplicate ACK, for the first two, outside
+    /// recovery; new data only, since `send_window` sends from `snd_nxt`.
+    fn limited_allowance(&self, cwnd: f64) -> u64 {
+        if !self.p.limited_transmit || self.in_recovery {
+            return 0;
+        }
+        cwnd as u64 + u64::from(self.dupacks.min(2)) * u64::from(self.mss)
     }
 
     /// After a segment of `len` payload bytes: when the next may leave.
@@ -535,7 +572,7 @@ impl Conn {
                 self.srtt = Some(0.875 * s + 0.125 * r);
             }
         }
-        let rto = self.srtt.unwrap_or(r) + 4.0 * self.rttvar;
+        let rto = self.srtt.unwrap_or(r) + (4.0 * self.rttvar).max(self.p.granularity);
         self.rto = Time(rto.round() as u64)
             .max(self.p.min_rto)
             .min(self.p.max_rto);
@@ -595,6 +632,7 @@ impl Conn {
                 }
             }
             self.dupacks = 0;
+            self.limited_sent = 0;
             if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
                 grow = false;
                 let fs = self.flow_state(now);
@@ -634,7 +672,8 @@ impl Conn {
                 && ack > self.recover
                 && self.cc.fast_retransmit()
             {
-                let flight = self.flight();
+                // RFC 5681 §3.2 step 2: without what limited transmit sent.
+                let flight = self.flight() - self.limited_sent.min(self.flight());
                 self.cc.on_dupacks(&mut self.win, flight);
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
@@ -683,6 +722,7 @@ impl Conn {
                 }
                 self.in_recovery = false;
                 self.dupacks = 0;
+                self.limited_sent = 0;
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
                 self.snd_nxt = self.snd_una;

@@ -3,6 +3,7 @@
 //! transmissions.
 
 use super::*;
+use crate::units::Capacity;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -482,4 +483,157 @@ fn pacing_spaces_the_segments_after_the_first_rtt_sample() {
     // 1040 B segment takes at least 1040 / that.
     let least = Time((1040.0 / (2.0 * 100_000.0 / 40e-6) * 1e12) as u64);
     assert!(paced.iter().all(|&g| g >= least), "paced gaps: {paced:?}");
+}
+
+/// The sender of `t` opened by hand (no NIC holds segments back), with what
+/// it sent first.
+fn opened(size: u64, t: &TransportSpec) -> (Conn, Vec<Seg>) {
+    let t = TransportSpec {
+        handshake: false,
+        host_queue_limit: 1000,
+        ..t.clone()
+    };
+    let mut conn = Conn::new(size, Time::ZERO, None, t.protocol, &t);
+    let mut out = Vec::new();
+    conn.open(Time::ZERO, &mut out);
+    (conn, out)
+}
+
+/// Feed the sender one pure ACK of `ack`; what it sends in answer.
+fn ack(conn: &mut Conn, ack: u64, at_us: u64) -> Vec<Seg> {
+    let a = Arrival {
+        seg: Seg::control(false, 1, ack, ACK, NO_TS),
+        sent: Time::ZERO,
+        ce: false,
+    };
+    let mut out = Vec::new();
+    conn.on_sender_arrival(Time::from_us(at_us), &a, &mut out);
+    out
+}
+
+fn seqs(out: &[Seg]) -> Vec<u64> {
+    out.iter().map(|s| s.hdr.seq).collect()
+}
+
+/// RFC 3042 §2: on each of the first two duplicate ACKs one new segment
+/// (cwnd unchanged); the third triggers fast retransmit, and ssthresh is
+/// half of the flight without the two limited-transmit segments (RFC 5681
+/// §3.2 step 2).
+#[test]
+fn limited_transmit_sends_one_new_segment_per_first_two_duplicate_acks() {
+    let t = TransportSpec {
+        init_cwnd: 8,
+        ..spec()
+    };
+    let (mut c, first) = opened(100_000, &t);
+    assert_eq!(first.len(), 8);
+    assert_eq!(seqs(&ack(&mut c, 1, 100)), vec![8001]);
+    assert_eq!(c.win.cwnd, 8000.0, "cwnd unchanged by limited transmit");
+    assert_eq!(seqs(&ack(&mut c, 1, 101)), vec![9001]);
+    let third = ack(&mut c, 1, 102);
+    assert_eq!(seqs(&third), vec![1], "fast retransmit of the hole");
+    assert_eq!(c.stats.retransmits, 1);
+    assert_eq!(c.win.ssthresh, 4000.0, "flight 8 segments, halved");
+
+    // Switched off: nothing new before the third duplicate ACK.
+    let (mut c, _) = opened(
+        100_000,
+        &TransportSpec {
+            limited_transmit: false,
+            ..t
+        },
+    );
+    assert!(ack(&mut c, 1, 100).is_empty());
+    assert!(ack(&mut c, 1, 101).is_empty());
+    assert_eq!(seqs(&ack(&mut c, 1, 102)), vec![1]);
+    assert_eq!(c.win.ssthresh, 4000.0);
+}
+
+/// With a window of two segments one loss leaves a single duplicate ACK:
+/// limited transmit turns it into three, so the loss is repaired by fast
+/// retransmit, not by the timeout (the incast seed's case).
+#[test]
+fn limited_transmit_repairs_a_loss_in_a_two_segment_window_without_timeout() {
+    let run = |lt: bool| {
+        let t = TransportSpec {
+            limited_transmit: lt,
+            ..spec()
+        };
+        let mut p = Pipe::new(20_000, &t);
+        let mut lost = false;
+        p.run(&mut |_, s, _| {
+            if s.hdr.seq == 1 && s.payload > 0 && !lost {
+                lost = true;
+                Fate::Drop
+            } else {
+                Fate::Deliver
+            }
+        });
+        assert!(p.conn.is_done());
+        p.conn.stats.timeouts
+    };
+    assert_eq!(run(true), 0);
+    assert_eq!(run(false), 1);
+}
+
+/// The receiver's window caps what is outstanding, in bytes or segments.
+#[test]
+fn rwnd_caps_the_outstanding_data() {
+    let t = TransportSpec {
+        init_cwnd: 10,
+        rwnd: Some(Capacity::Packets(3)),
+        ..spec()
+    };
+    let (mut c, first) = opened(100_000, &t);
+    assert_eq!(seqs(&first), vec![1, 1001, 2001]);
+    // One segment acknowledged: slow start grows cwnd, rwnd allows one more.
+    assert_eq!(seqs(&ack(&mut c, 1001, 100)), vec![3001]);
+    let t = TransportSpec {
+        rwnd: Some(Capacity::Bytes(2500)),
+        ..t
+    };
+    let (_, first) = opened(100_000, &t);
+    assert_eq!(seqs(&first), vec![1, 1001]);
+    // A whole transfer never has more than rwnd outstanding.
+    let mut p = Pipe::new(200_000, &t);
+    p.run(&mut deliver_all);
+    assert!(p.conn.is_done());
+    let mut highest_ack = 0;
+    for (_, s) in &p.log {
+        if s.to_receiver {
+            assert!(s.hdr.seq + u64::from(s.payload) <= highest_ack.max(1) + 2500);
+        } else {
+            highest_ack = highest_ack.max(s.hdr.ack);
+        }
+    }
+}
+
+/// RFC 6298 §2.2: after the first sample R, RTO = R + max(G, 4·R/2).
+#[test]
+fn rto_granularity_bounds_the_variance_term() {
+    let r = (DELAY.0 * 2 + 1040 * RATE_PS_PER_BYTE) as f64;
+    for (g, expect) in [(Time::ZERO, 3.0 * r), (Time(10 * r as u64), 11.0 * r)] {
+        let t = TransportSpec {
+            min_rto: Time(1),
+            init_cwnd: 1,
+            handshake: false,
+            rto_granularity: g,
+            ..spec()
+        };
+        let mut p = Pipe::new(1000, &t);
+        p.run(&mut deliver_all);
+        assert_eq!(p.conn.rto.0 as f64, expect);
+    }
+}
+
+#[test]
+fn initial_ssthresh_is_infinite_unless_set() {
+    let (c, _) = opened(1000, &spec());
+    assert_eq!(c.win.ssthresh, f64::INFINITY);
+    let t = TransportSpec {
+        initial_ssthresh: Some(Capacity::Packets(20)),
+        ..spec()
+    };
+    let (c, _) = opened(1000, &t);
+    assert_eq!(c.win.ssthresh, 20_000.0);
 }
