@@ -148,8 +148,53 @@ def test_spraying_full_rps_short_flow_faster_at_five_long_flows(spraying_full):
 # --- incast: the Packet Slicing seed, §II.C ------------------------------------------------
 
 
-def test_incast_quick_collapse_is_timeouts_and_shrinks_with_packet_size():
-    detail = incast.run_incast(quick=True, sizes=[1500, 500, 250], jobs=2)
+@pytest.fixture(scope="module")
+def incast_quick() -> pd.DataFrame:
+    return incast.run_incast(quick=True, sizes=[1500, 500, 250], jobs=2)
+
+
+def check_incast_collapse_points(detail: pd.DataFrame) -> None:
+    """The issue's must-show (the seed's §II.C with ns-2's TCP): the largest N without
+    a steady timeout is 25 ± 2 at 1500 B, >= 68 at 500 B, >= 130 at 250 B, and no N
+    above the first collapse at 1500 B is clean."""
+    summary = incast.incast_summary(detail).set_index("size_B")
+    largest = summary["dcnsim_max_workers"]
+    assert 23 <= largest[1500] <= 27, summary
+    assert summary.loc[1500, "clean_above"] == "", summary
+    assert largest[500] >= 68 and largest[250] >= 130, summary
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ns2 profile (FullTcp has no limited transmit): 1500 B clean up to 8, collapse "
+    "at 10, N = 16 clean again; 500 B clean up to 64; 250 B up to 125",
+)
+def test_incast_quick_collapse_points_with_the_ns2_profile(incast_quick):
+    check_incast_collapse_points(incast_quick)
+
+
+def test_incast_quick_collapse_points_with_limited_transmit():
+    """ns-2's one-way Agent/TCP has limited transmit (singledup_ 1): with it the
+    collapse points are the seed's."""
+    detail = incast.run_incast(quick=True, sizes=[1500, 500, 250], jobs=2, limited_transmit=True)
+    check_incast_collapse_points(detail)
+
+
+def test_incast_probability_is_the_seeds_equations_1_and_2():
+    # The seed's Fig. 4: 40 flows, a 60-packet buffer, windows of 4 packets.
+    assert incast.incast_probability(1000, 40, 4, buffer=60_000) == pytest.approx(
+        1 - (1 - (5 / 8) ** 4) ** 40
+    )
+    # Its numbers, to its two digits: P = 0.99; halved windows 0.92; halved packets 0.14.
+    assert incast.incast_probability(1000, 40, 4, buffer=60_000) == pytest.approx(0.99, abs=0.01)
+    assert incast.incast_probability(1000, 40, 2, buffer=60_000) == pytest.approx(0.92, abs=0.01)
+    assert incast.incast_probability(500, 40, 4, buffer=60_000) == pytest.approx(0.14, abs=0.01)
+    # Everything fits: no loss, no timeout.
+    assert incast.incast_probability(1500, 21) == 0.0
+
+
+def test_incast_quick_collapse_is_timeouts_and_shrinks_with_packet_size(incast_quick):
+    detail = incast_quick
     at = detail.set_index(["size_B", "workers"])
     fine, collapsed = at.loc[(500, 40)], at.loc[(500, 80)]
     assert fine["steady_rounds"] == incast.INCAST_ROUNDS - 1
@@ -172,7 +217,12 @@ def test_incast_scenario_is_the_seed_setup():
         "name": "incast S=500B N=12",
         "topology": {"kind": "star", "hosts": 13, "link": {"rate": "1Gbps", "delay": "25us"}},
         "network": {"queue": {"capacity": "64KB", "aqm": {"kind": "threshold", "k": "20pkt"}}},
-        "transport": {"protocol": "dctcp", "mss": "460B", "init_cwnd": 2, "min_rto": "200ms"},
+        "transport": {
+            "profile": "ns2",
+            "protocol": "dctcp",
+            "mss": "460B",
+            "min_rto": "200ms",
+        },
         "traffic": {
             "incast": [
                 {"aggregator": 0, "workers": "all", "sru": "64KB", "rounds": 8, "persistent": True}
@@ -181,6 +231,8 @@ def test_incast_scenario_is_the_seed_setup():
     }
     with pytest.raises(ValueError):
         incast.incast_scenario(63, 2)
+    lt = incast.incast_scenario(500, 12, limited_transmit=True)
+    assert lt.to_dict()["transport"]["limited_transmit"] is True
 
 
 def _point(size: int, workers: int, timeout_rounds: int, goodput: float) -> dict:

@@ -7,7 +7,8 @@
 //! - cumulative ACKs; the receiver keeps out-of-order data as ranges and
 //!   acknowledges at once when a segment arrives out of order, is a duplicate or
 //!   fills a hole (RFC 5681 §4.2), otherwise every segment or, with delayed
-//!   ACKs, every second full segment or after the delayed-ACK timeout;
+//!   ACKs, every second full segment or after the delayed-ACK timeout (the
+//!   first `quick_acks` data segments at once);
 //! - slow start and congestion avoidance by bytes acknowledged (RFC 5681,
 //!   RFC 3465) through [`crate::cc`];
 //! - limited transmit (RFC 3042): one new segment on each of the first two
@@ -129,6 +130,7 @@ struct Params {
     rwnd: u64,
     delayed_ack: bool,
     delack_timeout: Time,
+    quick_acks: u32,
     handshake: bool,
     host_limit: u32,
     ecn: bool,
@@ -243,6 +245,7 @@ impl Conn {
             rwnd: t.rwnd.map_or(u64::MAX, bytes),
             delayed_ack: t.delayed_ack,
             delack_timeout: t.delayed_ack_timeout,
+            quick_acks: t.quick_acks,
             handshake: t.handshake,
             host_limit: t.host_queue_limit,
             ecn: cc.ecn_capable(),
@@ -798,7 +801,9 @@ impl Conn {
         if fin {
             self.fin_seq = Some(e - 1);
         }
-        let mut immediate = fin || !self.p.delayed_ack;
+        let mut immediate = fin
+            || !self.p.delayed_ack
+            || self.stats.data_packets_received <= u64::from(self.p.quick_acks);
         if s > self.rcv_nxt {
             // A FIN overtaking the last data is not an out-of-order packet.
             self.stats.ooo_packets += u64::from(seg.payload > 0);

@@ -57,6 +57,10 @@ pub struct TransportSpec {
     /// Acknowledge every second full segment, or after `delayed_ack_timeout`.
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
+    /// The first this many data segments of a connection are acknowledged at
+    /// once even with delayed ACKs (ns-3.23 answers the first at once, Linux
+    /// starts in quick-ACK mode).
+    pub quick_acks: u32,
     /// SYN, SYN-ACK, ACK before data and FIN exchange after it, as real packets.
     pub handshake: bool,
     /// Segments a flow may have waiting in its host (processing and NIC
@@ -97,6 +101,7 @@ impl Default for TransportSpec {
             rwnd: None,
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(40_000),
+            quick_acks: 0,
             handshake: true,
             host_queue_limit: 4,
             dctcp_g: 1.0 / 16.0,

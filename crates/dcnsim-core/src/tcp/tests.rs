@@ -637,3 +637,28 @@ fn initial_ssthresh_is_infinite_unless_set() {
     let (c, _) = opened(1000, &t);
     assert_eq!(c.win.ssthresh, 20_000.0);
 }
+
+/// With delayed ACKs and a one-segment initial window the first segment would
+/// wait for the delayed-ACK timer; `quick_acks` answers it at once.
+#[test]
+fn quick_acks_answer_the_first_segments_at_once() {
+    let first_ack_at = |quick: u32| {
+        let t = TransportSpec {
+            init_cwnd: 1,
+            delayed_ack: true,
+            delayed_ack_timeout: Time::from_us(200_000),
+            quick_acks: quick,
+            min_rto: Time::from_us(1_000_000),
+            ..spec()
+        };
+        let mut p = Pipe::new(10_000, &t);
+        p.run(&mut deliver_all);
+        p.log
+            .iter()
+            .find(|(_, s)| !s.to_receiver && s.hdr.ack > 1)
+            .map(|(t, _)| *t)
+            .unwrap()
+    };
+    assert!(first_ack_at(0) >= Time::from_us(200_000));
+    assert!(first_ack_at(1) < Time::from_us(1_000));
+}
