@@ -167,8 +167,9 @@ def run_incast(
     ``grid`` (packet size -> worker counts) defaults to ``INCAST_QUICK`` or
     ``INCAST_FULL``; ``sizes`` keeps only some of its sizes. Steady state is rounds
     1..rounds-1 (round 0 is slow start from the initial window and is reported
-    apart). ``limited_transmit`` overrides the ns2 profile's (off). Columns: ``size_B, workers, rounds, round0_goodput_mbps,
-    round0_timeout, steady_rounds, steady_goodput_mbps, steady_timeout_rounds,
+    apart). ``limited_transmit`` overrides the ns2 profile's (off). Columns:
+    ``size_B, workers, rounds, round0_goodput_mbps, round0_timeout, steady_rounds,
+    steady_goodput_mbps, steady_timeout_rounds,
     timeout_fraction, steady_timeouts, drops, sim_time_s, wall_s, seed_P``
     (``seed_P``: the seed's equation (2) for w = 2).
     """
