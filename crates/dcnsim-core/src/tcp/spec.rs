@@ -6,8 +6,9 @@
 
 use crate::cc::{PfabricSpec, Protocol};
 use crate::error::{parse_at, ScenarioError};
+use crate::packet::MAX_SACK_BLOCKS;
 use crate::units::{Bytes, Capacity, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// What a TCP packet carries in its pFabric `prio` field (smaller is served
@@ -51,6 +52,10 @@ pub struct TransportSpec {
     /// Limited transmit (RFC 3042): one new segment on each of the first two
     /// duplicate ACKs.
     pub limited_transmit: bool,
+    /// SACK (RFC 2018 blocks on ACKs) and SACK-based loss recovery (RFC 6675).
+    pub sack: bool,
+    /// SACK blocks per ACK, 1 to 4.
+    pub sack_blocks: u32,
     /// The receiver's window (bytes, or segments of `mss`): the sender never
     /// has more than this outstanding. None: no limit.
     pub rwnd: Option<Capacity>,
@@ -98,6 +103,8 @@ impl Default for TransportSpec {
             rto_granularity: Time::ZERO,
             dupack_threshold: 3,
             limited_transmit: true,
+            sack: false,
+            sack_blocks: 3,
             rwnd: None,
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(40_000),
@@ -124,7 +131,7 @@ pub const MAX_MSS: u64 = 65_495;
 /// `transport.profile`: whose TCP defaults the keys start from. Each profile
 /// is a table of `[transport]` keys in `profiles.toml`, every value cited to
 /// its source there and in docs/scenario.md.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// dcnsim's own defaults ([`TransportSpec::default`]).
@@ -134,6 +141,8 @@ pub enum Profile {
     Linux,
     /// ns-2.35 `Agent/TCP/FullTcp`.
     Ns2,
+    /// ns-2.35 `Agent/TCP/FullTcp/Sack`.
+    Ns2Sack,
     /// ns-3.23 `TcpNewReno`.
     Ns3,
 }
@@ -141,14 +150,23 @@ pub enum Profile {
 const PROFILES: &str = include_str!("profiles.toml");
 
 impl Profile {
-    /// The profile's `[transport]` keys.
+    /// The profile's `[transport]` keys: its table, over its `base`'s.
     fn keys(self) -> Map<String, Value> {
-        let name = format!("{self:?}").to_lowercase();
-        let mut all: Map<String, Value> =
+        let all: Map<String, Value> =
             toml::from_str(PROFILES).expect("profiles.toml is valid TOML");
-        match all.remove(&name) {
-            Some(Value::Object(keys)) => keys,
+        let table = |name: &str| match all.get(name) {
+            Some(Value::Object(keys)) => keys.clone(),
             _ => Map::new(),
+        };
+        let value = serde_json::to_value(self).expect("a profile name");
+        let mut keys = table(value.as_str().expect("a profile name"));
+        match keys.remove("base") {
+            Some(Value::String(base)) => {
+                let mut merged = table(&base);
+                merged.extend(keys);
+                merged
+            }
+            _ => keys,
         }
     }
 }
@@ -205,6 +223,15 @@ impl TransportSpec {
         }
         if self.host_queue_limit == 0 {
             return bad("host_queue_limit", "must be at least 1 segment".into());
+        }
+        if !(1..=MAX_SACK_BLOCKS as u32).contains(&self.sack_blocks) {
+            return bad(
+                "sack_blocks",
+                format!(
+                    "must be between 1 and {MAX_SACK_BLOCKS}, got {}",
+                    self.sack_blocks
+                ),
+            );
         }
         if self.dupack_threshold == 0 {
             return bad("dupack_threshold", "must be at least 1".into());
@@ -268,6 +295,17 @@ mod tests {
         assert_eq!(linux.init_cwnd, 10);
         assert!(linux.delayed_ack && linux.limited_transmit);
         assert_eq!(linux.initial_ssthresh, None);
+        assert!(linux.sack && linux.sack_blocks == 3);
+        let sack = TransportSpec::from_value(json!({"profile": "ns2_sack"})).unwrap();
+        assert!(sack.sack && sack.sack_blocks == 3 && !ns2.sack);
+        assert_eq!(
+            TransportSpec {
+                sack: false,
+                ..sack
+            },
+            ns2,
+            "FullTcp/Sack is FullTcp with SACK"
+        );
     }
 
     #[test]

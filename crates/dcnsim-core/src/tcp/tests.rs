@@ -662,3 +662,114 @@ fn quick_acks_answer_the_first_segments_at_once() {
     assert!(first_ack_at(0) >= Time::from_us(200_000));
     assert!(first_ack_at(1) < Time::from_us(1_000));
 }
+
+fn sack_spec() -> TransportSpec {
+    TransportSpec {
+        sack: true,
+        init_cwnd: 20,
+        ..spec()
+    }
+}
+
+/// Run `size` bytes losing the first transmission of the segments starting
+/// at `lost`; the sender's retransmissions (time, seq).
+fn lose_once(t: &TransportSpec, size: u64, lost: &[u64]) -> (Pipe, Vec<(Time, u64)>) {
+    let mut p = Pipe::new(size, t);
+    let mut dropped = Vec::new();
+    p.run(&mut |_, s, _| {
+        if s.payload > 0 && lost.contains(&s.hdr.seq) && !dropped.contains(&s.hdr.seq) {
+            dropped.push(s.hdr.seq);
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    assert!(p.conn.is_done());
+    let mut seen = std::collections::HashSet::new();
+    let rexmits = p
+        .log
+        .iter()
+        .filter(|(_, s)| s.to_receiver && s.payload > 0 && !seen.insert(s.hdr.seq))
+        .map(|(t, s)| (*t, s.hdr.seq))
+        .collect();
+    (p, rexmits)
+}
+
+/// RFC 2018 §4: the first block holds the latest segment, then the others;
+/// no more than `sack_blocks`.
+#[test]
+fn sack_blocks_report_the_latest_segment_first() {
+    let (p, _) = lose_once(&sack_spec(), 10_000, &[2001, 4001, 6001]);
+    let blocks = |limit: usize| -> Vec<Vec<(u64, u64)>> {
+        p.log
+            .iter()
+            .filter(|(_, s)| !s.to_receiver && !s.hdr.sack.is_empty())
+            .map(|(_, s)| s.hdr.sack.blocks(s.hdr.ack).take(limit).collect())
+            .collect()
+    };
+    let all = blocks(4);
+    // After segments 1, 2, 4, 6, 8 arrive (3, 5, 7 lost), in order.
+    assert_eq!(all[0], vec![(3001, 4001)]);
+    assert_eq!(all[1], vec![(5001, 6001), (3001, 4001)]);
+    assert_eq!(all[2], vec![(7001, 8001), (5001, 6001), (3001, 4001)]);
+    let t = TransportSpec {
+        sack_blocks: 1,
+        ..sack_spec()
+    };
+    let (p1, _) = lose_once(&t, 10_000, &[2001, 4001, 6001]);
+    assert!(p1.log.iter().all(|(_, s)| s.hdr.sack.len() <= 1));
+    // Without SACK no ACK carries blocks.
+    let t = TransportSpec {
+        sack: false,
+        ..sack_spec()
+    };
+    let (p0, _) = lose_once(&t, 10_000, &[2001, 4001, 6001]);
+    assert!(p0.log.iter().all(|(_, s)| s.hdr.sack.is_empty()));
+}
+
+/// RFC 6675: four holes in one window are retransmitted, each exactly once
+/// and nothing else, within one round trip (before the first retransmission
+/// is acknowledged); NewReno needs a round trip per hole.
+#[test]
+fn sack_recovery_retransmits_exactly_the_holes_in_one_rtt() {
+    let holes = [2001, 6001, 7001, 11001];
+    let rtt = DELAY * 2;
+    let (p, rexmits) = lose_once(&sack_spec(), 40_000, &holes);
+    let seqs: Vec<u64> = rexmits.iter().map(|&(_, s)| s).collect();
+    assert_eq!(seqs, holes, "the holes, in order, once each");
+    assert_eq!(p.conn.stats.retransmits, 4);
+    assert_eq!(p.conn.stats.timeouts, 0);
+    // One round trip: all sent before the ACK of the first retransmission
+    // reaches the sender (ACKs cross the pipe in DELAY, without queueing).
+    let first_answer = p
+        .log
+        .iter()
+        .find(|(_, s)| !s.to_receiver && s.hdr.ack > holes[0])
+        .map(|(t, _)| *t + DELAY)
+        .unwrap();
+    assert!(
+        rexmits.iter().all(|&(t, _)| t < first_answer),
+        "{rexmits:?}, first hole acknowledged at {first_answer:?}"
+    );
+
+    let t = TransportSpec {
+        sack: false,
+        ..sack_spec()
+    };
+    let (_, newreno) = lose_once(&t, 40_000, &holes);
+    let last = newreno.last().unwrap().0;
+    assert!(last >= newreno[0].0 + rtt * 3, "{newreno:?}");
+}
+
+#[test]
+fn sack_blocks_outside_one_to_four_are_refused() {
+    for n in [0, 5] {
+        let t = TransportSpec {
+            sack_blocks: n,
+            ..TransportSpec::default()
+        };
+        let (key, msg) = t.check().unwrap_err();
+        assert_eq!(key, "sack_blocks");
+        assert_eq!(msg, format!("must be between 1 and 4, got {n}"));
+    }
+}
