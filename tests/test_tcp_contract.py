@@ -560,3 +560,29 @@ def test_tshark_agrees_with_a_sack_recovery(tmp_path):
         " || tcp.analysis.out_of_order)",
     )
     assert len(resent) == f["retransmits"]
+
+
+def test_rwnd_caps_a_long_flow_at_one_window_per_round_trip():
+    """With the receiver window below the bandwidth-delay product, a flow sends one
+    window per round trip: goodput = rwnd / RTT (closed form)."""
+    scenario = two_hosts("10MB", transport={"rwnd": "10pkt"})
+    scenario["topology"]["link"]["delay"] = "100us"
+    f = tcp_rows(run_checked(scenario)).iloc[0]
+    # Data: two store-and-forward hops of 1500 B at 1 Gbps; the ACK: two of 40 B.
+    rtt = 2 * (100e-6 + 1500 * 8 / 1e9) + 2 * (100e-6 + 40 * 8 / 1e9)
+    window_rate = 10 * MSS * 8 / rtt
+    assert f["goodput_bps"] == pytest.approx(window_rate, rel=0.03)
+    assert f["retransmits"] == 0
+
+
+def test_a_profile_sets_the_defaults_and_written_keys_override_it():
+    scenario = two_hosts(
+        "200KB", transport={"profile": "ns3", "mss": "1000B"}, trace={"pcap": ["host0"]}
+    )
+    packets = read_pcap(run_checked(scenario).pcaps["host0"])
+    data = [p for p in packets if p.payload > 0]
+    assert max(p.payload for p in data) == 1000  # the written key, not ns-3's 536 B
+    # ns-3.23's initial window of one segment, answered at once (its first-packet
+    # rule): one data segment leaves before the first ACK of data comes back.
+    first_ack = min(p.time for p in packets if p.src == 1 and not p.flags & dpkt.tcp.TH_SYN)
+    assert sum(p.time < first_ack for p in data) == 1
