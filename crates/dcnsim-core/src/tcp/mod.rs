@@ -15,6 +15,9 @@
 //!   duplicate ACKs, not counted in the ssthresh of a later fast retransmit;
 //! - fast retransmit on the third duplicate ACK and NewReno fast recovery with
 //!   partial ACKs (RFC 6582, resetting the timer on every partial ACK);
+//! - with `undo`, Eifel detection of a spurious fast retransmit (RFC 3522: the
+//!   ACK of the retransmitted segment echoes the original's older timestamp)
+//!   and its response, the window restored (RFC 4015);
 //! - the receiver's window (`rwnd`): never more than that outstanding;
 //! - with `sack`, SACK blocks on ACKs (RFC 2018 §4: the block of the latest
 //!   segment first, then the others, highest first, up to `sack_blocks`) and
@@ -132,6 +135,7 @@ struct Params {
     granularity: f64,
     dupthresh: u32,
     limited_transmit: bool,
+    undo: bool,
     /// SACK blocks per ACK, 0 without SACK.
     sack_blocks: u32,
     /// The receiver's window in bytes (`u64::MAX`: none).
@@ -145,6 +149,14 @@ struct Params {
     precise_echo: bool,
     prio: PrioScheme,
     pacing: bool,
+}
+
+/// The window before a fast retransmit and when it was sent (Eifel).
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    cwnd: f64,
+    ssthresh: f64,
+    retransmitted_at: Time,
 }
 
 /// Counters reported per flow.
@@ -186,6 +198,8 @@ pub struct Conn {
     sacked: Vec<(u64, u64)>,
     /// RFC 6675's HighRxt: holes below it have been retransmitted.
     high_rxt: u64,
+    /// What to restore if the last fast retransmit proves spurious.
+    undo: Option<Undo>,
     in_recovery: bool,
     recover: u64,
     /// No ECN reaction until snd_una passes this (once per window).
@@ -256,6 +270,7 @@ impl Conn {
             granularity: t.rto_granularity.0 as f64,
             dupthresh: t.dupack_threshold,
             limited_transmit: t.limited_transmit && cc.fast_retransmit(),
+            undo: t.undo,
             sack_blocks: if t.sack { t.sack_blocks } else { 0 },
             rwnd: t.rwnd.map_or(u64::MAX, bytes),
             delayed_ack: t.delayed_ack,
@@ -291,6 +306,7 @@ impl Conn {
             limited_sent: 0,
             sacked: Vec::new(),
             high_rxt: 0,
+            undo: None,
             in_recovery: false,
             recover: 0,
             ecn_recover: 0,
@@ -713,6 +729,17 @@ impl Conn {
         }
         if ack > self.snd_una {
             self.consecutive_timeouts = 0;
+            if let Some(u) = self.undo.take() {
+                // The first ACK of the fast-retransmitted segment: an echoed
+                // timestamp older than the retransmission means the original
+                // arrived and the retransmission was spurious (Eifel, RFC 3522
+                // §3.2); restore the window it cut (RFC 4015 §3).
+                if seg.hdr.ts_echo != NO_TS && seg.hdr.ts_echo < u.retransmitted_at {
+                    self.win.cwnd = u.cwnd;
+                    self.win.ssthresh = u.ssthresh;
+                    self.in_recovery = false;
+                }
+            }
             let acked = ack - self.snd_una;
             let data_acked = ack.min(self.data_end).saturating_sub(self.snd_una.max(1));
             self.snd_una = ack;
@@ -782,6 +809,13 @@ impl Conn {
                 && ack > self.recover
                 && self.cc.fast_retransmit()
             {
+                if self.p.undo {
+                    self.undo = Some(Undo {
+                        cwnd: self.win.cwnd,
+                        ssthresh: self.win.ssthresh,
+                        retransmitted_at: now,
+                    });
+                }
                 // RFC 5681 §3.2 step 2: without what limited transmit sent.
                 let flight = self.flight() - self.limited_sent.min(self.flight());
                 self.cc.on_dupacks(&mut self.win, flight);
@@ -843,6 +877,7 @@ impl Conn {
                 // renege, RFC 2018 §8).
                 self.sacked.clear();
                 self.high_rxt = 0;
+                self.undo = None;
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
                 self.snd_nxt = self.snd_una;

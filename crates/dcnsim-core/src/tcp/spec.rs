@@ -52,6 +52,9 @@ pub struct TransportSpec {
     /// Limited transmit (RFC 3042): one new segment on each of the first two
     /// duplicate ACKs.
     pub limited_transmit: bool,
+    /// Undo a fast retransmit found spurious by its timestamps (Eifel,
+    /// RFC 3522 / RFC 4015): cwnd and ssthresh go back.
+    pub undo: bool,
     /// SACK (RFC 2018 blocks on ACKs) and SACK-based loss recovery (RFC 6675).
     pub sack: bool,
     /// SACK blocks per ACK, 1 to 4.
@@ -103,6 +106,7 @@ impl Default for TransportSpec {
             rto_granularity: Time::ZERO,
             dupack_threshold: 3,
             limited_transmit: true,
+            undo: false,
             sack: false,
             sack_blocks: 3,
             rwnd: None,
@@ -295,7 +299,7 @@ mod tests {
         assert_eq!(linux.init_cwnd, 10);
         assert!(linux.delayed_ack && linux.limited_transmit);
         assert_eq!(linux.initial_ssthresh, None);
-        assert!(linux.sack && linux.sack_blocks == 3);
+        assert!(linux.sack && linux.sack_blocks == 3 && linux.undo);
         let sack = TransportSpec::from_value(json!({"profile": "ns2_sack"})).unwrap();
         assert!(sack.sack && sack.sack_blocks == 3 && !ns2.sack);
         assert_eq!(

@@ -28,6 +28,8 @@ enum Fate {
     Deliver,
     Drop,
     Mark,
+    /// Delivered this much later than its turn (reordered).
+    Late(Time),
 }
 
 impl Pipe {
@@ -61,14 +63,16 @@ impl Pipe {
             if seg.to_receiver {
                 let i = self.data_tx;
                 self.data_tx += 1;
+                let mut late = Time::ZERO;
                 match fate(i, &seg, self.now) {
                     Fate::Drop => continue,
                     Fate::Mark => ce = seg.ect,
+                    Fate::Late(t) => late = t,
                     Fate::Deliver => {}
                 }
                 let bytes = u64::from(seg.payload + HEADER);
                 self.next_free = self.next_free.max(self.now) + Time(bytes * RATE_PS_PER_BYTE);
-                at = self.next_free + DELAY;
+                at = self.next_free + DELAY + late;
             }
             self.n += 1;
             self.segs.push((seg, self.now, ce));
@@ -772,4 +776,45 @@ fn sack_blocks_outside_one_to_four_are_refused() {
         assert_eq!(key, "sack_blocks");
         assert_eq!(msg, format!("must be between 1 and 4, got {n}"));
     }
+}
+
+/// Eifel (RFC 3522 §3.2, RFC 4015): segment 3 arrives after three later
+/// segments, so its fast retransmit is spurious; the ACK the late original
+/// draws echoes its older timestamp, and with `undo` the window comes back
+/// (no loss happened: ssthresh stays at its initial infinity).
+#[test]
+fn undo_restores_the_window_after_a_spurious_fast_retransmit() {
+    let run = |undo: bool| {
+        let t = TransportSpec {
+            init_cwnd: 10,
+            handshake: false,
+            undo,
+            ..spec()
+        };
+        let mut p = Pipe::new(30_000, &t);
+        let mut delayed = false;
+        // Late by five segment times: after three duplicate ACKs have left the
+        // receiver, before the retransmission arrives.
+        let late = Time(5 * 1040 * RATE_PS_PER_BYTE);
+        p.run(&mut |_, s, _| {
+            if s.hdr.seq == 2001 && !delayed {
+                delayed = true;
+                Fate::Late(late)
+            } else {
+                Fate::Deliver
+            }
+        });
+        assert!(p.conn.is_done());
+        assert_eq!(p.conn.stats.timeouts, 0);
+        (p.conn.win, p.conn.stats.retransmits)
+    };
+    let (undone, retransmits) = run(true);
+    assert_eq!(undone.ssthresh, f64::INFINITY, "restored: {undone:?}");
+    assert_eq!(retransmits, 1, "the spurious fast retransmit only");
+    // Without undo the cut stays, and NewReno's partial ACKs (the late
+    // original acknowledges only up to the segments still queued) resend
+    // segments that were never lost.
+    let (kept, retransmits) = run(false);
+    assert!(kept.ssthresh.is_finite(), "cut and kept: {kept:?}");
+    assert!(retransmits > 1);
 }
