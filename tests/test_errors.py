@@ -182,6 +182,11 @@ CASES = [
      with_("transport.pfabric", {"init_cwnd": 12, "max_cwnd": 8}),
      "transport.pfabric.max_cwnd", "init_cwnd"),
     ("pacing-not-a-bool", with_("transport.pacing", "yes"), "transport.pacing", ""),
+    ("unknown-profile", with_("transport.profile", "bsd"), "transport.profile", "bsd"),
+    ("rwnd-zero", with_("transport.rwnd", "0B"), "transport.rwnd", "positive"),
+    ("rwnd-zero-segments", with_("transport.rwnd", "0pkt"), "transport.rwnd", "positive"),
+    ("sack-blocks-zero", with_("transport.sack_blocks", 0), "transport.sack_blocks", "1 and 4"),
+    ("sack-blocks-five", with_("transport.sack_blocks", 5), "transport.sack_blocks", "got 5"),
     # Traffic classes (802.1Q priority code points 0-7) and strict-priority queues.
     ("flow-class-8", with_("traffic.flows", [{**FLOW, "class": 8}]), "traffic.flows[0].class", "8"),
     (

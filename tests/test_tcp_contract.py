@@ -481,6 +481,19 @@ def test_newreno_data_is_not_ecn_capable():
     assert sum(p.payload > 0 for p in packets) == -(-50_000 // MSS)
 
 
+def tshark_frames(tshark: str, path, display_filter: str) -> list[str]:
+    """The numbers of the frames of the capture at ``path`` that tshark's display
+    filter keeps."""
+    proc = subprocess.run(
+        [tshark, "-r", str(path), "-Y", display_filter, "-T", "fields", "-e", "frame.number"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
 def test_tshark_sees_the_retransmissions(tmp_path):
     tshark = shutil.which("tshark")
     # Losses from a long outage: every resend is an RTO or follows one, so resends
@@ -496,22 +509,80 @@ def test_tshark_sees_the_retransmissions(tmp_path):
     if tshark is None:
         pytest.skip("tshark is not installed")
 
-    def frames(display_filter: str) -> list[str]:
-        proc = subprocess.run(
-            [tshark, "-r", str(path), "-Y", display_filter, "-T", "fields", "-e", "frame.number"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout.split()
-
-    resent = frames(
+    resent = tshark_frames(
+        tshark,
+        path,
         "tcp.analysis.retransmission || tcp.analysis.fast_retransmission"
-        " || tcp.analysis.spurious_retransmission"
+        " || tcp.analysis.spurious_retransmission",
     )
-    out_of_order = frames("tcp.analysis.out_of_order")
+    out_of_order = tshark_frames(tshark, path, "tcp.analysis.out_of_order")
     # tshark cannot see more resends than the sender made, it sees at least one per
     # timeout, and every resend is labelled as one (or, if quick, as out of order).
     assert f["timeouts"] <= len(resent) <= f["retransmits"]
     assert len(resent) + len(out_of_order) == f["retransmits"]
+
+
+def test_tshark_agrees_with_a_sack_recovery(tmp_path):
+    """Two short outages on the receiver's link make two holes; with SACK the sender
+    repairs them without a timeout. tshark reads the SACK option and counts, from the
+    receiver's capture, one duplicate ACK per out-of-order segment and, from the
+    sender's, one resend per dcnsim retransmission."""
+    tshark = shutil.which("tshark")
+    scenario = two_hosts(
+        "2MB",
+        transport={"sack": True},
+        network={
+            "outages": [
+                {"port": "sw0->host1", "start": "2ms", "stop": "2.03ms"},
+                {"port": "sw0->host1", "start": "2.1ms", "stop": "2.13ms"},
+            ]
+        },
+        trace={"pcap": ["host0", "host1"]},
+    )
+    results = run_checked(scenario)
+    f = tcp_rows(results).iloc[0]
+    assert f["timeouts"] == 0 and f["retransmits"] > 0 and f["ooo_packets"] > 0
+    out = results.write(tmp_path / "out") / "pcap"
+    if tshark is None:
+        pytest.skip("tshark is not installed")
+
+    def frames(path, display_filter: str) -> list[str]:
+        return tshark_frames(tshark, path, display_filter)
+
+    receiver, sender = out / "host1.pcap", out / "host0.pcap"
+    assert frames(receiver, "tcp.options.sack_le"), "SACK blocks on the receiver's ACKs"
+    dup_acks = frames(receiver, "tcp.analysis.duplicate_ack && ip.src == 10.0.0.2")
+    assert len(dup_acks) == f["ooo_packets"]
+    resent = frames(
+        sender,
+        "ip.src == 10.0.0.1 && (tcp.analysis.retransmission"
+        " || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission"
+        " || tcp.analysis.out_of_order)",
+    )
+    assert len(resent) == f["retransmits"]
+
+
+def test_rwnd_caps_a_long_flow_at_one_window_per_round_trip():
+    """With the receiver window below the bandwidth-delay product, a flow sends one
+    window per round trip: goodput = rwnd / RTT (closed form)."""
+    scenario = two_hosts("10MB", transport={"rwnd": "10pkt"})
+    scenario["topology"]["link"]["delay"] = "100us"
+    f = tcp_rows(run_checked(scenario)).iloc[0]
+    # Data: two store-and-forward hops of 1500 B at 1 Gbps; the ACK: two of 40 B.
+    rtt = 2 * (100e-6 + 1500 * 8 / 1e9) + 2 * (100e-6 + 40 * 8 / 1e9)
+    window_rate = 10 * MSS * 8 / rtt
+    assert f["goodput_bps"] == pytest.approx(window_rate, rel=0.03)
+    assert f["retransmits"] == 0
+
+
+def test_a_profile_sets_the_defaults_and_written_keys_override_it():
+    scenario = two_hosts(
+        "200KB", transport={"profile": "ns3", "mss": "1000B"}, trace={"pcap": ["host0"]}
+    )
+    packets = read_pcap(run_checked(scenario).pcaps["host0"])
+    data = [p for p in packets if p.payload > 0]
+    assert max(p.payload for p in data) == 1000  # the written key, not ns-3's 536 B
+    # ns-3.23's initial window of one segment, answered at once (its first-packet
+    # rule): one data segment leaves before the first ACK of data comes back.
+    first_ack = min(p.time for p in packets if p.src == 1 and not p.flags & dpkt.tcp.TH_SYN)
+    assert sum(p.time < first_ack for p in data) == 1

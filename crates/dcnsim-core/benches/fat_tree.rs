@@ -1,22 +1,28 @@
 //! The fixed benchmarks on a k=8 fat-tree of 10 Gbps, 1 us links, 20 ms
 //! simulated (`dcnsim_core::BENCH_SCENARIOS`): Poisson datagrams between
 //! random hosts at 50% load, DCTCP web-search flows at 50% load, and the same
-//! flows with pFabric hosts and switch ports. Prints packet-hops per wall
-//! second and pFabric's ratio to DCTCP; run with `cargo bench -p dcnsim-core`.
+//! flows with pFabric hosts and switch ports; then the DCTCP flows with SACK
+//! (`transport.sack`). Prints packet-hops per wall second, pFabric's ratio to
+//! DCTCP and SACK's; run with `cargo bench -p dcnsim-core`.
 
-use dcnsim_core::{run, Scenario, BENCH_SCENARIOS};
+use dcnsim_core::{run, Scenario, BENCH_SCENARIOS, BENCH_TCP_SCENARIO};
 
 fn main() {
     let best: Vec<f64> = BENCH_SCENARIOS
         .iter()
-        .map(|(_, text)| bench(text))
+        .map(|(_, text)| bench(text, ""))
         .collect();
     println!("pfabric / tcp: {:.2}", best[2] / best[1]);
+    let sack = bench(BENCH_TCP_SCENARIO, "sack = true");
+    println!("tcp with sack / tcp: {:.3}", sack / best[1]);
 }
 
-fn bench(text: &str) -> f64 {
-    let sc = Scenario::from_toml_str(text).expect("bench scenario is valid");
-    println!("{}", sc.name);
+/// Best of three runs of the scenario `text`, with `transport_keys` (TOML
+/// lines) added to its `[transport]` table.
+fn bench(text: &str, transport_keys: &str) -> f64 {
+    let text = text.replace("[transport]\n", &format!("[transport]\n{transport_keys}\n"));
+    let sc = Scenario::from_toml_str(&text).expect("bench scenario is valid");
+    println!("{} {transport_keys}", sc.name);
     let repeats = 3;
     let mut best = 0.0f64;
     for i in 0..repeats {

@@ -53,6 +53,59 @@ pub struct TcpHeader {
     pub flags: u8,
     /// The timestamp value echoed back (TSecr), or [`crate::tcp::NO_TS`].
     pub ts_echo: Time,
+    /// SACK blocks of an ACK (RFC 2018).
+    pub sack: Sack,
+}
+
+/// The most SACK blocks one ACK carries (RFC 2018 §3: four fit in the 40
+/// bytes of TCP options).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// An ACK's SACK option (RFC 2018 §3): up to four [left, right) blocks of
+/// data the receiver holds above the cumulative ACK, first the one holding
+/// the latest segment. Kept as offsets from `ack` so the header stays small.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sack {
+    len: u8,
+    blocks: [(u32, u32); MAX_SACK_BLOCKS],
+}
+
+impl Sack {
+    /// Append the block [left, right) of an ACK of `ack`; false when full.
+    pub fn push(&mut self, ack: u64, left: u64, right: u64) -> bool {
+        let i = usize::from(self.len);
+        if i == MAX_SACK_BLOCKS {
+            return false;
+        }
+        self.blocks[i] = ((left - ack) as u32, (right - ack) as u32);
+        self.len += 1;
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The blocks as absolute sequence numbers, for an ACK of `ack`.
+    pub fn blocks(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.len()]
+            .iter()
+            .map(move |&(l, r)| (ack + u64::from(l), ack + u64::from(r)))
+    }
+
+    /// Bytes the option adds to the header: kind, length and 8 per block,
+    /// padded with two NOPs to whole 4-byte words (RFC 2018 §3).
+    pub fn option_bytes(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            2 + 2 + 8 * u32::from(self.len)
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -13,16 +13,18 @@ use std::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 
+use crate::packet::{Sack, MAX_SACK_BLOCKS};
 use crate::units::Time;
 
 /// Transport header of a captured packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
     /// TCP segment: 32-bit sequence/ack numbers as they go on the wire, flag bits
-    /// (use the constants below), receive window, and payload length in bytes.
+    /// (use the constants below), receive window, and the SACK option (RFC 2018
+    /// §3, after two NOPs; blocks relative to `ack`, 32-bit on the wire).
     ///
     /// The lengths on the wire come from [`Frame::ip_len`], which should be
-    /// `40 + payload`; `payload` itself is not encoded.
+    /// `40 + SACK option + payload`.
     Tcp {
         src_port: u16,
         dst_port: u16,
@@ -30,7 +32,7 @@ pub enum Transport {
         ack: u32,
         flags: u8,
         window: u16,
-        payload: u32,
+        sack: Sack,
     },
     /// UDP datagram.
     Udp { src_port: u16, dst_port: u16 },
@@ -70,8 +72,10 @@ const ETH_HDR: usize = 14;
 const IP_HDR: usize = 20;
 const TCP_HDR: usize = 20;
 const UDP_HDR: usize = 8;
+/// The largest TCP option: two NOPs and a SACK option of four blocks.
+const MAX_TCP_OPTIONS: usize = 4 + 8 * MAX_SACK_BLOCKS;
 /// The largest captured length of a record: Ethernet + IPv4 + TCP headers.
-const MAX_CAPLEN: usize = ETH_HDR + IP_HDR + TCP_HDR;
+const MAX_CAPLEN: usize = ETH_HDR + IP_HDR + TCP_HDR + MAX_TCP_OPTIONS;
 /// Snapshot length in the global header: the customary 262 144, above the largest
 /// original length (14 + 65 535), which pcap readers check records against.
 const SNAPLEN: u32 = 262_144;
@@ -153,7 +157,7 @@ fn host_mac(h: u32) -> [u8; 6] {
 /// the number of bytes written and the (clamped) IPv4 total length.
 fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
     let (protocol, l4_len) = match f.transport {
-        Transport::Tcp { .. } => (6, TCP_HDR),
+        Transport::Tcp { sack, .. } => (6, TCP_HDR + sack.option_bytes() as usize),
         Transport::Udp { .. } => (17, UDP_HDR),
     };
     let min_len = (IP_HDR + l4_len) as u16;
@@ -186,16 +190,25 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
             ack,
             flags,
             window,
-            payload: _,
+            sack,
         } => {
             l4[0..2].copy_from_slice(&src_port.to_be_bytes());
             l4[2..4].copy_from_slice(&dst_port.to_be_bytes());
             l4[4..8].copy_from_slice(&seq.to_be_bytes());
             l4[8..12].copy_from_slice(&ack.to_be_bytes());
-            l4[12] = 0x50; // data offset 5 words
+            l4[12] = ((l4_len / 4) as u8) << 4; // data offset in 32-bit words
             l4[13] = flags;
             l4[14..16].copy_from_slice(&window.to_be_bytes());
             // Checksum and urgent pointer stay 0.
+            if !sack.is_empty() {
+                // NOP, NOP, kind 5, length 2 + 8n, then the blocks.
+                l4[20..24].copy_from_slice(&[1, 1, 5, 2 + 8 * sack.len() as u8]);
+                for (i, (l, r)) in sack.blocks(u64::from(ack)).enumerate() {
+                    let at = 24 + 8 * i;
+                    l4[at..at + 4].copy_from_slice(&(l as u32).to_be_bytes());
+                    l4[at + 4..at + 8].copy_from_slice(&(r as u32).to_be_bytes());
+                }
+            }
         }
         Transport::Udp { src_port, dst_port } => {
             l4[0..2].copy_from_slice(&src_port.to_be_bytes());
@@ -248,9 +261,33 @@ mod tests {
                 ack,
                 flags,
                 window: 65_535,
-                payload,
+                sack: Sack::default(),
             },
         }
+    }
+
+    /// An ACK with two SACK blocks carries them after two NOPs, the data
+    /// offset covering the option (RFC 2018 §3), within a longer IP packet.
+    #[test]
+    fn the_sack_option_is_encoded() {
+        let mut sack = Sack::default();
+        assert!(sack.push(1000, 3000, 5000));
+        assert!(sack.push(1000, 7000, 8000));
+        let mut f = tcp(1_000, 1, 1, 1000, ACK, 0, 0);
+        f.ip_len = 40 + sack.option_bytes();
+        if let Transport::Tcp { sack: s, .. } = &mut f.transport {
+            *s = sack;
+        }
+        let mut buf = [0u8; MAX_CAPLEN];
+        let (caplen, ip_len) = encode(&f, &mut buf);
+        assert_eq!((caplen, ip_len), (14 + 20 + 20 + 20, 60));
+        let tcp = &buf[34..];
+        assert_eq!(tcp[12] >> 4, 10, "data offset: 40 B of TCP header");
+        assert_eq!(tcp[20..24], [1, 1, 5, 18]);
+        assert_eq!(be32(tcp, 24), 3000);
+        assert_eq!(be32(tcp, 28), 5000);
+        assert_eq!(be32(tcp, 32), 7000);
+        assert_eq!(be32(tcp, 36), 8000);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 """Incast: the Packet Slicing seed, §II.C, Fig. 6(b).
 
-N DCTCP workers answer one aggregator at once, round after round; the study finds,
-per packet size, the largest N without a timeout in steady state and prints it
-beside the seed's maximum. ``run_incast`` / ``incast_summary`` from Python.
+N DCTCP workers answer one aggregator at once, round after round, with TCP as
+ns-2.35 has it (``transport.profile = "ns2"``); the study finds, per packet size,
+the largest N without a timeout in steady state and prints it beside the seed's
+maximum and the seed's analytic Incast probability (its equations 1-2).
+``run_incast`` / ``incast_summary`` / ``incast_probability`` from Python.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = [
     "INCAST_SEED",
     "STUDY",
     "incast_claims",
+    "incast_probability",
     "incast_scenario",
     "incast_summary",
     "run_incast",
@@ -44,31 +47,67 @@ INCAST_SEED: dict[int, tuple[int, str, str]] = {
 #: Worker counts per packet size: the full grid and the quick one (a few points
 #: bracketing the collapse; 64 B only up to 450, large N at 64 B is slow).
 INCAST_FULL: dict[int, list[int]] = {
-    1500: list(range(2, 41, 2)),
+    1500: sorted([*range(2, 41, 2), 25]),
     500: [20, 30, 40, 50, 56, 60, 64, 68, 72, 76, 80, 90, 100],
     250: [40, 60, 80, 100, 110, 120, 125, 130, 135, 140, 146, 150, 160, 180],
     64: [100, 200, 300, 400, 450, 500, 550, 600, 650, 700],
 }
 INCAST_QUICK: dict[int, list[int]] = {
-    1500: [4, 8, 10, 12, 24],
-    500: [40, 64, 68, 80],
-    250: [80, 125, 130, 146],
+    1500: [4, 8, 10, 12, 16, 20, 24, 25, 26, 28],
+    500: [40, 64, 68, 72, 80],
+    250: [80, 125, 130, 140],
     64: [100, 300, 450],
 }
 
 INCAST_ROUNDS = 8
 
+#: The switch's output buffer, as the scenario writes it and in bytes.
+INCAST_BUFFER = "64KB"
+INCAST_BUFFER_BYTES = 64_000
 
-def incast_scenario(size: int, workers: int, rounds: int = INCAST_ROUNDS) -> Scenario:
+
+def incast_probability(
+    size: int, workers: int, window: int = 2, buffer: int = INCAST_BUFFER_BYTES
+) -> float:
+    """The seed's Incast probability P, its equations (1)-(2).
+
+    p = (1 - B / (n s w))^w is one flow's chance of losing its whole window of w
+    packets when n flows of w packets of s bytes share a buffer of B bytes (0 when
+    they all fit), and P = 1 - (1 - p)^n the chance that at least one flow times
+    out. B (``buffer``) defaults to the scenario's, s is the packet size on the wire.
+    """
+    in_flight = workers * size * window
+    if in_flight <= buffer:
+        return 0.0
+    p = (1.0 - buffer / in_flight) ** window
+    return 1.0 - (1.0 - p) ** workers
+
+
+def incast_scenario(
+    size: int,
+    workers: int,
+    rounds: int = INCAST_ROUNDS,
+    limited_transmit: bool | None = None,
+) -> Scenario:
     """``workers`` DCTCP senders, one 64 KB response each per round, to host 0.
 
     1 Gbps star, 25 µs per link (100 µs round trip through the switch), 64 KB
     output buffers with DCTCP marking at K = 20 packets, RTO_min 200 ms, packets of
-    ``size`` bytes on the wire (payload ``size - 40``), ns-2's initial window of 2,
-    persistent connections over ``rounds`` rounds.
+    ``size`` bytes on the wire (payload ``size - 40``), TCP as ns-2.35's
+    ``Agent/TCP/FullTcp`` has it (the ``ns2`` profile: initial window 2, window_
+    20, no limited transmit), persistent connections over ``rounds`` rounds.
+    ``limited_transmit`` overrides the profile's (off) when given.
     """
     if size <= 40 + 23:
         raise ValueError(f"packet size must leave at least 24 B of payload, got {size} B")
+    transport: dict[str, Any] = {
+        "profile": "ns2",
+        "protocol": "dctcp",
+        "mss": f"{size - 40}B",
+        "min_rto": "200ms",
+    }
+    if limited_transmit is not None:
+        transport["limited_transmit"] = limited_transmit
     return Scenario(
         {
             "name": f"incast S={size}B N={workers}",
@@ -77,13 +116,10 @@ def incast_scenario(size: int, workers: int, rounds: int = INCAST_ROUNDS) -> Sce
                 "hosts": workers + 1,
                 "link": {"rate": "1Gbps", "delay": "25us"},
             },
-            "network": {"queue": {"capacity": "64KB", "aqm": {"kind": "threshold", "k": "20pkt"}}},
-            "transport": {
-                "protocol": "dctcp",
-                "mss": f"{size - 40}B",
-                "init_cwnd": 2,
-                "min_rto": "200ms",
+            "network": {
+                "queue": {"capacity": INCAST_BUFFER, "aqm": {"kind": "threshold", "k": "20pkt"}}
             },
+            "transport": transport,
             "traffic": {
                 "incast": [
                     {
@@ -124,15 +160,18 @@ def run_incast(
     grid: Mapping[int, Sequence[int]] | None = None,
     rounds: int = INCAST_ROUNDS,
     progress: Progress | None = None,
+    limited_transmit: bool | None = None,
 ) -> pd.DataFrame:
     """One row per (packet size, workers): steady-state goodput and timeouts.
 
     ``grid`` (packet size -> worker counts) defaults to ``INCAST_QUICK`` or
     ``INCAST_FULL``; ``sizes`` keeps only some of its sizes. Steady state is rounds
     1..rounds-1 (round 0 is slow start from the initial window and is reported
-    apart). Columns: ``size_B, workers, rounds, round0_goodput_mbps,
-    round0_timeout, steady_rounds, steady_goodput_mbps, steady_timeout_rounds,
-    timeout_fraction, steady_timeouts, drops, sim_time_s, wall_s``.
+    apart). ``limited_transmit`` overrides the ns2 profile's (off). Columns:
+    ``size_B, workers, rounds, round0_goodput_mbps, round0_timeout, steady_rounds,
+    steady_goodput_mbps, steady_timeout_rounds,
+    timeout_fraction, steady_timeouts, drops, sim_time_s, wall_s, seed_P``
+    (``seed_P``: the seed's equation (2) for w = 2).
     """
     if rounds < 2:
         raise ValueError("incast needs at least 2 rounds: round 0 is not steady state")
@@ -142,12 +181,17 @@ def run_incast(
     points = [(s, n) for s in grid for n in sorted(grid[s])]
     # Largest runs first: they dominate the wall time, so the pool ends evenly.
     order = sorted(range(len(points)), key=lambda i: -points[i][1] * 1500 / points[i][0])
-    tasks = [(_reduce_incast, incast_scenario(*points[i], rounds=rounds)) for i in order]
+    tasks = [(_reduce_incast, incast_scenario(*points[i], rounds, limited_transmit)) for i in order]
     answers = run_scenarios(tasks, jobs=jobs, progress=progress)
     rows = [None] * len(points)
     for i, answer in zip(order, answers, strict=True):
         size, workers = points[i]
-        rows[i] = {"size_B": size, "workers": workers, **answer}
+        rows[i] = {
+            "size_B": size,
+            "workers": workers,
+            **answer,
+            "seed_P": incast_probability(size, workers),
+        }
     table = pd.DataFrame(rows)
     table.insert(
         table.columns.get_loc("steady_timeout_rounds") + 1,
@@ -165,7 +209,10 @@ def incast_summary(detail: pd.DataFrame) -> pd.DataFrame:
     collapsed). ``goodput_below_mbps`` is the steady goodput at that N,
     ``first_collapse`` the next N of the grid and ``goodput_above_mbps`` its
     goodput (NaN when nothing collapsed: the maximum is then only a lower bound,
-    ``bound = ">="``).
+    ``bound = ">="``). ``clean_above`` lists the N above the first collapse
+    without a steady timeout (empty: the curve is monotone). ``seed_P_below`` and
+    ``seed_P_above`` are the seed's equation (2) (w = 2) at those two N, and
+    ``seed_n_half`` the least N where it reaches 0.5.
     """
     rows = []
     for size, points in detail.groupby("size_B", sort=False):
@@ -175,6 +222,8 @@ def incast_summary(detail: pd.DataFrame) -> pd.DataFrame:
         below = points.iloc[collapsed - 1] if collapsed > 0 else None
         above = points.iloc[collapsed] if collapsed < len(points) else None
         seed_max, seed_shown, note = INCAST_SEED.get(int(size), (np.nan, "?", ""))
+        workers = points["workers"].to_numpy()
+        clean_above = workers[collapsed:][fine[collapsed:]]
         rows.append(
             {
                 "size_B": int(size),
@@ -186,6 +235,20 @@ def incast_summary(detail: pd.DataFrame) -> pd.DataFrame:
                 "first_collapse": int(above["workers"]) if above is not None else np.nan,
                 "goodput_above_mbps": above["steady_goodput_mbps"] if above is not None else np.nan,
                 "grid": ",".join(str(n) for n in points["workers"]),
+                "clean_above": ",".join(str(n) for n in clean_above),
+                "seed_P_below": (
+                    incast_probability(int(size), int(below["workers"]))
+                    if below is not None
+                    else np.nan
+                ),
+                "seed_P_above": (
+                    incast_probability(int(size), int(above["workers"]))
+                    if above is not None
+                    else np.nan
+                ),
+                "seed_n_half": next(
+                    n for n in range(1, 100_000) if incast_probability(int(size), n) >= 0.5
+                ),
                 "seed_note": note,
             }
         )
@@ -198,11 +261,18 @@ INCAST_NOTES = [
     "  initial window of 2 and is not counted). Goodput = mean of the steady rounds'",
     "  goodput (8 x workers x 64 KB / round time). Collapse need not be monotonic in N:",
     "  a larger N can happen to avoid timeouts (see --verbose); the first timeout counts.",
-    "1500 B: dcnsim collapses at far fewer workers than the seed's 25. This is a known",
-    "  discrepancy, reported as measured (nothing is tuned to hide it).",
-    "64 B: dcnsim's packet size is the wire size including the 40 B TCP/IP header, so a",
-    "  64 B packet carries 24 B and goodput is at most 24/64 x 1 Gbps = 375 Mbps. The",
-    "  seed's 570 Mbps at 64 B suggests its 64 B was the payload (64/104 x 1 Gbps = 615).",
+    "TCP is ns-2.35's Agent/TCP/FullTcp (profile ns2), which has no limited transmit: with",
+    "  windows of 2-3 segments one loss leaves one duplicate ACK and waits for the 200 ms",
+    "  timeout, so 1500 B collapses far below the seed's 25 (reported as measured).",
+    "  ns-2's one-way Agent/TCP has limited transmit (singledup_ 1); with it",
+    "  (dcnsim.studies.incast.run_incast(limited_transmit=True)) 1500 B reaches 25.",
+    "eq. (2) P = the seed's Incast probability 1 - (1 - (1 - B/(N s w))^w)^N for w = 2,",
+    "  B = 64 KB (64 000 B, the scenario's buffer) and s the packet size.",
+    "Packet size: the seed's s is the packet on the wire for 1500 B (payload 1460 + 40 B",
+    "  header, its eq. 8), as dcnsim's: a packet of S bytes carries S - 40, the buffer is",
+    "  counted in bytes. 64 B then carries 24 B and goodput is at most 24/64 x 1 Gbps =",
+    "  375 Mbps; the seed's 570 Mbps at 64 B (93 % of 64/104 x 1 Gbps = 615) suggests its",
+    "  64 B was the payload with a 40 B header.",
     "  A 64 B round lasts N x 1.37 ms, longer than RTO_min from N = 150 on, so a round",
     "  with timeouts keeps most of its goodput: there, the timeout is the collapse signal.",
 ]
@@ -226,14 +296,18 @@ def _incast_tables(detail: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
             "first collapse": [int_text(v) for v in summary["first_collapse"]],
             "goodput below (Mbps)": [num_text(v, 0) for v in summary["goodput_below_mbps"]],
             "goodput above (Mbps)": [num_text(v, 0) for v in summary["goodput_above_mbps"]],
+            "eq. (2) P below": [num_text(v, 2) for v in summary["seed_P_below"]],
+            "eq. (2) P above": [num_text(v, 2) for v in summary["seed_P_above"]],
+            "eq. (2) P >= 0.5 from N": summary["seed_n_half"],
             "seed note": summary["seed_note"],
         }
     )
     lines = [
-        "Incast: the Packet Slicing seed, §II.C, Fig. 6(b): N DCTCP workers -> 1 aggregator",
+        "Incast: the Packet Slicing seed, §II.C, Fig. 6(b): N DCTCP workers -> 1 aggregator,",
+        '  TCP as ns-2.35 Agent/TCP/FullTcp has it (transport.profile = "ns2")',
         "  1 Gbps star, 100 µs RTT, 64 KB buffer per port, K = 20 packets, RTO_min 200 ms,",
         f"  SRU 64 KB per worker per round, {int(detail['rounds'].max())} rounds, "
-        "persistent connections, init_cwnd 2",
+        "persistent connections, init_cwnd 2 (ns-2's windowInit_)",
         "",
         format_table(shown),
     ]
@@ -258,6 +332,7 @@ def _incast_detail_view(detail: pd.DataFrame) -> pd.DataFrame:
             ],
             "timeouts": detail["steady_timeouts"],
             "drops": detail["drops"],
+            "eq. (2) P": [num_text(v, 2) for v in detail["seed_P"]],
             "sim time (s)": [f"{v:.3f}" for v in detail["sim_time_s"]],
             "wall (s)": [f"{v:.2f}" for v in detail["wall_s"]],
         }
@@ -328,6 +403,15 @@ def incast_claims(detail: pd.DataFrame) -> list[Claim]:
                 ok,
             )
         )
+        if row.size_B == 1500:
+            claims.append(
+                Claim(
+                    "1500 B: no N without a timeout above the first collapse (monotone)",
+                    "monotone",
+                    f"clean above: {row.clean_above}" if row.clean_above else "monotone",
+                    not row.clean_above if not pd.isna(row.first_collapse) else None,
+                )
+            )
     return claims
 
 

@@ -40,6 +40,16 @@ SPRAYING_FULL = {"n_long": [0, 1, 2, 3, 4, 5], "seeds": list(range(1, 11))}
 SPRAYING_QUICK = {"n_long": [0, 2, 5], "seeds": [1, 2, 3]}
 SHORT_FLOW_BYTES = 200_000
 LONG_FLOW_BYTES = 10_000_000
+#: The last link's payload rate (bit/s): 1 Gbps x 1460 B of payload per 1500 B packet.
+PAYLOAD_RATE = 1e9 * 1460 / 1500
+
+
+def static_finish_ms(n_long: int) -> float:
+    """The closed form of the single-path static scenario: every byte of the n_long
+    long flows and the short flow crosses E7 -> S15 at its payload rate, so the long
+    flows, sharing it fairly to the end, all finish at (bytes x 8 / rate)."""
+    return (n_long * LONG_FLOW_BYTES + SHORT_FLOW_BYTES) * 8 / PAYLOAD_RATE * 1e3
+
 
 SPRAYING_EXPECTATIONS = [
     "Seed's findings (qualitative; the text gives no exact numbers):",
@@ -53,7 +63,9 @@ SPRAYING_EXPECTATIONS = [
 
 
 def spraying_scenario(policy: str, n_long: int, seed: int = 1) -> Scenario:
-    """k = 4 fat-tree, 1 Gbps, 25 µs links, 1000-packet drop-tail queues, NewReno.
+    """k = 4 fat-tree, 1 Gbps, 25 µs links, 1000-packet drop-tail queues, TCP as
+    ns-3.23's TcpNewReno has it (profile ``ns3``: 128 KiB socket buffers, initial
+    window 1, delayed ACKs, RTO_min 1 s) with the seed's 1500 B packets (MSS 1460 B).
 
     Long flows of 10 MB from hosts 0..n_long-1 to host 15, then one 200 KB short
     flow from host 0 to host 15 (the last flow); everything starts at time 0.
@@ -69,6 +81,7 @@ def spraying_scenario(policy: str, n_long: int, seed: int = 1) -> Scenario:
             "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "25us"}},
             "network": {"queue": {"capacity": "1000pkt"}},
             "forwarding": {"policy": policy},
+            "transport": {"profile": "ns3", "mss": "1460B"},
             "traffic": {"flows": flows},
         }
     )
@@ -97,6 +110,8 @@ def _reduce_spraying(results: Any) -> dict[str, Any]:
             if len(long)
             else np.nan
         ),
+        "long_first_end_ms": float(long["end_s"].min()) * 1e3 if len(long) else np.nan,
+        "long_last_end_ms": float(long["end_s"].max()) * 1e3 if len(long) else np.nan,
         "long_timeouts": int(long["timeouts"].sum()),
         "drops": int(tcp["drops"].sum()),
         "unfinished": int(tcp["fct_s"].isna().sum()),
@@ -116,7 +131,8 @@ def run_spraying(
     Defaults: n_long 0..5 and seeds 1..10, or with ``quick`` n_long 0, 2, 5 and
     seeds 1..3. Columns: ``policy, n_long, seed, short_fct_ms, short_ooo_packets,
     short_packets_delivered, short_ooo_pct, short_timeouts, long_goodput_mbps,
-    long_goodput_max_mbps, long_aggregate_mbps, long_timeouts, drops, unfinished,
+    long_goodput_max_mbps, long_aggregate_mbps, long_first_end_ms, long_last_end_ms,
+    long_timeouts, drops, unfinished,
     wall_s``.
     """
     plan = SPRAYING_QUICK if quick else SPRAYING_FULL
@@ -276,6 +292,27 @@ def spraying_checks(runs: pd.DataFrame) -> list[Claim]:
             )
         )
     single_runs = runs[runs["policy"] == "single"]
+    five = single_runs[single_runs["n_long"] == 5]
+    if len(five):
+        closed = static_finish_ms(5)
+        first, last = five["long_first_end_ms"].min(), five["long_last_end_ms"].max()
+        aggregate = five["long_aggregate_mbps"].min()
+        rate = PAYLOAD_RATE / 1e6
+        checks.append(
+            Claim(
+                f"single path, 5 long flows: each ends within 3 % of {closed:.1f} ms "
+                f"(50.2 MB at {rate:.1f} Mbps) and within 5 ms of the others; their "
+                "aggregate within 3 % of that rate",
+                "fair, lossless sharing (128 KiB socket buffers)",
+                f"{first:.1f}-{last:.1f} ms, aggregate {aggregate:.1f} Mbps",
+                bool(
+                    abs(first / closed - 1) <= 0.03
+                    and abs(last / closed - 1) <= 0.03
+                    and last - first <= 5.0
+                    and abs(aggregate / rate - 1) <= 0.03
+                ),
+            )
+        )
     if single_runs["seed"].nunique() > 1:
         numbers = single_runs.drop(columns=["seed", "wall_s"]).groupby(["n_long"])
         same = bool((numbers.nunique(dropna=False) <= 1).all().all())
@@ -325,7 +362,8 @@ def _spraying_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
     seeds = sorted(set(runs["seed"]))
     lines = [
         "Random packet spraying, static scenario (spraying seed, Figs. 2-4)",
-        "  k = 4 fat-tree, 1 Gbps, 25 µs links, drop-tail 1000 packets, TCP NewReno;",
+        "  k = 4 fat-tree, 1 Gbps, 25 µs links, drop-tail 1000 packets, TCP as ns-3.23's",
+        "  TcpNewReno has it (profile ns3: 128 KiB buffers) with 1500 B packets;",
         "  n_long 10 MB flows S0..S(n_long-1) -> S15 and one 200 KB flow S0 -> S15, all at t = 0;",
         f"  seeds {ranges(seeds)} per point (single-path routing depends on the host pair only)",
         "",

@@ -102,7 +102,7 @@ struct RawScenario {
     #[serde(default)]
     forwarding: ForwardingSpec,
     #[serde(default)]
-    transport: TransportSpec,
+    transport: Value,
     #[serde(default)]
     traffic: Value,
     #[serde(default)]
@@ -193,11 +193,8 @@ impl Scenario {
                 ));
             }
         }
-        raw.transport
-            .check()
-            .map_err(|(k, m)| ScenarioError::new(join_path("transport", &k), m))?;
-        let traffic =
-            TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time, &raw.transport)?;
+        let transport = TransportSpec::from_value(raw.transport)?;
+        let traffic = TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time, &transport)?;
         for (i, port) in raw.trace.queues.iter().enumerate() {
             let Some(index) = topology.port_by_name(port) else {
                 return Err(ScenarioError::new(
@@ -267,7 +264,7 @@ impl Scenario {
             topology,
             network: raw.network,
             forwarding: raw.forwarding,
-            transport: raw.transport,
+            transport,
             traffic,
             trace: raw.trace,
             agents,

@@ -130,7 +130,7 @@ impl Simulation {
             seg: Seg {
                 to_receiver,
                 hdr: pkt.tcp,
-                payload: pkt.size - HEADER - pkt.option_bytes(),
+                payload: pkt.size - HEADER - pkt.option_bytes() - pkt.tcp.sack.option_bytes(),
                 ect: pkt.ecn != NOT_ECT,
                 prio: pkt.prio,
             },
@@ -161,7 +161,8 @@ impl Simulation {
             } else {
                 (f.dst_node, f.src_node, f.hash_rev)
             };
-            let mut pkt = Packet::new(Kind::Tcp, src, dst, HEADER + seg.payload, hash, now);
+            let size = HEADER + seg.hdr.sack.option_bytes() + seg.payload;
+            let mut pkt = Packet::new(Kind::Tcp, src, dst, size, hash, now);
             pkt.flow = id;
             pkt.ecn = if seg.ect { ECT0 } else { NOT_ECT };
             pkt.class = f.class;

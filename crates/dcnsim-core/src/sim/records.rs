@@ -320,7 +320,7 @@ impl Simulation {
                     ack: pkt.tcp.ack as u32,
                     flags: pkt.tcp.flags,
                     window: u16::MAX,
-                    payload: pkt.size.saturating_sub(crate::tcp::HEADER),
+                    sack: pkt.tcp.sack,
                 }
             }
             // Control packets (ICMP, PAUSE) are shown as datagrams.

@@ -7,13 +7,26 @@
 //! - cumulative ACKs; the receiver keeps out-of-order data as ranges and
 //!   acknowledges at once when a segment arrives out of order, is a duplicate or
 //!   fills a hole (RFC 5681 §4.2), otherwise every segment or, with delayed
-//!   ACKs, every second full segment or after the delayed-ACK timeout;
+//!   ACKs, every second full segment or after the delayed-ACK timeout (the
+//!   first `quick_acks` data segments at once);
 //! - slow start and congestion avoidance by bytes acknowledged (RFC 5681,
 //!   RFC 3465) through [`crate::cc`];
+//! - limited transmit (RFC 3042): one new segment on each of the first two
+//!   duplicate ACKs, not counted in the ssthresh of a later fast retransmit;
 //! - fast retransmit on the third duplicate ACK and NewReno fast recovery with
 //!   partial ACKs (RFC 6582, resetting the timer on every partial ACK);
+//! - with `undo`, Eifel detection of a spurious fast retransmit (RFC 3522: the
+//!   ACK of the retransmitted segment echoes the original's older timestamp)
+//!   and its response, the window restored (RFC 4015);
+//! - the receiver's window (`rwnd`): never more than that outstanding;
+//! - with `sack`, SACK blocks on ACKs (RFC 2018 §4: the block of the latest
+//!   segment first, then the others, highest first, up to `sack_blocks`) and
+//!   SACK-based loss recovery (RFC 6675: a scoreboard, IsLost by bytes SACKed
+//!   above, cwnd = ssthresh on entry, and while cwnd − pipe ≥ one segment the
+//!   next lost hole above HighRxt, else new data);
 //! - the retransmission timer of RFC 6298: SRTT/RTTVAR from timestamps echoed
-//!   by the receiver (RFC 7323 rules for which timestamp to echo), RTO bounded
+//!   by the receiver (RFC 7323 rules for which timestamp to echo), RTO =
+//!   SRTT + max(G, 4·RTTVAR) with the clock granularity G, bounded
 //!   by `min_rto`/`max_rto`, doubled on each expiry, and go-back-N from the
 //!   first unacknowledged byte with a one-segment window;
 //! - ECN (RFC 3168): ECT(0) data, ECE echoed by the receiver — latched until
@@ -38,11 +51,11 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
-pub use spec::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
+pub use spec::{PrioScheme, Profile, TransportSpec, MAX_MSS, MIN_MSS};
 
 use crate::cc::{Cc, FlowState, Protocol, Window};
-use crate::packet::TcpHeader;
-use crate::units::Time;
+use crate::packet::{Sack, TcpHeader};
+use crate::units::{Capacity, Time};
 
 /// Bytes of IPv4 + TCP header on every segment.
 pub const HEADER: u32 = 40;
@@ -84,6 +97,7 @@ impl Seg {
                 ack,
                 flags,
                 ts_echo,
+                sack: Sack::default(),
             },
             payload: 0,
             ect: false,
@@ -118,15 +132,31 @@ struct Params {
     min_rto: Time,
     max_rto: Time,
     initial_rto: Time,
+    granularity: f64,
     dupthresh: u32,
+    limited_transmit: bool,
+    undo: bool,
+    /// SACK blocks per ACK, 0 without SACK.
+    sack_blocks: u32,
+    /// The receiver's window in bytes (`u64::MAX`: none).
+    rwnd: u64,
     delayed_ack: bool,
     delack_timeout: Time,
+    quick_acks: u32,
     handshake: bool,
     host_limit: u32,
     ecn: bool,
     precise_echo: bool,
     prio: PrioScheme,
     pacing: bool,
+}
+
+/// The window before a fast retransmit and when it was sent (Eifel).
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    cwnd: f64,
+    ssthresh: f64,
+    retransmitted_at: Time,
 }
 
 /// Counters reported per flow.
@@ -162,6 +192,14 @@ pub struct Conn {
     pub win: Window,
     cc: Cc,
     dupacks: u32,
+    /// Bytes sent by limited transmit since the last new ACK.
+    limited_sent: u64,
+    /// SACK scoreboard: SACKed ranges above `snd_una`, sorted and disjoint.
+    sacked: Vec<(u64, u64)>,
+    /// RFC 6675's HighRxt: holes below it have been retransmitted.
+    high_rxt: u64,
+    /// What to restore if the last fast retransmit proves spurious.
+    undo: Option<Undo>,
     in_recovery: bool,
     recover: u64,
     /// No ECN reaction until snd_una passes this (once per window).
@@ -190,6 +228,8 @@ pub struct Conn {
     rcv_nxt: u64,
     /// Out-of-order ranges [start, end), sorted and disjoint.
     ooo: Vec<(u64, u64)>,
+    /// Start of the latest out-of-order segment (the first SACK block's).
+    last_ooo: u64,
     /// Sequence number of the sender's FIN, once seen.
     fin_seq: Option<u64>,
     ts_recent: Time,
@@ -218,14 +258,24 @@ impl Conn {
     ) -> Conn {
         let mss = t.mss.0 as u32;
         let cc = Cc::new(protocol, t);
+        let bytes = |c: Capacity| match c {
+            Capacity::Bytes(b) => b,
+            Capacity::Packets(n) => n * u64::from(mss),
+        };
         let p = Params {
             init_cwnd: t.init_cwnd,
             min_rto: t.min_rto,
             max_rto: t.max_rto,
             initial_rto: t.initial_rto.max(t.min_rto).min(t.max_rto),
+            granularity: t.rto_granularity.0 as f64,
             dupthresh: t.dupack_threshold,
+            limited_transmit: t.limited_transmit && cc.fast_retransmit(),
+            undo: t.undo,
+            sack_blocks: if t.sack { t.sack_blocks } else { 0 },
+            rwnd: t.rwnd.map_or(u64::MAX, bytes),
             delayed_ack: t.delayed_ack,
             delack_timeout: t.delayed_ack_timeout,
+            quick_acks: t.quick_acks,
             handshake: t.handshake,
             host_limit: t.host_queue_limit,
             ecn: cc.ecn_capable(),
@@ -246,11 +296,17 @@ impl Conn {
             data_end: 1 + size,
             win: Window {
                 cwnd: cc.initial_window(p.init_cwnd, f64::from(mss)),
-                ssthresh: f64::INFINITY,
+                ssthresh: t
+                    .initial_ssthresh
+                    .map_or(f64::INFINITY, |c| bytes(c) as f64),
                 mss: f64::from(mss),
             },
             cc,
             dupacks: 0,
+            limited_sent: 0,
+            sacked: Vec::new(),
+            high_rxt: 0,
+            undo: None,
             in_recovery: false,
             recover: 0,
             ecn_recover: 0,
@@ -269,6 +325,7 @@ impl Conn {
             host_blocked: false,
             rcv_nxt: 0,
             ooo: Vec::new(),
+            last_ooo: 0,
             fin_seq: None,
             ts_recent: NO_TS,
             last_ack_sent: 0,
@@ -454,6 +511,7 @@ impl Conn {
                     ack: 1,
                     flags: flags | cwr,
                     ts_echo: NO_TS,
+                    sack: Sack::default(),
                 },
                 payload,
                 ect: self.p.ecn && payload > 0,
@@ -463,18 +521,41 @@ impl Conn {
         seq + u64::from(payload) + u64::from(flags & FIN != 0)
     }
 
-    /// Send what the window allows, then the FIN once all data is out.
+    /// Send what the window allows, then the FIN once all data is out. In
+    /// SACK recovery the window is cwnd − pipe and lost holes go first
+    /// (RFC 6675 §5 step C).
     fn send_window(&mut self, now: Time, out: &mut Vec<Seg>) {
         let end = self.final_seq();
-        while self.snd_nxt < end {
-            let len = if self.snd_nxt < self.data_end {
-                (self.data_end - self.snd_nxt).min(u64::from(self.mss))
+        loop {
+            let sack_recovery = self.in_recovery && self.p.sack_blocks > 0;
+            let hole = if sack_recovery {
+                self.next_hole()
+            } else {
+                None
+            };
+            let seq = match hole {
+                Some(h) => h,
+                None if self.snd_nxt < end => self.snd_nxt,
+                None => break,
+            };
+            let len = if seq < self.data_end {
+                (self.data_end - seq).min(u64::from(self.mss))
             } else {
                 0
             };
             let in_flight = self.snd_nxt - self.snd_una;
-            let window = self.win.cwnd.max(self.cc.send_floor(&self.win));
-            if in_flight > 0 && (in_flight + len) as f64 > window {
+            let cwnd = self.win.cwnd.max(self.cc.send_floor(&self.win));
+            let over_cwnd = (in_flight + len) as f64 > cwnd;
+            let new_data_blocked = in_flight > 0 && in_flight + len > self.p.rwnd;
+            let blocked = if sack_recovery {
+                (self.pipe() + u64::from(self.mss)) as f64 > cwnd
+                    || (hole.is_none() && new_data_blocked)
+            } else {
+                in_flight > 0
+                    && (new_data_blocked
+                        || (over_cwnd && in_flight + len > self.limited_allowance(cwnd)))
+            };
+            if blocked {
                 break;
             }
             if self.host_queued >= self.p.host_limit {
@@ -485,13 +566,77 @@ impl Conn {
                 self.pace_at = Some(self.next_send);
                 break;
             }
-            self.snd_nxt = self.send_segment(self.snd_nxt, out);
-            self.snd_max = self.snd_max.max(self.snd_nxt);
+            if hole.is_some() {
+                self.send_segment(seq, out);
+                self.high_rxt = seq + len.max(1);
+            } else {
+                if over_cwnd && in_flight > 0 && !sack_recovery {
+                    self.limited_sent += len;
+                }
+                self.snd_nxt = self.send_segment(self.snd_nxt, out);
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+            }
             self.pace(now, len);
         }
         if self.rto_at.is_none() && self.snd_max > self.snd_una {
             self.arm_rto(now);
         }
+    }
+
+    /// RFC 6675 IsLost: an unSACKed byte is lost when more than
+    /// (DupThresh − 1)·SMSS bytes above it are SACKed. Every unSACKed byte
+    /// below the point returned is lost (`snd_una`: none is).
+    fn lost_point(&self) -> u64 {
+        let threshold = u64::from(self.p.dupthresh - 1) * u64::from(self.mss);
+        let mut above = 0;
+        for &(s, e) in self.sacked.iter().rev() {
+            above += e - s;
+            if above > threshold {
+                return s;
+            }
+        }
+        self.snd_una
+    }
+
+    /// Bytes in [a, b) not SACKed.
+    fn unsacked(&self, a: u64, b: u64) -> u64 {
+        let covered: u64 = self
+            .sacked
+            .iter()
+            .map(|&(s, e)| e.min(b).saturating_sub(s.max(a)))
+            .sum();
+        b.saturating_sub(a) - covered
+    }
+
+    /// RFC 6675 §4 SetPipe: outstanding bytes neither SACKed nor lost, plus
+    /// those retransmitted (below HighRxt).
+    fn pipe(&self) -> u64 {
+        let lost = self.lost_point().max(self.snd_una);
+        self.unsacked(lost, self.snd_max) + self.unsacked(self.snd_una, self.high_rxt)
+    }
+
+    /// RFC 6675 NextSeg rule 1: the first lost, unSACKed byte at or above
+    /// HighRxt.
+    fn next_hole(&self) -> Option<u64> {
+        let lost = self.lost_point();
+        let mut seq = self.high_rxt.max(self.snd_una);
+        for &(s, e) in &self.sacked {
+            if seq < s {
+                break;
+            }
+            seq = seq.max(e);
+        }
+        (seq < lost).then_some(seq)
+    }
+
+    /// What limited transmit lets the sender have outstanding (RFC 3042 §2):
+    /// cwnd plus one segment per duplicate ACK, for the first two, outside
+    /// recovery; new data only, since `send_window` sends from `snd_nxt`.
+    fn limited_allowance(&self, cwnd: f64) -> u64 {
+        if !self.p.limited_transmit || self.in_recovery {
+            return 0;
+        }
+        cwnd as u64 + u64::from(self.dupacks.min(2)) * u64::from(self.mss)
     }
 
     /// After a segment of `len` payload bytes: when the next may leave.
@@ -535,7 +680,7 @@ impl Conn {
                 self.srtt = Some(0.875 * s + 0.125 * r);
             }
         }
-        let rto = self.srtt.unwrap_or(r) + 4.0 * self.rttvar;
+        let rto = self.srtt.unwrap_or(r) + (4.0 * self.rttvar).max(self.p.granularity);
         self.rto = Time(rto.round() as u64)
             .max(self.p.min_rto)
             .min(self.p.max_rto);
@@ -573,12 +718,36 @@ impl Conn {
             self.consecutive_timeouts = 0;
             self.snd_nxt = self.snd_una.max(ack);
         }
+        if self.p.sack_blocks > 0 {
+            // RFC 6675 §5 step 1: the scoreboard takes the ACK's SACK blocks.
+            for (l, r) in seg.hdr.sack.blocks(seg.hdr.ack) {
+                let (l, r) = (l.max(ack), r.min(self.snd_max));
+                if l < r {
+                    insert_range(&mut self.sacked, l, r);
+                }
+            }
+        }
         if ack > self.snd_una {
             self.consecutive_timeouts = 0;
+            if let Some(u) = self.undo.take() {
+                // The first ACK of the fast-retransmitted segment: an echoed
+                // timestamp older than the retransmission means the original
+                // arrived and the retransmission was spurious (Eifel, RFC 3522
+                // §3.2); restore the window it cut (RFC 4015 §3).
+                if seg.hdr.ts_echo != NO_TS && seg.hdr.ts_echo < u.retransmitted_at {
+                    self.win.cwnd = u.cwnd;
+                    self.win.ssthresh = u.ssthresh;
+                    self.in_recovery = false;
+                }
+            }
             let acked = ack - self.snd_una;
             let data_acked = ack.min(self.data_end).saturating_sub(self.snd_una.max(1));
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
+            self.sacked.retain(|&(_, e)| e > ack);
+            if let Some(first) = self.sacked.first_mut() {
+                first.0 = first.0.max(ack);
+            }
             self.cc.observe(data_acked, ece, self.snd_una, self.snd_nxt);
             let mut grow = true;
             if self.in_recovery {
@@ -586,6 +755,9 @@ impl Conn {
                 if ack >= self.recover {
                     self.in_recovery = false;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
+                } else if self.p.sack_blocks > 0 {
+                    // SACK recovery sends by pipe (`send_window`).
+                    self.arm_rto(now);
                 } else {
                     // Partial ACK: resend the next hole, deflate by what was
                     // acknowledged, add back one segment (RFC 6582 §3.2).
@@ -595,6 +767,7 @@ impl Conn {
                 }
             }
             self.dupacks = 0;
+            self.limited_sent = 0;
             if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
                 grow = false;
                 let fs = self.flow_state(now);
@@ -629,20 +802,36 @@ impl Conn {
         {
             self.dupacks += 1;
             self.cc.observe(0, ece, self.snd_una, self.snd_nxt);
+            // RFC 6675 §5: recovery also starts when SACKs show snd_una lost.
+            let sack_lost = self.p.sack_blocks > 0 && self.lost_point() > self.snd_una;
             if !self.in_recovery
-                && self.dupacks == self.p.dupthresh
+                && (self.dupacks == self.p.dupthresh || sack_lost)
                 && ack > self.recover
                 && self.cc.fast_retransmit()
             {
-                let flight = self.flight();
+                if self.p.undo {
+                    self.undo = Some(Undo {
+                        cwnd: self.win.cwnd,
+                        ssthresh: self.win.ssthresh,
+                        retransmitted_at: now,
+                    });
+                }
+                // RFC 5681 §3.2 step 2: without what limited transmit sent.
+                let flight = self.flight() - self.limited_sent.min(self.flight());
                 self.cc.on_dupacks(&mut self.win, flight);
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
                 self.in_recovery = true;
-                self.send_segment(self.snd_una, out);
-                self.win.cwnd = self.win.ssthresh + f64::from(self.p.dupthresh) * self.win.mss;
+                let next = self.send_segment(self.snd_una, out);
+                if self.p.sack_blocks > 0 {
+                    // RFC 6675 §5 steps 4.2-4.3: cwnd = ssthresh, no inflation.
+                    self.win.cwnd = self.win.ssthresh;
+                    self.high_rxt = next;
+                } else {
+                    self.win.cwnd = self.win.ssthresh + f64::from(self.p.dupthresh) * self.win.mss;
+                }
                 self.arm_rto(now);
-            } else if self.in_recovery {
+            } else if self.in_recovery && self.p.sack_blocks == 0 {
                 self.win.cwnd += self.win.mss;
             }
         }
@@ -683,6 +872,12 @@ impl Conn {
                 }
                 self.in_recovery = false;
                 self.dupacks = 0;
+                self.limited_sent = 0;
+                // A timeout forgets the SACK scoreboard (the receiver may
+                // renege, RFC 2018 §8).
+                self.sacked.clear();
+                self.high_rxt = 0;
+                self.undo = None;
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
                 self.snd_nxt = self.snd_una;
@@ -758,11 +953,14 @@ impl Conn {
         if fin {
             self.fin_seq = Some(e - 1);
         }
-        let mut immediate = fin || !self.p.delayed_ack;
+        let mut immediate = fin
+            || !self.p.delayed_ack
+            || self.stats.data_packets_received <= u64::from(self.p.quick_acks);
         if s > self.rcv_nxt {
             // A FIN overtaking the last data is not an out-of-order packet.
             self.stats.ooo_packets += u64::from(seg.payload > 0);
-            self.insert_ooo(s, e);
+            insert_range(&mut self.ooo, s, e);
+            self.last_ooo = s;
             immediate = true;
         } else if e <= self.rcv_nxt {
             immediate = true;
@@ -803,19 +1001,6 @@ impl Conn {
         completed
     }
 
-    fn insert_ooo(&mut self, s: u64, e: u64) {
-        let i = self.ooo.partition_point(|&(_, re)| re < s);
-        let mut start = s;
-        let mut end = e;
-        let mut j = i;
-        while j < self.ooo.len() && self.ooo[j].0 <= end {
-            start = start.min(self.ooo[j].0);
-            end = end.max(self.ooo[j].1);
-            j += 1;
-        }
-        self.ooo.splice(i..j, [(start, end)]);
-    }
-
     fn send_ack(&mut self, extra: u8, out: &mut Vec<Seg>) {
         let ece = if self.ece { ECE } else { 0 };
         // The receiver's own sequence space: SYN at 0, its FIN at 1.
@@ -825,11 +1010,33 @@ impl Conn {
             1
         };
         self.fin_sent |= extra & FIN != 0;
-        let ack = Seg::control(false, seq, self.rcv_nxt, ACK | ece | extra, self.ts_recent);
+        let mut ack = Seg::control(false, seq, self.rcv_nxt, ACK | ece | extra, self.ts_recent);
+        ack.hdr.sack = self.sack_blocks();
         self.emit(out, ack);
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_at = None;
+    }
+
+    /// The SACK option of the next ACK (RFC 2018 §4): the block holding the
+    /// latest out-of-order segment first, then the other blocks, highest
+    /// first, up to `sack_blocks`.
+    fn sack_blocks(&self) -> Sack {
+        let mut sack = Sack::default();
+        let limit = self.p.sack_blocks as usize;
+        if limit == 0 || self.ooo.is_empty() {
+            return sack;
+        }
+        let latest = self
+            .ooo
+            .iter()
+            .position(|&(s, e)| s <= self.last_ooo && self.last_ooo < e);
+        let others = (0..self.ooo.len()).rev().filter(|&i| Some(i) != latest);
+        for i in latest.into_iter().chain(others).take(limit) {
+            let (s, e) = self.ooo[i];
+            sack.push(self.rcv_nxt, s, e);
+        }
+        sack
     }
 
     /// The delayed-ACK timer fired (the caller checked `delack_at <= now`).
@@ -839,6 +1046,20 @@ impl Conn {
             self.send_ack(0, out);
         }
     }
+}
+
+/// Insert [s, e) into sorted, disjoint ranges, merging what it touches.
+fn insert_range(ranges: &mut Vec<(u64, u64)>, s: u64, e: u64) {
+    let i = ranges.partition_point(|&(_, re)| re < s);
+    let mut start = s;
+    let mut end = e;
+    let mut j = i;
+    while j < ranges.len() && ranges[j].0 <= end {
+        start = start.min(ranges[j].0);
+        end = end.max(ranges[j].1);
+        j += 1;
+    }
+    ranges.splice(i..j, [(start, end)]);
 }
 
 /// Linux's pacing rate in bytes per second (`tcp_update_pacing_rate`,

@@ -1,9 +1,15 @@
 //! `[transport]`: the TCP defaults every flow starts from. A flow may override
 //! `protocol` (and, through its application, `mss`).
+//!
+//! `transport.profile` names a simulator whose TCP defaults the keys start
+//! from ([`Profile`]); keys written in the scenario override the profile's.
 
 use crate::cc::{PfabricSpec, Protocol};
-use crate::units::{Bytes, Time};
-use serde::Deserialize;
+use crate::error::{parse_at, ScenarioError};
+use crate::packet::MAX_SACK_BLOCKS;
+use crate::units::{Bytes, Capacity, Time};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// What a TCP packet carries in its pFabric `prio` field (smaller is served
 /// first). pFabric's reference ns-2 code uses the flow's remaining bytes
@@ -21,9 +27,9 @@ pub enum PrioScheme {
     Sent,
 }
 
-/// TCP parameters (`[transport]`). Defaults follow Linux/ns-3 practice; the
+/// TCP parameters (`[transport]`). The defaults are the `dcnsim` profile; the
 /// seeds' experiments set what they need (the incast seed: `min_rto = "200ms"`,
-/// `init_cwnd = 2`; BOTCP: `min_rto = "0.2ms"`).
+/// `init_cwnd = 2`; BOTCP: `min_rto = "0.2ms"`) or name a profile.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TransportSpec {
@@ -32,15 +38,37 @@ pub struct TransportSpec {
     pub mss: Bytes,
     /// Initial congestion window in segments (RFC 6928: 10).
     pub init_cwnd: u32,
+    /// Initial slow-start threshold (bytes, or segments of `mss`); none is
+    /// infinite (RFC 5681 §3.1: "arbitrarily high").
+    pub initial_ssthresh: Option<Capacity>,
     /// RFC 6298 bounds and the RTO before the first RTT sample.
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
+    /// The clock granularity G of RFC 6298 §2: RTO = SRTT + max(G, 4·RTTVAR).
+    pub rto_granularity: Time,
     /// Duplicate ACKs that trigger fast retransmit.
     pub dupack_threshold: u32,
+    /// Limited transmit (RFC 3042): one new segment on each of the first two
+    /// duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Undo a fast retransmit found spurious by its timestamps (Eifel,
+    /// RFC 3522 / RFC 4015): cwnd and ssthresh go back.
+    pub undo: bool,
+    /// SACK (RFC 2018 blocks on ACKs) and SACK-based loss recovery (RFC 6675).
+    pub sack: bool,
+    /// SACK blocks per ACK, 1 to 4.
+    pub sack_blocks: u32,
+    /// The receiver's window (bytes, or segments of `mss`): the sender never
+    /// has more than this outstanding. None: no limit.
+    pub rwnd: Option<Capacity>,
     /// Acknowledge every second full segment, or after `delayed_ack_timeout`.
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Time,
+    /// The first this many data segments of a connection are acknowledged at
+    /// once even with delayed ACKs (ns-3.23 answers the first at once, Linux
+    /// starts in quick-ACK mode).
+    pub quick_acks: u32,
     /// SYN, SYN-ACK, ACK before data and FIN exchange after it, as real packets.
     pub handshake: bool,
     /// Segments a flow may have waiting in its host (processing and NIC
@@ -71,12 +99,20 @@ impl Default for TransportSpec {
             protocol: Protocol::Newreno,
             mss: Bytes(1460),
             init_cwnd: 10,
+            initial_ssthresh: None,
             min_rto: Time::from_us(200_000),
             max_rto: Time::from_us(60_000_000),
             initial_rto: Time::from_us(1_000_000),
+            rto_granularity: Time::ZERO,
             dupack_threshold: 3,
+            limited_transmit: true,
+            undo: false,
+            sack: false,
+            sack_blocks: 3,
+            rwnd: None,
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(40_000),
+            quick_acks: 0,
             handshake: true,
             host_queue_limit: 4,
             dctcp_g: 1.0 / 16.0,
@@ -96,7 +132,75 @@ impl Default for TransportSpec {
 pub const MIN_MSS: u64 = 24;
 pub const MAX_MSS: u64 = 65_495;
 
+/// `transport.profile`: whose TCP defaults the keys start from. Each profile
+/// is a table of `[transport]` keys in `profiles.toml`, every value cited to
+/// its source there and in docs/scenario.md.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// dcnsim's own defaults ([`TransportSpec::default`]).
+    #[default]
+    Dcnsim,
+    /// Linux 6.1.
+    Linux,
+    /// ns-2.35 `Agent/TCP/FullTcp`.
+    Ns2,
+    /// ns-2.35 `Agent/TCP/FullTcp/Sack`.
+    Ns2Sack,
+    /// ns-3.23 `TcpNewReno`.
+    Ns3,
+}
+
+const PROFILES: &str = include_str!("profiles.toml");
+
+impl Profile {
+    /// The profile's `[transport]` keys: its table, over its `base`'s.
+    fn keys(self) -> Map<String, Value> {
+        let all: Map<String, Value> =
+            toml::from_str(PROFILES).expect("profiles.toml is valid TOML");
+        let table = |name: &str| match all.get(name) {
+            Some(Value::Object(keys)) => keys.clone(),
+            _ => Map::new(),
+        };
+        let value = serde_json::to_value(self).expect("a profile name");
+        let mut keys = table(value.as_str().expect("a profile name"));
+        match keys.remove("base") {
+            Some(Value::String(base)) => {
+                let mut merged = table(&base);
+                merged.extend(keys);
+                merged
+            }
+            _ => keys,
+        }
+    }
+}
+
 impl TransportSpec {
+    /// `[transport]` as written: the profile's keys, overridden by the ones
+    /// given, then checked. Errors name the key under `transport`.
+    pub fn from_value(value: Value) -> Result<TransportSpec, ScenarioError> {
+        let mut given = match value {
+            Value::Null => Map::new(),
+            Value::Object(m) => m,
+            other => {
+                return Err(ScenarioError::new(
+                    "transport",
+                    format!("must be a table, got {other}"),
+                ))
+            }
+        };
+        let profile: Profile = match given.remove("profile") {
+            Some(p) => parse_at(p, "transport.profile")?,
+            None => Profile::default(),
+        };
+        let mut keys = profile.keys();
+        keys.extend(given);
+        let spec: TransportSpec = parse_at(Value::Object(keys), "transport")?;
+        spec.check()
+            .map_err(|(k, m)| ScenarioError::new(format!("transport.{k}"), m))?;
+        Ok(spec)
+    }
+
     /// Check ranges; errors name the key under `transport`.
     pub(crate) fn check(&self) -> Result<(), (String, String)> {
         let bad = |k: &str, m: String| Err((k.to_string(), m));
@@ -124,6 +228,15 @@ impl TransportSpec {
         if self.host_queue_limit == 0 {
             return bad("host_queue_limit", "must be at least 1 segment".into());
         }
+        if !(1..=MAX_SACK_BLOCKS as u32).contains(&self.sack_blocks) {
+            return bad(
+                "sack_blocks",
+                format!(
+                    "must be between 1 and {MAX_SACK_BLOCKS}, got {}",
+                    self.sack_blocks
+                ),
+            );
+        }
         if self.dupack_threshold == 0 {
             return bad("dupack_threshold", "must be at least 1".into());
         }
@@ -147,5 +260,84 @@ impl TransportSpec {
             return bad("l2dct_w_min", "must be > 0 and ≤ l2dct_w_max".into());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn no_profile_is_the_default_spec() {
+        assert_eq!(
+            TransportSpec::from_value(Value::Null).unwrap(),
+            TransportSpec::default()
+        );
+        assert_eq!(
+            TransportSpec::from_value(json!({"profile": "dcnsim"})).unwrap(),
+            TransportSpec::default()
+        );
+    }
+
+    /// Every profile is valid and sets what its source says (a sample; the
+    /// whole table with sources is in profiles.toml and docs/scenario.md).
+    #[test]
+    fn profiles_set_their_simulators_defaults() {
+        let ns3 = TransportSpec::from_value(json!({"profile": "ns3"})).unwrap();
+        assert_eq!(ns3.mss, Bytes(536));
+        assert_eq!(ns3.init_cwnd, 1);
+        assert_eq!(ns3.initial_ssthresh, Some(Capacity::Bytes(65_535)));
+        assert_eq!(ns3.rwnd, Some(Capacity::Bytes(131_072)));
+        assert_eq!(ns3.min_rto, Time::from_us(1_000_000));
+        assert!(!ns3.limited_transmit);
+        let ns2 = TransportSpec::from_value(json!({"profile": "ns2"})).unwrap();
+        assert_eq!(ns2.init_cwnd, 2);
+        assert_eq!(ns2.rwnd, Some(Capacity::Packets(20)));
+        assert_eq!(ns2.rto_granularity, Time::from_us(10_000));
+        let linux = TransportSpec::from_value(json!({"profile": "linux"})).unwrap();
+        assert_eq!(linux.init_cwnd, 10);
+        assert!(linux.delayed_ack && linux.limited_transmit);
+        assert_eq!(linux.initial_ssthresh, None);
+        assert!(linux.sack && linux.sack_blocks == 3 && linux.undo);
+        let sack = TransportSpec::from_value(json!({"profile": "ns2_sack"})).unwrap();
+        assert!(sack.sack && sack.sack_blocks == 3 && !ns2.sack);
+        assert_eq!(
+            TransportSpec {
+                sack: false,
+                ..sack
+            },
+            ns2,
+            "FullTcp/Sack is FullTcp with SACK"
+        );
+    }
+
+    #[test]
+    fn keys_written_override_the_profile() {
+        let t = TransportSpec::from_value(json!({
+            "profile": "ns3", "mss": "1460B", "limited_transmit": true, "protocol": "dctcp"
+        }))
+        .unwrap();
+        assert_eq!(t.mss, Bytes(1460));
+        assert!(t.limited_transmit);
+        assert_eq!(t.protocol, Protocol::Dctcp);
+        assert_eq!(t.init_cwnd, 1, "the rest from the profile");
+    }
+
+    #[test]
+    fn bad_profile_and_zero_windows_are_one_line_errors() {
+        let err = |v: Value| TransportSpec::from_value(v).unwrap_err().to_string();
+        let e = err(json!({"profile": "bsd"}));
+        assert!(
+            e.starts_with("transport.profile: unknown variant `bsd`") && !e.contains('\n'),
+            "{e}"
+        );
+        let e = err(json!({"rwnd": "0B"}));
+        assert!(
+            e.starts_with("transport.rwnd: size must be positive") && !e.contains('\n'),
+            "{e}"
+        );
+        assert!(err(json!({"profile": "ns2", "rwnd": "0pkt"})).starts_with("transport.rwnd:"));
+        assert!(err(json!({"initial_ssthresh": "0B"})).starts_with("transport.initial_ssthresh:"));
     }
 }

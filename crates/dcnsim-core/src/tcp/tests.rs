@@ -3,6 +3,7 @@
 //! transmissions.
 
 use super::*;
+use crate::units::Capacity;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -27,6 +28,8 @@ enum Fate {
     Deliver,
     Drop,
     Mark,
+    /// Delivered this much later than its turn (reordered).
+    Late(Time),
 }
 
 impl Pipe {
@@ -60,14 +63,16 @@ impl Pipe {
             if seg.to_receiver {
                 let i = self.data_tx;
                 self.data_tx += 1;
+                let mut late = Time::ZERO;
                 match fate(i, &seg, self.now) {
                     Fate::Drop => continue,
                     Fate::Mark => ce = seg.ect,
+                    Fate::Late(t) => late = t,
                     Fate::Deliver => {}
                 }
                 let bytes = u64::from(seg.payload + HEADER);
                 self.next_free = self.next_free.max(self.now) + Time(bytes * RATE_PS_PER_BYTE);
-                at = self.next_free + DELAY;
+                at = self.next_free + DELAY + late;
             }
             self.n += 1;
             self.segs.push((seg, self.now, ce));
@@ -482,4 +487,334 @@ fn pacing_spaces_the_segments_after_the_first_rtt_sample() {
     // 1040 B segment takes at least 1040 / that.
     let least = Time((1040.0 / (2.0 * 100_000.0 / 40e-6) * 1e12) as u64);
     assert!(paced.iter().all(|&g| g >= least), "paced gaps: {paced:?}");
+}
+
+/// The sender of `t` opened by hand (no NIC holds segments back), with what
+/// it sent first.
+fn opened(size: u64, t: &TransportSpec) -> (Conn, Vec<Seg>) {
+    let t = TransportSpec {
+        handshake: false,
+        host_queue_limit: 1000,
+        ..t.clone()
+    };
+    let mut conn = Conn::new(size, Time::ZERO, None, t.protocol, &t);
+    let mut out = Vec::new();
+    conn.open(Time::ZERO, &mut out);
+    (conn, out)
+}
+
+/// Feed the sender one pure ACK of `ack`; what it sends in answer.
+fn ack(conn: &mut Conn, ack: u64, at_us: u64) -> Vec<Seg> {
+    let a = Arrival {
+        seg: Seg::control(false, 1, ack, ACK, NO_TS),
+        sent: Time::ZERO,
+        ce: false,
+    };
+    let mut out = Vec::new();
+    conn.on_sender_arrival(Time::from_us(at_us), &a, &mut out);
+    out
+}
+
+fn seqs(out: &[Seg]) -> Vec<u64> {
+    out.iter().map(|s| s.hdr.seq).collect()
+}
+
+/// RFC 3042 §2: on each of the first two duplicate ACKs one new segment
+/// (cwnd unchanged); the third triggers fast retransmit, and ssthresh is
+/// half of the flight without the two limited-transmit segments (RFC 5681
+/// §3.2 step 2).
+#[test]
+fn limited_transmit_sends_one_new_segment_per_first_two_duplicate_acks() {
+    let t = TransportSpec {
+        init_cwnd: 8,
+        ..spec()
+    };
+    let (mut c, first) = opened(100_000, &t);
+    assert_eq!(first.len(), 8);
+    assert_eq!(seqs(&ack(&mut c, 1, 100)), vec![8001]);
+    assert_eq!(c.win.cwnd, 8000.0, "cwnd unchanged by limited transmit");
+    assert_eq!(seqs(&ack(&mut c, 1, 101)), vec![9001]);
+    let third = ack(&mut c, 1, 102);
+    assert_eq!(seqs(&third), vec![1], "fast retransmit of the hole");
+    assert_eq!(c.stats.retransmits, 1);
+    assert_eq!(c.win.ssthresh, 4000.0, "flight 8 segments, halved");
+
+    // Switched off: nothing new before the third duplicate ACK.
+    let (mut c, _) = opened(
+        100_000,
+        &TransportSpec {
+            limited_transmit: false,
+            ..t
+        },
+    );
+    assert!(ack(&mut c, 1, 100).is_empty());
+    assert!(ack(&mut c, 1, 101).is_empty());
+    assert_eq!(seqs(&ack(&mut c, 1, 102)), vec![1]);
+    assert_eq!(c.win.ssthresh, 4000.0);
+}
+
+/// With a window of two segments one loss leaves a single duplicate ACK:
+/// limited transmit turns it into three, so the loss is repaired by fast
+/// retransmit, not by the timeout (the incast seed's case).
+#[test]
+fn limited_transmit_repairs_a_loss_in_a_two_segment_window_without_timeout() {
+    let run = |lt: bool| {
+        let t = TransportSpec {
+            limited_transmit: lt,
+            ..spec()
+        };
+        let mut p = Pipe::new(20_000, &t);
+        let mut lost = false;
+        p.run(&mut |_, s, _| {
+            if s.hdr.seq == 1 && s.payload > 0 && !lost {
+                lost = true;
+                Fate::Drop
+            } else {
+                Fate::Deliver
+            }
+        });
+        assert!(p.conn.is_done());
+        p.conn.stats.timeouts
+    };
+    assert_eq!(run(true), 0);
+    assert_eq!(run(false), 1);
+}
+
+/// The receiver's window caps what is outstanding, in bytes or segments.
+#[test]
+fn rwnd_caps_the_outstanding_data() {
+    let t = TransportSpec {
+        init_cwnd: 10,
+        rwnd: Some(Capacity::Packets(3)),
+        ..spec()
+    };
+    let (mut c, first) = opened(100_000, &t);
+    assert_eq!(seqs(&first), vec![1, 1001, 2001]);
+    // One segment acknowledged: slow start grows cwnd, rwnd allows one more.
+    assert_eq!(seqs(&ack(&mut c, 1001, 100)), vec![3001]);
+    let t = TransportSpec {
+        rwnd: Some(Capacity::Bytes(2500)),
+        ..t
+    };
+    let (_, first) = opened(100_000, &t);
+    assert_eq!(seqs(&first), vec![1, 1001]);
+    // A whole transfer never has more than rwnd outstanding.
+    let mut p = Pipe::new(200_000, &t);
+    p.run(&mut deliver_all);
+    assert!(p.conn.is_done());
+    let mut highest_ack = 0;
+    for (_, s) in &p.log {
+        if s.to_receiver {
+            assert!(s.hdr.seq + u64::from(s.payload) <= highest_ack.max(1) + 2500);
+        } else {
+            highest_ack = highest_ack.max(s.hdr.ack);
+        }
+    }
+}
+
+/// RFC 6298 §2.2: after the first sample R, RTO = R + max(G, 4·R/2).
+#[test]
+fn rto_granularity_bounds_the_variance_term() {
+    let r = (DELAY.0 * 2 + 1040 * RATE_PS_PER_BYTE) as f64;
+    for (g, expect) in [(Time::ZERO, 3.0 * r), (Time(10 * r as u64), 11.0 * r)] {
+        let t = TransportSpec {
+            min_rto: Time(1),
+            init_cwnd: 1,
+            handshake: false,
+            rto_granularity: g,
+            ..spec()
+        };
+        let mut p = Pipe::new(1000, &t);
+        p.run(&mut deliver_all);
+        assert_eq!(p.conn.rto.0 as f64, expect);
+    }
+}
+
+#[test]
+fn initial_ssthresh_is_infinite_unless_set() {
+    let (c, _) = opened(1000, &spec());
+    assert_eq!(c.win.ssthresh, f64::INFINITY);
+    let t = TransportSpec {
+        initial_ssthresh: Some(Capacity::Packets(20)),
+        ..spec()
+    };
+    let (c, _) = opened(1000, &t);
+    assert_eq!(c.win.ssthresh, 20_000.0);
+}
+
+/// With delayed ACKs and a one-segment initial window the first segment would
+/// wait for the delayed-ACK timer; `quick_acks` answers it at once.
+#[test]
+fn quick_acks_answer_the_first_segments_at_once() {
+    let first_ack_at = |quick: u32| {
+        let t = TransportSpec {
+            init_cwnd: 1,
+            delayed_ack: true,
+            delayed_ack_timeout: Time::from_us(200_000),
+            quick_acks: quick,
+            min_rto: Time::from_us(1_000_000),
+            ..spec()
+        };
+        let mut p = Pipe::new(10_000, &t);
+        p.run(&mut deliver_all);
+        p.log
+            .iter()
+            .find(|(_, s)| !s.to_receiver && s.hdr.ack > 1)
+            .map(|(t, _)| *t)
+            .unwrap()
+    };
+    assert!(first_ack_at(0) >= Time::from_us(200_000));
+    assert!(first_ack_at(1) < Time::from_us(1_000));
+}
+
+fn sack_spec() -> TransportSpec {
+    TransportSpec {
+        sack: true,
+        init_cwnd: 20,
+        ..spec()
+    }
+}
+
+/// Run `size` bytes losing the first transmission of the segments starting
+/// at `lost`; the sender's retransmissions (time, seq).
+fn lose_once(t: &TransportSpec, size: u64, lost: &[u64]) -> (Pipe, Vec<(Time, u64)>) {
+    let mut p = Pipe::new(size, t);
+    let mut dropped = Vec::new();
+    p.run(&mut |_, s, _| {
+        if s.payload > 0 && lost.contains(&s.hdr.seq) && !dropped.contains(&s.hdr.seq) {
+            dropped.push(s.hdr.seq);
+            Fate::Drop
+        } else {
+            Fate::Deliver
+        }
+    });
+    assert!(p.conn.is_done());
+    let mut seen = std::collections::HashSet::new();
+    let rexmits = p
+        .log
+        .iter()
+        .filter(|(_, s)| s.to_receiver && s.payload > 0 && !seen.insert(s.hdr.seq))
+        .map(|(t, s)| (*t, s.hdr.seq))
+        .collect();
+    (p, rexmits)
+}
+
+/// RFC 2018 §4: the first block holds the latest segment, then the others;
+/// no more than `sack_blocks`.
+#[test]
+fn sack_blocks_report_the_latest_segment_first() {
+    let (p, _) = lose_once(&sack_spec(), 10_000, &[2001, 4001, 6001]);
+    let blocks = |limit: usize| -> Vec<Vec<(u64, u64)>> {
+        p.log
+            .iter()
+            .filter(|(_, s)| !s.to_receiver && !s.hdr.sack.is_empty())
+            .map(|(_, s)| s.hdr.sack.blocks(s.hdr.ack).take(limit).collect())
+            .collect()
+    };
+    let all = blocks(4);
+    // After segments 1, 2, 4, 6, 8 arrive (3, 5, 7 lost), in order.
+    assert_eq!(all[0], vec![(3001, 4001)]);
+    assert_eq!(all[1], vec![(5001, 6001), (3001, 4001)]);
+    assert_eq!(all[2], vec![(7001, 8001), (5001, 6001), (3001, 4001)]);
+    let t = TransportSpec {
+        sack_blocks: 1,
+        ..sack_spec()
+    };
+    let (p1, _) = lose_once(&t, 10_000, &[2001, 4001, 6001]);
+    assert!(p1.log.iter().all(|(_, s)| s.hdr.sack.len() <= 1));
+    // Without SACK no ACK carries blocks.
+    let t = TransportSpec {
+        sack: false,
+        ..sack_spec()
+    };
+    let (p0, _) = lose_once(&t, 10_000, &[2001, 4001, 6001]);
+    assert!(p0.log.iter().all(|(_, s)| s.hdr.sack.is_empty()));
+}
+
+/// RFC 6675: four holes in one window are retransmitted, each exactly once
+/// and nothing else, within one round trip (before the first retransmission
+/// is acknowledged); NewReno needs a round trip per hole.
+#[test]
+fn sack_recovery_retransmits_exactly_the_holes_in_one_rtt() {
+    let holes = [2001, 6001, 7001, 11001];
+    let rtt = DELAY * 2;
+    let (p, rexmits) = lose_once(&sack_spec(), 40_000, &holes);
+    let seqs: Vec<u64> = rexmits.iter().map(|&(_, s)| s).collect();
+    assert_eq!(seqs, holes, "the holes, in order, once each");
+    assert_eq!(p.conn.stats.retransmits, 4);
+    assert_eq!(p.conn.stats.timeouts, 0);
+    // One round trip: all sent before the ACK of the first retransmission
+    // reaches the sender (ACKs cross the pipe in DELAY, without queueing).
+    let first_answer = p
+        .log
+        .iter()
+        .find(|(_, s)| !s.to_receiver && s.hdr.ack > holes[0])
+        .map(|(t, _)| *t + DELAY)
+        .unwrap();
+    assert!(
+        rexmits.iter().all(|&(t, _)| t < first_answer),
+        "{rexmits:?}, first hole acknowledged at {first_answer:?}"
+    );
+
+    let t = TransportSpec {
+        sack: false,
+        ..sack_spec()
+    };
+    let (_, newreno) = lose_once(&t, 40_000, &holes);
+    let last = newreno.last().unwrap().0;
+    assert!(last >= newreno[0].0 + rtt * 3, "{newreno:?}");
+}
+
+#[test]
+fn sack_blocks_outside_one_to_four_are_refused() {
+    for n in [0, 5] {
+        let t = TransportSpec {
+            sack_blocks: n,
+            ..TransportSpec::default()
+        };
+        let (key, msg) = t.check().unwrap_err();
+        assert_eq!(key, "sack_blocks");
+        assert_eq!(msg, format!("must be between 1 and 4, got {n}"));
+    }
+}
+
+/// Eifel (RFC 3522 §3.2, RFC 4015): segment 3 arrives after three later
+/// segments, so its fast retransmit is spurious; the ACK the late original
+/// draws echoes its older timestamp, and with `undo` the window comes back
+/// (no loss happened: ssthresh stays at its initial infinity).
+#[test]
+fn undo_restores_the_window_after_a_spurious_fast_retransmit() {
+    let run = |undo: bool| {
+        let t = TransportSpec {
+            init_cwnd: 10,
+            handshake: false,
+            undo,
+            ..spec()
+        };
+        let mut p = Pipe::new(30_000, &t);
+        let mut delayed = false;
+        // Late by five segment times: after three duplicate ACKs have left the
+        // receiver, before the retransmission arrives.
+        let late = Time(5 * 1040 * RATE_PS_PER_BYTE);
+        p.run(&mut |_, s, _| {
+            if s.hdr.seq == 2001 && !delayed {
+                delayed = true;
+                Fate::Late(late)
+            } else {
+                Fate::Deliver
+            }
+        });
+        assert!(p.conn.is_done());
+        assert_eq!(p.conn.stats.timeouts, 0);
+        (p.conn.win, p.conn.stats.retransmits)
+    };
+    let (undone, retransmits) = run(true);
+    assert_eq!(undone.ssthresh, f64::INFINITY, "restored: {undone:?}");
+    assert_eq!(retransmits, 1, "the spurious fast retransmit only");
+    // Without undo the cut stays, and NewReno's partial ACKs (the late
+    // original acknowledges only up to the segments still queued) resend
+    // segments that were never lost.
+    let (kept, retransmits) = run(false);
+    assert!(kept.ssthresh.is_finite(), "cut and kept: {kept:?}");
+    assert!(retransmits > 1);
 }
