@@ -69,6 +69,15 @@ fn topology_errors() {
         error_of("[topology]\nkind = \"fat_tree\"\nk = 5"),
         "topology.k: fat-tree k must be even, got 5"
     );
+    // 10^6 x 10^6 hosts would wrap a 32-bit product; it is refused before building.
+    assert_eq!(
+        error_of("[topology]\nkind = \"leaf_spine\"\nleaves = 1000000\nspines = 1\nhosts_per_leaf = 1000000"),
+        "topology.hosts_per_leaf: gives 1000000000000 hosts, more than the 1000000 a topology may have"
+    );
+    assert!(
+        error_of("[topology]\nkind = \"tree3\"\ntors = 1000\naggs = 1\nhosts_per_tor = 1001")
+            .starts_with("topology.hosts_per_tor: gives 1001000 hosts")
+    );
     assert!(error_of("[topology]\nkind = \"tree3\"\ntors = 7")
         .starts_with("topology.tors: must be a multiple of aggs"));
     assert_eq!(error_of("seed = 1"), "topology: required");

@@ -2,7 +2,7 @@
 //! seed (§5) uses 6 leaves × 6 spines × 32 hosts per leaf, 10 Gbps host links
 //! and 40 Gbps fabric links (3:2 over-subscription at the leaves).
 
-use super::{base_link, check_count, LinkSpec, Topology};
+use super::{base_link, check_count, check_hosts, LinkSpec, Topology};
 use crate::error::ScenarioError;
 use serde::Deserialize;
 
@@ -34,6 +34,7 @@ impl LeafSpine {
         check_count("topology.leaves", self.leaves, 1)?;
         check_count("topology.spines", self.spines, 1)?;
         check_count("topology.hosts_per_leaf", self.hosts_per_leaf, 1)?;
+        check_hosts("topology.hosts_per_leaf", self.leaves, self.hosts_per_leaf)?;
         let base = base_link(self.link);
         let mut t = Topology::default();
         let hosts = t.add_group("host", (self.leaves * self.hosts_per_leaf) as usize, 0);

@@ -166,6 +166,23 @@ pub(crate) fn check_count(path: &str, value: u32, min: u32) -> Result<(), Scenar
     Ok(())
 }
 
+/// The most hosts a built-in topology may have (a fat-tree of k = 128 has
+/// 524,288): beyond it the dense routing tables alone need terabytes.
+pub const MAX_HOSTS: u64 = 1_000_000;
+
+/// Check that `a` × `b` hosts (counts already checked) stay within [`MAX_HOSTS`],
+/// computed in 64 bits before anything is built.
+pub(crate) fn check_hosts(path: &str, a: u32, b: u32) -> Result<(), ScenarioError> {
+    let hosts = u64::from(a) * u64::from(b);
+    if hosts > MAX_HOSTS {
+        return Err(ScenarioError::new(
+            path,
+            format!("gives {hosts} hosts, more than the {MAX_HOSTS} a topology may have"),
+        ));
+    }
+    Ok(())
+}
+
 impl Topology {
     pub fn add_node(
         &mut self,

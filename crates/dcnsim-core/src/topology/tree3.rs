@@ -3,7 +3,7 @@
 //! The seed's instance is 1 core, 2 aggregation, 8 ToR switches and 128 hosts;
 //! its over-subscription is set by the upper tiers' rates (1, 2 or 4 Gbps).
 
-use super::{base_link, check_count, LinkSpec, Topology};
+use super::{base_link, check_count, check_hosts, LinkSpec, Topology};
 use crate::error::ScenarioError;
 use serde::Deserialize;
 
@@ -46,6 +46,7 @@ impl Tree3 {
         check_count("topology.aggs", self.aggs, 1)?;
         check_count("topology.tors", self.tors, 1)?;
         check_count("topology.hosts_per_tor", self.hosts_per_tor, 1)?;
+        check_hosts("topology.hosts_per_tor", self.tors, self.hosts_per_tor)?;
         if self.tors % self.aggs != 0 {
             return Err(ScenarioError::new(
                 "topology.tors",
