@@ -146,17 +146,21 @@ def spraying_random_checks(runs: pd.DataFrame) -> list[Claim]:
         ok = bool(all(holds(a[n], b[n]) for n in common)) if len(common) else None
         checks.append(Claim(title, seed_says, f"{shown or '-'} {unit}", ok))
 
-    for column, what, fig, seed_says, holds in (
-        ("long_goodput_mbps", "long flows' throughput rps > single", 5, "larger with rps",
-         lambda r, s: r > s),
-        ("short_fct_ms", "short flows' FCT rps < single", 6, "smaller with rps",
-         lambda r, s: r < s),
+    policies, counts = (("rps", 20), ("single", 20)), (("rps", 20), ("rps", 10))
+    for column, what, fig, seed_says, holds, (first, second) in (
+        ("long_goodput_mbps", "20 short flows, long flows' throughput rps > single", 5,
+         "larger with rps", lambda r, s: r > s, policies),
+        ("short_fct_ms", "20 short flows, short flows' FCT rps < single", 6,
+         "smaller with rps", lambda r, s: r < s, policies),
+        ("long_goodput_mbps", "rps, long flows' throughput with 20 <= with 10 short flows", 8,
+         "slightly smaller with 20", lambda a, b: a <= b, counts),
+        ("short_fct_ms", "rps, short flows' FCT with 20 > with 10 short flows", 9,
+         "larger with 20", lambda a, b: a > b, counts),
     ):  # fmt: skip
-        unit = UNITS[column]
+        names = (first[0], second[0]) if first[0] != second[0] else (str(first[1]), str(second[1]))
         compare(
-            f"seed Fig. {fig}: 20 short flows, {what} at every n_long",
-            f"{seed_says} (Fig. {fig})", column, unit,
-            at("rps", 20, column), at("single", 20, column), ("rps", "single"), holds,
+            f"seed Fig. {fig}: {what} at every n_long", f"{seed_says} (Fig. {fig})",
+            column, UNITS[column], at(*first, column), at(*second, column), names, holds,
         )  # fmt: skip
     ooo = at("rps", 20, "short_ooo_pct")
     low, high = SEED_OOO_PCT
@@ -178,18 +182,6 @@ def spraying_random_checks(runs: pd.DataFrame) -> list[Claim]:
             bool((np.asarray(single_ooo) == 0).all()) if len(single_ooo) else None,
         )
     )
-    for column, what, fig, seed_says, holds in (
-        ("long_goodput_mbps", "long flows' throughput with 20 <= with 10", 8,
-         "slightly smaller with 20", lambda a, b: a <= b),
-        ("short_fct_ms", "short flows' FCT with 20 > with 10", 9, "larger with 20",
-         lambda a, b: a > b),
-    ):  # fmt: skip
-        unit = UNITS[column]
-        compare(
-            f"seed Fig. {fig}: rps, {what} short flows at every n_long",
-            f"{seed_says} (Fig. {fig})", column, unit,
-            at("rps", 20, column), at("rps", 10, column), ("20", "10"), holds,
-        )  # fmt: skip
     return checks
 
 
