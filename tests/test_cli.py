@@ -160,7 +160,7 @@ def test_list_names_what_each_axis_accepts():
     assert lines["topologies"] == "star, tree3, fat_tree, leaf_spine, edges"
     assert lines["queues"] == "droptail, pfabric, priority"
     assert lines["agents"] == "pause"
-    assert lines["studies"] == "incast, spraying, latency-difference, pfabric"
+    assert lines["studies"] == "incast, spraying, spraying-random, latency-difference, pfabric"
     for protocol in ("newreno", "ecn", "dctcp", "d2tcp", "l2dct", "pfabric"):
         assert protocol in lines["protocols"].split(", ")
     # Every listed protocol and queue is accepted by validation.

@@ -18,7 +18,7 @@ study: ``docs/studies.md``.
 
 from __future__ import annotations
 
-from dcnsim.studies import incast, latency_difference, pfabric, spraying
+from dcnsim.studies import incast, latency_difference, pfabric, spraying, spraying_random
 from dcnsim.studies.study import Study, StudyOutput, run_study, write_study
 
 __all__ = ["STUDIES", "Study", "StudyOutput", "run_study", "write_study"]
@@ -29,6 +29,7 @@ STUDIES: dict[str, Study] = {
     for study in (
         incast.STUDY,
         spraying.STUDY,
+        spraying_random.STUDY,
         latency_difference.STUDY,
         pfabric.STUDY,
     )

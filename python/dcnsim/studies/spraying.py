@@ -74,9 +74,14 @@ def spraying_scenario(policy: str, n_long: int, seed: int = 1) -> Scenario:
         raise ValueError(f"n_long must be within 0..15, got {n_long}")
     flows = [{"src": i, "dst": 15, "size": "10MB"} for i in range(n_long)]
     flows.append({"src": 0, "dst": 15, "size": "200KB"})
+    return seed_fat_tree(f"spraying policy={policy} long={n_long}", policy, seed, flows)
+
+
+def seed_fat_tree(name: str, policy: str, seed: int, flows: list[dict[str, Any]]) -> Scenario:
+    """The seed's network and TCP (see ``spraying_scenario``) carrying ``flows``."""
     return Scenario(
         {
-            "name": f"spraying policy={policy} long={n_long}",
+            "name": name,
             "seed": seed,
             "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "25us"}},
             "network": {"queue": {"capacity": "1000pkt"}},
@@ -418,29 +423,47 @@ SPRAYING_FIGURES = {
 def _spraying_plot(figure: str, runs: pd.DataFrame, summary_wide: pd.DataFrame, path: Path) -> None:
     """One of the seed's Figs. 2-4: the mean over seeds against the number of long
     flows, a line per policy with 95 % intervals (and the fair share on Fig. 4)."""
+    column, label, long_only = SPRAYING_FIGURES[figure]
+    if long_only:
+        runs = runs[runs["n_long"] > 0]
+    with_long = summary_wide[summary_wide["n_long"] > 0]
+    fair = (with_long["n_long"], with_long["fair_share_mbps"]) if long_only else None
+    policy_figure(runs, ["policy"], column, f"{label} (seed {figure.replace('fig', 'Fig. ')})",
+                  path, fair)  # fmt: skip
+
+
+def policy_figure(
+    runs: pd.DataFrame,
+    series: list[str],
+    column: str,
+    title: str,
+    path: Path,
+    fair: tuple[Any, Any] | None = None,
+) -> None:
+    """``column`` (mean over seeds, 95 % intervals) against the number of long flows,
+    one line per value of ``series``; ``title`` is "what: unit label"; nothing drawn
+    when ``runs`` is empty."""
     from matplotlib.ticker import MaxNLocator
 
-    column, label, long_only = SPRAYING_FIGURES[figure]
+    if runs.empty:
+        return
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 4.2))
-    points = mean_ci(runs, ["policy", "n_long"], [column])
-    if long_only:
-        points = points[points["n_long"] > 0]
-    for policy, line in points.groupby("policy", sort=False):
+    points = mean_ci(runs, [*series, "n_long"], [column])
+    for key, line in points.groupby(series, sort=False):
         line = line.sort_values("n_long")
+        name = " ".join(
+            f"{v}" if s == "policy" else f"{s}={v}" for s, v in zip(series, key, strict=True)
+        )
         ax.errorbar(
             line["n_long"], line[column], yerr=line[f"{column}_ci"].fillna(0), marker="o",
-            capsize=3, label=policy,
+            capsize=3, label=name,
         )  # fmt: skip
-    if long_only:
-        with_long = summary_wide[summary_wide["n_long"] > 0]
-        ax.plot(
-            with_long["n_long"], with_long["fair_share_mbps"], "k--", linewidth=1,
-            label="fair share 1000/n",
-        )  # fmt: skip
-    ax.set_title(f"{label} (seed {figure.replace('fig', 'Fig. ')})", fontsize=10)
+    if fair is not None:
+        ax.plot(*fair, "k--", linewidth=1, label="fair share 1000/n")
+    ax.set_title(title, fontsize=10)
     ax.set_xlabel("number of long flows")
-    ax.set_ylabel(label.split(": ")[1])
+    ax.set_ylabel(title.split(": ")[1].split(" (seed")[0])
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
