@@ -54,11 +54,11 @@ def static_finish_ms(n_long: int) -> float:
 SPRAYING_EXPECTATIONS = [
     "Seed's findings (qualitative; the text gives no exact numbers):",
     "  - with rps the short flow's mean FCT is smaller than with single-path TCP, and the",
-    "    advantage grows as long flows are added (Fig. 2);",
+    "    advantage grows as long flows are added (Fig. 3);",
     "  - with rps the short flow sees out-of-order packets, at about the same percentage",
-    "    once there are two or more long flows (Fig. 3);",
+    "    once there are two or more long flows (Fig. 4);",
     "  - the long flows' mean throughput is slightly larger with rps and bounded by the",
-    "    fair share of the bottleneck E7->S15, 1 Gbps / (number of flows to S15) (Fig. 4).",
+    "    fair share of the bottleneck E7->S15, 1 Gbps / (number of flows to S15) (Fig. 2).",
 ]
 
 
@@ -226,7 +226,7 @@ def spraying_checks(runs: pd.DataFrame) -> list[Claim]:
         checks.append(
             Claim(
                 f"seed: rps short-flow FCT < single at n_long = {listed(at)}",
-                "rps faster (Fig. 2)",
+                "rps faster (Fig. 3)",
                 per_n("short_fct_ms", 2) + " ms",
                 all(rps[n] < single[n] for n in at),
             )
@@ -236,7 +236,7 @@ def spraying_checks(runs: pd.DataFrame) -> list[Claim]:
         checks.append(
             Claim(
                 f"seed: rps's FCT advantage grows with n_long (single - rps, ms: {shown})",
-                "the gap grows (Fig. 2)",
+                "the gap grows (Fig. 3)",
                 f"single - rps: {shown} ms",
                 bool(np.all(np.diff(gain) >= 0)) if len(gain) > 1 else None,
             )
@@ -245,7 +245,7 @@ def spraying_checks(runs: pd.DataFrame) -> list[Claim]:
         checks.append(
             Claim(
                 f"seed: rps short flow has out-of-order packets at n_long = {listed(many)}",
-                "out-of-order packets (Fig. 3)",
+                "out-of-order packets (Fig. 4)",
                 "; ".join(f"n={n}: {by.loc[('rps', n), 'short_ooo_pct']:.2f} %" for n in many),
                 all(by.loc[("rps", n), "short_ooo_pct"] > 0 for n in many),
             )
@@ -267,7 +267,7 @@ def spraying_checks(runs: pd.DataFrame) -> list[Claim]:
             Claim(
                 "seed: long flows capped by the fair share at the last hop: the slowest "
                 "long flow's goodput <= 1000/n_long in every run",
-                "<= 1000/n_long Mbps (Fig. 4)",
+                "<= 1000/n_long Mbps (Fig. 2)",
                 f"at most {over.max():.3f} x the fair share",
                 bool((over <= 1.001).all()),
             )
@@ -281,7 +281,7 @@ def spraying_checks(runs: pd.DataFrame) -> list[Claim]:
             checks.append(
                 Claim(
                     f"{claim} with rps >= single (within 0.1 %) at n_long = {listed(at)}",
-                    "slightly larger with rps (Fig. 4)",
+                    "slightly larger with rps (Fig. 2)",
                     per_n(column, 1) + " Mbps",
                     all(rps[n] >= 0.999 * single[n] for n in at),
                 )
@@ -414,15 +414,15 @@ def _spraying_run_view(runs: pd.DataFrame) -> pd.DataFrame:
 
 #: The seed's Figs. 2-4: (column of the runs, y-axis label, long flows only).
 SPRAYING_FIGURES = {
-    "fig2": ("short_fct_ms", "short flow: mean FCT (ms)", False),
-    "fig3": ("short_ooo_pct", "short flow: out-of-order packets (%)", False),
-    "fig4": ("long_goodput_mbps", "long flows: mean goodput (Mbps)", True),
+    "fig2": ("long_goodput_mbps", "long flows: mean goodput (Mbps)", True),
+    "fig3": ("short_fct_ms", "short flow: mean FCT (ms)", False),
+    "fig4": ("short_ooo_pct", "short flow: out-of-order packets (%)", False),
 }
 
 
 def _spraying_plot(figure: str, runs: pd.DataFrame, summary_wide: pd.DataFrame, path: Path) -> None:
     """One of the seed's Figs. 2-4: the mean over seeds against the number of long
-    flows, a line per policy with 95 % intervals (and the fair share on Fig. 4)."""
+    flows, a line per policy with 95 % intervals (and the fair share on Fig. 2)."""
     column, label, long_only = SPRAYING_FIGURES[figure]
     if long_only:
         runs = runs[runs["n_long"] > 0]
