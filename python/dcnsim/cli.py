@@ -110,9 +110,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    scenario = _load(args)
-    d = scenario.describe()
-    terms = _core.memory_estimate(scenario.to_json())
+    d = _load(args).describe()
     print(f"ok: {args.file}")
     print(
         f"  network  {d['hosts']:,} hosts, {d['switches']:,} switches, {d['links']:,} links "
@@ -123,7 +121,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     print(f"  agents   {d['agents']:,}")
     stop = d["stop_time_s"]
     print(f"  stops    {'when traffic ends' if stop is None else f'at {format_seconds(stop)}'}")
-    parts = ", ".join(f"{name} {format_bytes(b)}" for name, b in terms if b)
+    parts = ", ".join(f"{name} {format_bytes(b)}" for name, b in d["memory"] if b)
     print(f"  memory   about {format_bytes(d['memory_bytes'])} ({parts})")
     return 0
 

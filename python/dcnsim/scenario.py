@@ -179,7 +179,8 @@ class Scenario:
     def describe(self) -> dict[str, Any]:
         """What the (valid) scenario contains: hosts, switches, links, ports, and its
         probe packets, streams, listed flows, workloads, incast applications and
-        agents (entries), and the stop time. Raises
+        agents (entries), the stop time, and the memory estimate (``memory_bytes``
+        and ``memory``, by term). Raises
         ScenarioError like :meth:`validate`."""
         return _core.describe(self.to_json())
 

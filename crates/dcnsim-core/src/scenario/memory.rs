@@ -30,11 +30,7 @@ impl Scenario {
         let hosts = self.topology.host_count() as u64;
         let ports = 2 * self.topology.links.len() as u64;
         let t = &self.traffic;
-        let probes: u64 = t
-            .probes
-            .iter()
-            .map(|p| p.dst.host().map_or(hosts.saturating_sub(1), |_| 1))
-            .sum();
+        let probes = t.probe_packets(hosts);
         let recorded: f64 = t
             .streams
             .iter()

@@ -272,30 +272,26 @@ impl Scenario {
         })
     }
 
-    /// What the scenario contains, for `dcnsim validate`: its topology's size
-    /// and its applications.
+    /// What the scenario contains, for `dcnsim validate`: its topology's size,
+    /// its applications and its memory estimate (total and by term).
     pub fn describe(&self) -> Value {
         let hosts = self.topology.host_count();
         let switches = self.topology.nodes.len() - hosts;
         let t = &self.traffic;
-        // A probe entry to "all" sends one packet to every other host.
-        let probes: usize = t
-            .probes
-            .iter()
-            .map(|p| p.dst.host().map_or(hosts - 1, |_| 1))
-            .sum();
+        let memory = self.memory_estimate();
         serde_json::json!({
             "hosts": hosts,
             "switches": switches,
             "links": self.topology.links.len(),
             "ports": 2 * self.topology.links.len(),
-            "probe_packets": probes,
+            "probe_packets": t.probe_packets(hosts as u64),
             "streams": t.streams.len(),
             "flows": t.flows.len(),
             "workloads": t.workloads.len(),
             "incast": t.incast.len(),
             "agents": self.agents.len(),
-            "memory_bytes": self.memory_estimate().iter().map(|(_, b)| b).sum::<u64>(),
+            "memory_bytes": memory.iter().map(|(_, b)| b).sum::<u64>(),
+            "memory": memory,
             "stop_time_s": self.stop_time.map(Time::as_secs_f64),
         })
     }

@@ -423,6 +423,15 @@ fn incast_workers(
 }
 
 impl TrafficSpec {
+    /// Probe packets sent among `hosts` hosts: an entry to "all" sends one
+    /// to every other host.
+    pub fn probe_packets(&self, hosts: u64) -> u64 {
+        self.probes
+            .iter()
+            .map(|p| p.dst.host().map_or(hosts.saturating_sub(1), |_| 1))
+            .sum()
+    }
+
     /// How many flows the scenario has before it runs, when that is fixed (no
     /// workloads or incast applications, whose flows are created as it runs).
     pub fn known_flow_count(&self) -> Option<usize> {
