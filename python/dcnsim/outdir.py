@@ -62,7 +62,7 @@ def write_whole(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
         # mkdtemp makes it private (0700); the result gets what mkdir would give.
-        os.chmod(tmp, 0o777 & ~_umask())
+        os.chmod(tmp, 0o777 & ~_UMASK)
         write(tmp)
         _swap_in(tmp, out)
     except BaseException:
@@ -82,17 +82,13 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def _umask() -> int:
-    return _UMASK
-
-
 def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it to ``path``."""
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         # mkstemp makes it private (0600); the result gets what open would give.
-        os.chmod(name, 0o666 & ~_umask())
+        os.chmod(name, 0o666 & ~_UMASK)
         write(Path(name))
         os.replace(name, path)
     except BaseException:
