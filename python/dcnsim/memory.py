@@ -31,9 +31,7 @@ def format_bytes(n: float) -> str:
     raise AssertionError("unreachable")
 
 
-def check_memory(
-    terms: list[tuple[str, int]], limit: int | None = None
-) -> list[tuple[str, int]]:
+def check_memory(terms: list[tuple[str, int]], limit: int | None = None) -> list[tuple[str, int]]:
     """The core's estimate by term (largest first, as ``_core.run`` passes it);
     ScenarioError if its total exceeds ``limit`` bytes, or by default
     ``AVAILABLE_SHARE`` of the available memory."""
