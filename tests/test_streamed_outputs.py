@@ -3,6 +3,7 @@ memory that does not grow with the rows recorded, and a start-up that imports on
 what it needs."""
 
 import io
+import json
 import re
 import subprocess
 import sys
@@ -211,20 +212,35 @@ def test_recorded_64B_stream_at_load_1_for_10s_stays_under_1GB(tmp_path):
 # --- start-up -------------------------------------------------------------------------------
 
 
-def test_import_and_validate_do_not_load_the_table_libraries():
+def loaded_after(*commands: list[str]) -> list[str]:
+    """The heavy modules loaded by ``import dcnsim`` and the given CLI commands."""
     check = (
-        "import sys\n"
+        "import json, sys\n"
         "import dcnsim\n"
         "from dcnsim import cli\n"
-        "assert cli.main(['validate', sys.argv[1]]) == 0\n"
-        "heavy = {'pandas', 'pyarrow', 'matplotlib', 'duckdb', 'tqdm', 'dcnsim.studies'}\n"
-        "print(sorted(heavy & set(sys.modules)))\n"
+        "for command in json.loads(sys.argv[1]):\n"
+        "    assert cli.main(command) == 0\n"
+        "heavy = {'pandas', 'pyarrow', 'matplotlib', 'duckdb', 'tqdm', 'dcnsim.studies',\n"
+        "         'dcnsim.sweeps', 'dcnsim.store', 'dcnsim.report'}\n"
+        "print(json.dumps(sorted(heavy & set(sys.modules))))\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", check, TREE3], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", check, json.dumps(commands)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "[]"
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_import_and_validate_load_no_table_library():
+    assert loaded_after() == []
+    assert loaded_after(["validate", TREE3]) == []
+
+
+def test_run_loads_only_the_table_libraries(tmp_path):
+    assert loaded_after(["run", TREE3, "--out", str(tmp_path / "out")]) == ["pandas", "pyarrow"]
 
 
 def test_the_public_api_loads_on_first_use():

@@ -485,7 +485,11 @@ mod tests {
         assert_eq!(push(&mut rows, 4), 4, "ids continue past taken rows");
         let t = rows.take(false);
         assert_eq!(t.i64("probe_id"), [1, 2]);
-        assert_eq!(t.i64("hops"), [3, -1], "a dropped row is settled, unreceived");
+        assert_eq!(
+            t.i64("hops"),
+            [3, -1],
+            "a dropped row is settled, unreceived"
+        );
         assert!(t.f64("received_s")[1].is_nan());
         // At the end every row leaves, received or not.
         let t = rows.take(true);
