@@ -116,23 +116,32 @@ fn progress_to_py<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyD
 /// `memory_check(terms)` gets the core's memory estimate of the scenario it
 /// parsed (bytes by term, largest first) before anything is built, and raises
 /// to refuse the run. `hook(progress: dict)` is called about every quarter
-/// second. With `sink`, the recorded rows (`probes`, `queues`, `flow_trace`)
-/// go to `sink(name, columns)` in chunks of about `chunk_rows` rows as the run
-/// goes, and those tables come back empty. An exception from a callback (or a
+/// second. With `sink` (and `chunk_rows`), the recorded rows (`probes`,
+/// `queues`, `flow_trace`) go to `sink(name, columns)` in chunks of about
+/// `chunk_rows` rows as the run goes, and those tables come back empty. An exception from a callback (or a
 /// pending signal such as Ctrl-C) aborts the run and propagates.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, hook=None, memory_check=None, sink=None, chunk_rows=1 << 18))]
+#[pyo3(signature = (scenario_json, hook=None, memory_check=None, sink=None, chunk_rows=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     hook: Option<Py<PyAny>>,
     memory_check: Option<Bound<'py, PyAny>>,
     sink: Option<Py<PyAny>>,
-    chunk_rows: usize,
+    chunk_rows: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
+    let sink = match (sink, chunk_rows) {
+        (Some(s), Some(n)) => Some((s, n)),
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "chunk_rows: required with sink",
+            ))
+        }
+    };
     if let Some(check) = memory_check {
-        let held = sink.is_some().then_some(chunk_rows as u64);
+        let held = sink.as_ref().map(|&(_, n)| n as u64);
         check.call1((sc.memory_estimate(held),))?;
     }
     // The first error of a callback (or a pending signal); it stops the run.
@@ -155,7 +164,7 @@ fn run<'py>(
         };
         match &sink {
             None => dcnsim_core::run(&sc, &mut on_progress),
-            Some(s) => {
+            Some((s, chunk_rows)) => {
                 let mut send = |name: &'static str, t: Table| {
                     let rows = Mutex::new(Some(t));
                     call(&|py| {
@@ -168,7 +177,7 @@ fn run<'py>(
                     })
                 };
                 let sink = Sink {
-                    chunk_rows,
+                    chunk_rows: *chunk_rows,
                     send: &mut send,
                 };
                 dcnsim_core::run_streamed(&sc, &mut on_progress, sink)
