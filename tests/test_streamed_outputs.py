@@ -100,6 +100,12 @@ def test_a_table_not_asked_for_and_left_empty_is_not_written(tmp_path):
     assert results.traces["queues"].empty  # columns, no rows, no file
 
 
+def test_chunk_rows_must_be_positive(tmp_path):
+    with pytest.raises(ValueError, match="chunk_rows: expected a positive number of rows, got 0"):
+        dcnsim.run(TREE3, out=tmp_path / "out", chunk_rows=0)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_failed_streamed_run_leaves_no_directory(tmp_path, monkeypatch):
     calls = []
 
@@ -116,13 +122,15 @@ def test_a_failed_streamed_run_leaves_no_directory(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # neither the output nor its temporary directory
 
 
-def test_streamed_runs_are_checked_against_the_rows_they_hold():
+def test_streamed_runs_are_checked_against_the_rows_they_hold(tmp_path):
     # A stream recorded for 1000 s in a run stopped after 1 ms: kept in memory its
     # rows would need terabytes and the run is refused as before; streamed, the
     # estimate holds one chunk of rows and the run goes.
     long_stream = dcnsim.Scenario.from_toml_str(stream_scenario("10Gbps", "1ms", "1000s"))
     with pytest.raises(dcnsim.ScenarioError, match=r"\(recorded packets .* than the 2\.0 GB"):
         dcnsim.run(long_stream, memory_limit=2 * 10**9)
+    results = dcnsim.run(long_stream, memory_limit=2 * 10**9, out=tmp_path / "out")
+    assert results.probe_latency.rows == 19_532  # 1 ms, one packet every 51.2 ns
 
 
 def test_cli_run_without_out_keeps_no_rows(tmp_path):
