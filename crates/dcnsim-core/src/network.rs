@@ -30,6 +30,9 @@ pub struct Port {
     /// The latest end of a pause of any class (so an unpaused port checks
     /// one time).
     pub pause_latest: Time,
+    /// A FIFO port that commits packets to the wire on arrival, with no
+    /// wake-up events ([`crate::queue::DropTail::commit`]).
+    pub scheduled: bool,
     pub node: u32,
     pub peer: u32,
     /// The port of the peer back towards this port's node.
@@ -149,6 +152,7 @@ impl Network {
                 aqm: Vec::new(),
                 paused_until: Box::new([Time::ZERO; CLASSES]),
                 pause_latest: Time::ZERO,
+                scheduled: false,
                 control: VecDeque::new(),
                 outages: Vec::new(),
                 pcap: Vec::new(),

@@ -142,3 +142,75 @@ record = true
     );
     assert!(a.probes != c.probes, "another seed gave the same probes");
 }
+
+/// A FIFO port commits packets to the wire on arrival (no wake-up events)
+/// unless something may hold them, such as a queue trace. Both ways serve the
+/// same packets at the same times, so where no two events share a
+/// picosecond (independent Poisson sources) every table is identical,
+/// tail drops included. (Where events tie, a committed packet's arrival is
+/// ordered by when it was committed rather than when it started: one
+/// convention for simultaneous events against another.)
+#[test]
+fn scheduled_ports_serve_as_event_driven_ones() {
+    let run = |traced: &str| {
+        run_toml(&format!(
+            r#"
+seed = 3
+stop_time = "30ms"
+[topology]
+kind = "star"
+hosts = 5
+link = {{ rate = "1Gbps", delay = "1us" }}
+[network]
+queue = {{ capacity = "20pkt", aqm = {{ kind = "threshold", k = "8pkt" }} }}
+nic_queue = {{ capacity = "30pkt" }}
+[[traffic.streams]]
+src = 0
+dst = 4
+load = 0.26
+[[traffic.streams]]
+src = 1
+dst = 4
+load = 0.26
+[[traffic.streams]]
+src = 2
+dst = 4
+load = 0.26
+[[traffic.streams]]
+src = 3
+dst = 4
+load = 0.26
+[trace]
+queues = [{traced}]
+"#
+        ))
+    };
+    let all = (0..5)
+        .flat_map(|h| [format!("\"host{h}->sw0\""), format!("\"sw0->host{h}\"")])
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (scheduled, event_driven) = (run(""), run(&all));
+    assert!(event_driven.queues.rows() > 1000);
+    // The same packets, with no wake-up event for any queued one.
+    let (s, e) = (&scheduled.summary, &event_driven.summary);
+    assert_eq!(s.packet_hops, e.packet_hops);
+    assert!(
+        s.events < e.events * 3 / 4,
+        "{} against {} events",
+        s.events,
+        e.events
+    );
+    assert_eq!(scheduled.flows, event_driven.flows);
+    assert_eq!(scheduled.ports, event_driven.ports);
+    let drops: i64 = scheduled.ports.i64("packets_dropped").iter().sum();
+    let deepest = scheduled
+        .ports
+        .i64("max_queue_packets")
+        .iter()
+        .max()
+        .copied();
+    assert!(
+        drops > 0 && deepest == Some(20),
+        "{drops} drops, max queue {deepest:?}"
+    );
+}

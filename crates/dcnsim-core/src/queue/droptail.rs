@@ -1,5 +1,14 @@
 //! First-in first-out with tail drop: an arriving packet that would exceed the
 //! capacity (in packets or bytes) is discarded.
+//!
+//! A FIFO port that nothing can pause, hold or reorder (no PAUSE, no switch
+//! agent, no queue trace or capture, no host stack waiting for the packet to
+//! leave) knows on arrival when a packet will start serializing: when
+//! everything ahead of it has been sent. Such a port is *scheduled*: it commits
+//! the packet to the wire at once (its arrival at the far end is scheduled
+//! directly, so the port needs no wake-up event per packet) and the queue keeps
+//! only each waiting packet's start time and size ([`DropTail::commit`]), so
+//! its occupancy at any later arrival is exact ([`DropTail::retire`]).
 
 use super::{fits, Discipline, Next, QueueSpec, Queued};
 use crate::units::{Capacity, Time};
@@ -8,6 +17,8 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug)]
 pub struct DropTail {
     fifo: VecDeque<Entry>,
+    /// Packets committed to the wire of a scheduled port, not yet started.
+    departures: VecDeque<Departure>,
     bytes: u64,
     capacity: Capacity,
 }
@@ -21,10 +32,58 @@ struct Entry {
     class: u8,
 }
 
+/// A packet of a scheduled port waiting for its start time.
+#[derive(Clone, Copy, Debug)]
+struct Departure {
+    start: Time,
+    size: u32,
+}
+
+impl DropTail {
+    /// Forget the packets of a scheduled port that started serializing by
+    /// `now` (at `now` included: the port serves its head before an arrival
+    /// at the same instant).
+    #[inline]
+    pub fn retire(&mut self, now: Time) {
+        while let Some(d) = self.departures.front() {
+            if d.start > now {
+                break;
+            }
+            self.bytes -= u64::from(d.size);
+            self.departures.pop_front();
+        }
+    }
+
+    /// Whether a packet of `size` bytes fits behind what is queued.
+    #[inline]
+    pub fn admits(&self, size: u32) -> bool {
+        fits(self.capacity, self.packets(), self.bytes, size)
+    }
+
+    /// Queue a packet of a scheduled port that starts serializing at `start`
+    /// (after every packet already committed).
+    #[inline]
+    pub fn commit(&mut self, start: Time, size: u32) {
+        debug_assert!(self.departures.back().is_none_or(|d| d.start < start));
+        self.bytes += u64::from(size);
+        self.departures.push_back(Departure { start, size });
+    }
+
+    /// Packets and bytes committed to start after `t`: they were counted as
+    /// sent when committed, and a run that stops at `t` has not sent them.
+    pub fn unstarted_after(&self, t: Time) -> (u64, u64) {
+        self.departures
+            .iter()
+            .filter(|d| d.start > t)
+            .fold((0, 0), |(n, b), d| (n + 1, b + u64::from(d.size)))
+    }
+}
+
 impl Discipline for DropTail {
     fn new(spec: &QueueSpec) -> DropTail {
         DropTail {
             fifo: VecDeque::new(),
+            departures: VecDeque::new(),
             bytes: 0,
             capacity: spec.capacity,
         }
@@ -57,7 +116,7 @@ impl Discipline for DropTail {
     }
 
     fn packets(&self) -> u64 {
-        self.fifo.len() as u64
+        (self.fifo.len() + self.departures.len()) as u64
     }
 
     fn bytes(&self) -> u64 {
@@ -110,6 +169,24 @@ mod tests {
         d.enqueue(q(4, 1501), &mut dropped);
         d.enqueue(q(5, 1500), &mut dropped);
         assert_eq!(dropped, [3, 4]);
+    }
+
+    #[test]
+    fn committed_packets_leave_at_their_start_times() {
+        let mut d = droptail(Capacity::Packets(2));
+        assert!(d.admits(1500));
+        d.commit(Time(10), 1500);
+        d.commit(Time(20), 100);
+        assert!(!d.admits(64));
+        assert_eq!(d.unstarted_after(Time(10)), (1, 100));
+        d.retire(Time(9));
+        assert_eq!((d.packets(), d.bytes()), (2, 1600));
+        // A packet starting exactly now has left the queue.
+        d.retire(Time(10));
+        assert_eq!((d.packets(), d.bytes()), (1, 100));
+        assert!(d.admits(64));
+        d.retire(Time(25));
+        assert_eq!((d.packets(), d.bytes()), (0, 0));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::forwarding::{mix, Forwarder, Policy};
 use crate::network::Network;
 use crate::packet::Arena;
 use crate::pcap::Capture;
-use crate::queue::Aqm;
+use crate::queue::{Aqm, Queue};
 use crate::scenario::{PcapTarget, Scenario};
 use crate::topology::NodeKind;
 use crate::units::Time;
@@ -110,8 +110,28 @@ impl Simulation {
                 sim.attach_agent(node, agent);
             }
         }
+        let t = &sc.traffic;
+        sim.schedule_ports(!t.flows.is_empty() || !t.workloads.is_empty() || !t.incast.is_empty());
         sim.start_applications(sc);
         sim
+    }
+
+    /// Mark the ports that commit packets to the wire on arrival
+    /// (`queue/droptail.rs`): FIFO ports whose queue is neither traced nor
+    /// captured, when no switch agent runs (a PAUSE may hold any port), and
+    /// host NICs only without TCP (a host stack learns when its segments
+    /// leave the NIC).
+    fn schedule_ports(&mut self, tcp: bool) {
+        let free = self.agents.is_empty();
+        let node_host = &self.net.node_host;
+        for pt in &mut self.net.ports {
+            let host = node_host[pt.node as usize] != u32::MAX;
+            pt.scheduled = free
+                && matches!(pt.queue, Queue::Droptail(_))
+                && pt.trace.is_none()
+                && pt.pcap.is_empty()
+                && !(tcp && host);
+        }
     }
 
     /// Run `agent` at switch `node`, after the agents already there (a Rust
@@ -123,6 +143,9 @@ impl Simulation {
         );
         if self.agents.is_empty() {
             self.agents = (0..self.net.node_host.len()).map(|_| Vec::new()).collect();
+            for pt in &mut self.net.ports {
+                pt.scheduled = false;
+            }
         }
         self.agents[node as usize].push(agent);
     }

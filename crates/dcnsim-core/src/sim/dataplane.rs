@@ -13,7 +13,10 @@
 //! discipline allows it; otherwise the discipline admits, drops or evicts,
 //! and the port makes sure a wake-up ([`Event::PortFree`]) is pending. At a
 //! wake-up the discipline offers the next packet, nothing, or a time to wake
-//! again. Ports therefore cost events only while they have a queue.
+//! again. Ports therefore cost events only while they have a queue, and a
+//! *scheduled* FIFO port none at all: it commits each packet to the wire on
+//! arrival, at the time what is ahead of it will have been sent (see
+//! `queue/droptail.rs` for when a port is scheduled).
 //!
 //! Switch agents (`crate::agent`) see a packet on its arrival at their switch
 //! (after the egress port is chosen), on its departure from one of its ports
@@ -30,7 +33,7 @@ use super::Simulation;
 use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
-use crate::queue::{Next, Occupancy, Queued, Verdict};
+use crate::queue::{Discipline, Next, Occupancy, Queue, Queued, Verdict};
 use crate::units::Time;
 
 impl Simulation {
@@ -197,6 +200,11 @@ impl Simulation {
             self.drop_at(port, p);
             return;
         }
+        if pt.scheduled {
+            if let Queue::Droptail(fifo) = &mut pt.queue {
+                fifo.retire(now);
+            }
+        }
         let pkt = self.arena.get_mut(p);
         let class = pkt.class;
         if !pt.aqm.is_empty() {
@@ -228,6 +236,22 @@ impl Simulation {
             && (pt.pause_latest <= now || pt.queue.may_bypass(class, pt.paused(now)))
         {
             self.transmit(port, p);
+            return;
+        }
+        if pt.scheduled {
+            let Queue::Droptail(fifo) = &mut pt.queue else {
+                unreachable!("only FIFO ports are scheduled")
+            };
+            if fifo.admits(pkt.size) {
+                let start = pt.busy_until;
+                fifo.commit(start, pkt.size);
+                pt.max_packets = pt.max_packets.max(fifo.packets());
+                pt.max_bytes = pt.max_bytes.max(fifo.bytes());
+                self.transmit_at(port, p, start);
+            } else {
+                pt.drops += 1;
+                self.drop_at(port, p);
+            }
             return;
         }
         let q = Queued {
@@ -311,14 +335,20 @@ impl Simulation {
     }
 
     /// Serialize packet `p` onto `port`'s link, starting now.
+    #[inline]
     fn transmit(&mut self, port: u32, p: u32) {
+        self.transmit_at(port, p, self.now());
+    }
+
+    /// Serialize packet `p` onto `port`'s link, starting at `start` (now, or
+    /// later on a scheduled port, once what is ahead of it has been sent).
+    fn transmit_at(&mut self, port: u32, p: u32, start: Time) {
         if !self.agents.is_empty() {
             self.run_agents(port, p, |a, sw, pkt| a.on_departure(sw, pkt, port));
         }
-        let now = self.now();
         let pt = &mut self.net.ports[port as usize];
         let pkt = self.arena.get_mut(p);
-        let done = now + pt.serialization(pkt.size);
+        let done = start + pt.serialization(pkt.size);
         pt.busy_until = done;
         pt.sent_packets += 1;
         pt.sent_bytes += u64::from(pkt.size);

@@ -25,6 +25,7 @@ use crate::forwarding::{mix, Forwarder};
 use crate::network::Network;
 use crate::packet::Arena;
 use crate::pcap::Capture;
+use crate::queue::Queue;
 use crate::records::{Output, Sink, Summary};
 use crate::tcp::{Seg, TransportSpec};
 use crate::traffic::Stream;
@@ -235,6 +236,14 @@ impl Simulation {
     }
 
     fn finish(mut self, wall: f64, end: Time, stopped: bool) -> Output {
+        // Scheduled ports counted packets as sent when they committed them.
+        for pt in &mut self.net.ports {
+            if let (true, Queue::Droptail(fifo)) = (pt.scheduled, &pt.queue) {
+                let (packets, bytes) = fifo.unstarted_after(end);
+                pt.sent_packets -= packets;
+                pt.sent_bytes -= bytes;
+            }
+        }
         let in_flight = self.arena.live();
         let [(_, probes), (_, queues), (_, flow_trace)] = self.take_rows(true);
         debug_assert_eq!(
