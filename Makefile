@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test sdist-check bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,20 @@ test: $(BIN)/python
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 	$(BIN)/pytest
+	$(MAKE) sdist-check
+
+# The source distribution must carry every file the extension compiles in with
+# include_str! from outside its crate (docs/*.md for `dcnsim docs`), or a build
+# from it fails. Packaging only, no compilation: a few seconds.
+sdist-check: $(BIN)/python
+	rm -rf target/sdist
+	$(BIN)/maturin sdist --out target/sdist
+	tar tzf target/sdist/dcnsim-*.tar.gz > target/sdist/files
+	for f in $$(grep -o 'include_str!("\.\./\.\./\.\./[^"]*")' crates/dcnsim-py/src/lib.rs \
+	        | sed 's|.*"\.\./\.\./\.\./||; s|")||'); do \
+	    grep -q "^dcnsim-[^/]*/$$f$$" target/sdist/files || { echo "sdist lacks $$f"; exit 1; }; \
+	    echo "sdist has $$f"; \
+	done
 
 bench: $(BIN)/python
 	$(BIN)/pip install .

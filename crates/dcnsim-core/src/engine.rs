@@ -44,6 +44,9 @@ pub enum Event {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: Time,
+    /// When the event was scheduled, or is deemed scheduled (see
+    /// [`EventQueue::schedule_from`]).
+    from: Time,
     seq: u64,
     event: Event,
 }
@@ -51,8 +54,8 @@ struct Entry {
 impl Entry {
     /// The ordering key: time, then scheduling order.
     #[inline]
-    fn key(&self) -> u128 {
-        (u128::from(self.time.0) << 64) | u128::from(self.seq)
+    fn key(&self) -> (u64, u64, u64) {
+        (self.time.0, self.from.0, self.seq)
     }
 
     #[inline]
@@ -81,10 +84,10 @@ impl Ord for Entry {
 
 /// A bucket spans 2^16 ps (65.5 ns): a few tens of events on a loaded 10 Gbps
 /// fabric, so sorting one as it becomes current is cheap.
-const BUCKET_SHIFT: u32 = 16;
+const BUCKET_SHIFT: u32 = 14;
 /// Buckets in the ring: 4096 cover 268 us ahead of the current one, past every
 /// packet's next hop; timers further out wait in the overflow heap.
-const RING: usize = 4096;
+const RING: usize = 16384;
 const WORDS: usize = RING / 64;
 
 /// A calendar queue (Brown, "Calendar queues", CACM 31(10), 1988) for integer
@@ -132,9 +135,20 @@ impl EventQueue {
 
     #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
-        debug_assert!(time >= self.now, "event scheduled in the past");
+        self.schedule_from(time, self.now, event);
+    }
+
+    /// Schedule `event` at `time` as if it were scheduled at `from` (now or
+    /// later): it runs after every event at `time` scheduled before `from`.
+    #[inline]
+    pub fn schedule_from(&mut self, time: Time, from: Time, event: Event) {
+        debug_assert!(
+            time >= from && from >= self.now,
+            "event scheduled in the past"
+        );
         self.seq += 1;
         let e = Entry {
+            from,
             time,
             seq: self.seq,
             event,

@@ -125,7 +125,10 @@ impl<'a> Switch<'a> {
 
 /// Which switches an `[[agents]]` entry runs at.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected \"all\", \"tor\" or a list of switch names"
+)]
 pub enum SwitchSel {
     /// `"all"` switches, or `"tor"`: the switches with a host attached.
     Group(String),

@@ -19,12 +19,13 @@ use crate::units::{Capacity, Time};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
+use strum::VariantNames;
 
 /// `aqm = { kind = "threshold", k = "20pkt" }`, `{ kind = "red", min, max,
 /// max_p, weight }` or `{ kind = "wred", weight, profiles = [{ min, max,
 /// max_p }, …] }` (one profile per traffic class).
 #[derive(Clone, Debug, Deserialize, PartialEq, strum::VariantNames)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(try_from = "RawAqm")]
 #[strum(serialize_all = "snake_case")]
 pub enum AqmSpec {
     Threshold {
@@ -33,16 +34,82 @@ pub enum AqmSpec {
     Red {
         min: Capacity,
         max: Capacity,
-        #[serde(default = "default_max_p")]
         max_p: f64,
-        #[serde(default = "default_red_weight")]
         weight: f64,
     },
     Wred {
-        #[serde(default = "default_red_weight")]
         weight: f64,
         profiles: Vec<RedProfile>,
     },
+}
+
+/// `aqm` as written: every key of every kind, so that a bad key or value is
+/// reported with its path (serde's internally tagged enums buffer the table
+/// and lose it); [`AqmSpec::try_from`] then keeps the kind's own keys.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAqm {
+    kind: String,
+    k: Option<Capacity>,
+    min: Option<Capacity>,
+    max: Option<Capacity>,
+    max_p: Option<f64>,
+    weight: Option<f64>,
+    profiles: Option<Vec<RedProfile>>,
+}
+
+impl TryFrom<RawAqm> for AqmSpec {
+    type Error = String;
+
+    fn try_from(raw: RawAqm) -> Result<AqmSpec, String> {
+        let kind = raw.kind.as_str();
+        let given = [
+            ("k", raw.k.is_some()),
+            ("min", raw.min.is_some()),
+            ("max", raw.max.is_some()),
+            ("max_p", raw.max_p.is_some()),
+            ("weight", raw.weight.is_some()),
+            ("profiles", raw.profiles.is_some()),
+        ];
+        let keys: &[&str] = match kind {
+            "threshold" => &["k"],
+            "red" => &["min", "max", "max_p", "weight"],
+            "wred" => &["weight", "profiles"],
+            other => {
+                return Err(format!(
+                    "unknown kind \"{other}\" (expected one of {})",
+                    AqmSpec::VARIANTS.join(", ")
+                ))
+            }
+        };
+        if let Some((key, _)) = given.iter().find(|&&(k, set)| set && !keys.contains(&k)) {
+            return Err(format!(
+                "{key} is not a key of kind \"{kind}\" (its keys: {})",
+                keys.join(", ")
+            ));
+        }
+        let need = |v: Option<Capacity>, key: &str| {
+            v.ok_or_else(|| format!("kind \"{kind}\" needs {key}"))
+        };
+        let weight = raw.weight.unwrap_or_else(default_red_weight);
+        Ok(match kind {
+            "threshold" => AqmSpec::Threshold {
+                k: need(raw.k, "k")?,
+            },
+            "red" => AqmSpec::Red {
+                min: need(raw.min, "min")?,
+                max: need(raw.max, "max")?,
+                max_p: raw.max_p.unwrap_or_else(default_max_p),
+                weight,
+            },
+            _ => AqmSpec::Wred {
+                weight,
+                profiles: raw
+                    .profiles
+                    .ok_or_else(|| format!("kind \"{kind}\" needs profiles"))?,
+            },
+        })
+    }
 }
 
 /// One RED marking curve: thresholds on the average queue and the marking
@@ -84,7 +151,10 @@ impl AqmSpec {
                 return err(at, format!("min ({}) must be below max ({})", p.min, p.max));
             }
             if !(p.max_p > 0.0 && p.max_p <= 1.0) {
-                return err(at, format!("max_p must be in (0, 1], got {}", p.max_p));
+                return err(
+                    &join_path(at, "max_p"),
+                    format!("must be in (0, 1], got {}", p.max_p),
+                );
             }
             Ok(())
         };
@@ -273,7 +343,63 @@ fn idle_slots(idle: Time, slot: Time) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::parse_at;
     use rand::SeedableRng;
+    use serde_json::json;
+
+    fn parse_err(aqm: serde_json::Value) -> String {
+        parse_at::<AqmSpec>(aqm, "network.queue.aqm")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn aqm_tables_parse_with_their_defaults() {
+        let red: AqmSpec =
+            parse_at(json!({"kind": "red", "min": "5pkt", "max": "15pkt"}), "").unwrap();
+        assert_eq!(
+            red,
+            AqmSpec::Red {
+                min: Capacity::Packets(5),
+                max: Capacity::Packets(15),
+                max_p: 0.1,
+                weight: 0.002
+            }
+        );
+    }
+
+    /// Errors name the bad key with its full path, also inside `profiles`.
+    #[test]
+    fn bad_aqm_keys_are_named_with_their_path() {
+        assert_eq!(
+            parse_err(json!({"kind": "threshold", "k": "20pkt", "kk": 1})),
+            "network.queue.aqm.kk: unknown key (expected one of `kind`, `k`, `min`, `max`, `max_p`, `weight`, `profiles`)"
+        );
+        assert!(parse_err(json!({"kind": "threshold", "k": "1ms"}))
+            .starts_with("network.queue.aqm.k: unknown unit \"ms\""));
+        let e = parse_err(json!({"kind": "wred", "profiles": [
+            {"min": "1pkt", "max": "2pkt"}, {"min": "1pkt", "max": "2pkt", "maxp": 0.1}]}));
+        assert!(
+            e.starts_with("network.queue.aqm.profiles[1].maxp: unknown key"),
+            "{e}"
+        );
+        assert_eq!(
+            parse_err(json!({"kind": "threshold", "k": "2pkt", "max_p": 0.5})),
+            "network.queue.aqm: max_p is not a key of kind \"threshold\" (its keys: k)"
+        );
+        assert_eq!(
+            parse_err(json!({"kind": "red", "max": "2pkt"})),
+            "network.queue.aqm: kind \"red\" needs min"
+        );
+        assert_eq!(
+            parse_err(json!({"kind": "codel"})),
+            "network.queue.aqm: unknown kind \"codel\" (expected one of threshold, red, wred)"
+        );
+        assert_eq!(
+            parse_err(json!(["threshold", "2pkt"])),
+            "network.queue.aqm: invalid type: list, expected a table"
+        );
+    }
 
     fn occ(packets: u64) -> Occupancy {
         Occupancy {

@@ -356,7 +356,7 @@ impl Simulation {
         pkt.ingress = pt.reverse;
         let at = done + pt.arrive_after;
         let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
-        self.events.schedule(at, Event::Arrive(p));
+        self.events.schedule_from(at, start, Event::Arrive(p));
         if leaves_host {
             self.left_host(flow, p);
         }
