@@ -280,10 +280,12 @@ def test_hook_exception_aborts_the_run(tmp_path):
     first, second = calls
     assert set(first) == {
         "sim_time_s", "stop_time_s", "events", "packet_hops", "wall_s", "packet_hops_per_s",
+        "recorded_rows",
     }  # fmt: skip
     assert first["stop_time_s"] == 1000.0
     assert 0 < first["sim_time_s"] <= second["sim_time_s"] < 1000
     assert first["events"] <= second["events"]
+    assert first["recorded_rows"] == 0  # the stream is not recorded
 
 
 # --- TCP outputs: rounds, flow traces, packet captures ----------------------------------

@@ -16,12 +16,18 @@ documented in ``docs/scenario.md``; sweeps, studies and reports in
 ``docs/experiments.md``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from dcnsim._core import ScenarioError, __version__
-from dcnsim.results import Results, run
 from dcnsim.scenario import Scenario, validate
-from dcnsim.store import load, query
-from dcnsim.sweeps import Sweep, SweepError
-from dcnsim.sweeps import run_sweep as sweep
+
+if TYPE_CHECKING:
+    from dcnsim.results import Results, run
+    from dcnsim.store import load, query
+    from dcnsim.sweeps import Sweep, SweepError
+    from dcnsim.sweeps import run_sweep as sweep
 
 __all__ = [
     "Results",
@@ -36,3 +42,30 @@ __all__ = [
     "sweep",
     "validate",
 ]
+
+# The rest is imported on first use (PEP 562), so that importing dcnsim (and the
+# command line's validate) does not load pandas, pyarrow or the studies.
+_LAZY = {
+    "Results": ("dcnsim.results", "Results"),
+    "run": ("dcnsim.results", "run"),
+    "load": ("dcnsim.store", "load"),
+    "query": ("dcnsim.store", "query"),
+    "Sweep": ("dcnsim.sweeps", "Sweep"),
+    "SweepError": ("dcnsim.sweeps", "SweepError"),
+    "sweep": ("dcnsim.sweeps", "run_sweep"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'dcnsim' has no attribute {name!r}")
+    import importlib
+
+    module, attr = _LAZY[name]
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

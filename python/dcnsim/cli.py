@@ -12,6 +12,9 @@
     dcnsim study NAME [--quick] [--seeds N] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
+
+Only what a command uses is imported, when it runs: ``validate`` needs neither
+pandas nor pyarrow, and the studies are imported only by ``study`` and ``list``.
 """
 
 from __future__ import annotations
@@ -22,16 +25,12 @@ import statistics
 import sys
 import time
 import tomllib
-from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core
 from dcnsim._core import ScenarioError
 from dcnsim.memory import format_bytes, parse_limit
-from dcnsim.report import write_sweep_report
 from dcnsim.results import (
     Results,
     check_output_dir,
@@ -39,13 +38,14 @@ from dcnsim.results import (
     format_rate,
     format_seconds,
     run,
+    summarize,
 )
 from dcnsim.scenario import Scenario
-from dcnsim.store import check_sweep_dir, load, query
-from dcnsim.studies import STUDIES, run_study, write_study
-from dcnsim.studies.study import check_study_dir
-from dcnsim.studies.text import format_table
-from dcnsim.sweeps import Sweep, SweepError, one_line, run_sweep
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from dcnsim.studies import Study
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -63,10 +63,13 @@ class _BadInput(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The study command's choices and listing need the studies, and only it does.
+    studies = _studies() if "study" in argv else None
+    args = _build_parser(studies).parse_args(argv)
     try:
         return args.command(args)
-    except (ScenarioError, SweepError, _BadInput) as exc:
+    except (ScenarioError, _BadInput) as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(_describe_os_error(exc))
@@ -95,14 +98,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     limit = None if args.memory_limit is None else parse_limit(args.memory_limit)
-    results = run(scenario, progress=progress, memory_limit=limit)
     if args.out is None:
-        print(format_summary(results))
+        print(format_summary(summarize(scenario, progress=progress, memory_limit=limit)))
         return 0
     try:
-        out = results.write(args.out)
+        results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
     except OSError as exc:
         raise _BadInput(f"--out '{args.out}': cannot write: {_describe_os_error(exc)}") from None
+    out = results.out_dir
+    assert out is not None
     print(format_summary(results))
     written = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir())
     print(f"wrote {args.out}: {', '.join(written)}")
@@ -132,8 +136,9 @@ def _cmd_docs(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    axes = dict(_core.names())
-    axes["studies"] = list(STUDIES)
+    axes: dict[str, Any] = dict(_core.names())
+    if args.axis in (None, "studies"):
+        axes["studies"] = list(_studies())
     for axis, names in axes.items():
         if args.axis in (None, axis):
             print(f"{axis}: {', '.join(names)}")
@@ -189,7 +194,16 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _studies() -> Mapping[str, Study]:
+    from dcnsim.studies import STUDIES
+
+    return STUDIES
+
+
 def _cmd_study(args: argparse.Namespace) -> int:
+    from dcnsim.studies import run_study, write_study
+    from dcnsim.studies.study import check_study_dir
+
     if args.name == "list":
         return _list_studies()
     if args.out is not None:
@@ -197,7 +211,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
             check_study_dir(args.out)  # fail before a long run, not after it
         except OSError as exc:
             raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
-    study = STUDIES[args.name]
+    study = _studies()[args.name]
     if args.seeds is not None and not study.seeded:
         raise _BadInput(f"--seeds: {study.name} has no randomness: every seed gives the same run")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
@@ -234,12 +248,25 @@ def _cmd_study(args: argparse.Namespace) -> int:
 
 def _list_studies() -> int:
     """Every study: its name, the seed it reruns and the seed's figures it draws."""
-    for name, study in STUDIES.items():
+    for name, study in _studies().items():
         print(f"{name}\n  seed:    {study.seed}\n  figures: {', '.join(study.figures)}")
     return 0
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
+    from dcnsim.sweeps import SweepError
+
+    try:
+        return _sweep(args)
+    except SweepError as exc:
+        raise _BadInput(str(exc)) from None
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from dcnsim.report import write_sweep_report
+    from dcnsim.store import check_sweep_dir, load
+    from dcnsim.sweeps import Sweep, run_sweep
+
     sweep = Sweep.from_toml(args.file)
     try:
         check_sweep_dir(args.out)  # before any run
@@ -264,6 +291,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 def _cmd_query(args: argparse.Namespace) -> int:
     import duckdb
+
+    from dcnsim.store import query
+    from dcnsim.studies.text import format_table
+    from dcnsim.sweeps import one_line
 
     try:
         table = query(args.dir, args.sql)
@@ -316,14 +347,13 @@ def format_summary(results: Results) -> str:
         f"  packets      {s['packets_injected']:,} injected, {s['packets_delivered']:,} delivered, "
         f"{s['packets_dropped']:,} dropped, {s['packets_in_flight']:,} in flight",
     ]
-    probes = results.probes
-    if len(probes):
-        latency_us = probes["latency_s"].dropna() * 1e6
-        line = f"  probes       {len(latency_us):,} received of {len(probes):,}"
-        if len(latency_us):
+    latency = results.probe_latency
+    if latency.rows:
+        line = f"  probes       {latency.received:,} received of {latency.rows:,}"
+        if latency.received:
             line += (
-                f"; latency µs: mean {latency_us.mean():.2f}, std {latency_us.std(ddof=0):.2f}, "
-                f"min {latency_us.min():.2f}, max {latency_us.max():.2f}"
+                f"; latency µs: mean {latency.mean * 1e6:.2f}, std {latency.std * 1e6:.2f}, "
+                f"min {latency.min * 1e6:.2f}, max {latency.max * 1e6:.2f}"
             )
         lines.append(line)
     lines.extend(_tcp_lines(results.flows))
@@ -344,6 +374,8 @@ def _tcp_lines(flows: pd.DataFrame) -> list[str]:
         f"{int(tcp['retransmits'].sum()):,} retransmits, {int(tcp['timeouts'].sum()):,} timeouts"
     ]
     if len(done):
+        import numpy as np
+
         fct = done["fct_s"].to_numpy(dtype=float)
         lines.append(
             f"  flow times   FCT mean {format_seconds(float(fct.mean()))}, "
@@ -416,7 +448,8 @@ def _add_progress(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.ArgumentParser:
+    """The parser; ``studies`` (needed by the study command only) fill its choices."""
     parser = _Parser(
         prog="dcnsim",
         description="Packet-level data-center network simulator.",
@@ -488,8 +521,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(command=_cmd_bench)
 
-    width = max(len(name) for name in STUDIES)
-    listing = "\n".join(f"  {name:<{width}}  {study.title}" for name, study in STUDIES.items())
+    studies = studies or {}
+    width = max((len(name) for name in studies), default=0)
+    listing = "\n".join(f"  {name:<{width}}  {study.title}" for name, study in studies.items())
     p = commands.add_parser(
         "study",
         help="run a seed experiment, print the seed's numbers beside dcnsim's",
@@ -500,8 +534,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "name",
         metavar="NAME",
-        choices=["list", *STUDIES],
-        help=f"one of: {', '.join(STUDIES)}; 'list' shows each with its seed and figures",
+        choices=["list", *studies],
+        help=f"one of: {', '.join(studies)}; 'list' shows each with its seed and figures",
     )
     p.add_argument(
         "--quick",

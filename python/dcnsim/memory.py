@@ -31,10 +31,10 @@ def format_bytes(n: float) -> str:
     raise AssertionError("unreachable")
 
 
-def check_memory(scenario_json: str, limit: int | None = None) -> list[tuple[str, int]]:
-    """The estimate by term (largest first); ScenarioError if its total exceeds ``limit``
-    bytes, or by default ``AVAILABLE_SHARE`` of the available memory."""
-    terms = _core.memory_estimate(scenario_json)
+def check_memory(terms: list[tuple[str, int]], limit: int | None = None) -> list[tuple[str, int]]:
+    """The core's estimate by term (largest first, as ``_core.run`` passes it);
+    ScenarioError if its total exceeds ``limit`` bytes, or by default
+    ``AVAILABLE_SHARE`` of the available memory."""
     total = sum(b for _, b in terms)
     why = "memory_limit / --memory-limit"
     if limit is None:

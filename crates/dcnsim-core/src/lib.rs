@@ -49,7 +49,7 @@ pub mod traffic;
 pub mod units;
 pub mod workload;
 
-pub use records::{Column, Output, Summary, Table};
+pub use records::{Column, Output, Sink, Summary, Table};
 pub use scenario::{Scenario, ScenarioError};
 
 /// What a scenario may name on each axis (`dcnsim list`), from the registries
@@ -72,6 +72,16 @@ pub use sim::{Aborted, Progress, Simulation};
 /// wall time and may abort the run by returning `false`.
 pub fn run(sc: &Scenario, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<Output, Aborted> {
     Simulation::new(sc).run(hook)
+}
+
+/// Run a validated scenario, sending its recorded rows (probes, queue and flow
+/// traces) to `sink` in chunks as it goes instead of holding them to the end.
+pub fn run_streamed(
+    sc: &Scenario,
+    hook: &mut dyn FnMut(&Progress) -> bool,
+    sink: Sink,
+) -> Result<Output, Aborted> {
+    Simulation::new(sc).run_streamed(hook, sink)
 }
 
 /// The fixed benchmark: a k=8 fat-tree of 10 Gbps, 1 us links with Poisson

@@ -87,6 +87,22 @@ impl Table {
     }
 }
 
+/// Where a streamed run sends its recorded rows while it goes
+/// ([`crate::run_streamed`]): the rows of `probes`, `queues` and `flow_trace`
+/// leave in order, in chunks, and are no longer held, so memory does not grow
+/// with the rows a run records.
+pub struct Sink<'a> {
+    /// Held rows that trigger a chunk. Checked every 65,536 events, so a chunk
+    /// may be larger by the rows those events recorded; probe rows leave once
+    /// their packet is delivered or dropped (rows recorded after one still on
+    /// its way wait for it).
+    pub chunk_rows: usize,
+    /// Receives each chunk: the table's name (that of its [`Output`] field) and
+    /// its rows. At the end every table is sent once more, even with no rows.
+    /// Returning `false` aborts the run.
+    pub send: &'a mut dyn FnMut(&'static str, Table) -> bool,
+}
+
 /// Counters and timings of one run (`summary.json`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
@@ -115,6 +131,8 @@ pub struct Summary {
 pub struct Output {
     pub summary: Summary,
     pub flows: Table,
+    /// Probe and recorded stream packets; empty (columns, no rows) when the run
+    /// streamed them, as `queues` and `flow_trace`.
     pub probes: Table,
     pub queues: Table,
     /// One row per egress port: counters and the largest queue seen.

@@ -3,12 +3,13 @@
 //! turns into DataFrames, packet captures as a dict of name → pcap bytes.
 //! Runs release the GIL.
 
-use dcnsim_core::{Column, Scenario, Table};
+use dcnsim_core::{Column, Progress, Scenario, Sink, Table};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use serde_json::Value;
+use std::sync::Mutex;
 
 create_exception!(_core, ScenarioError, pyo3::exceptions::PyValueError);
 
@@ -26,12 +27,6 @@ fn validate(scenario_json: &str) -> PyResult<()> {
 #[pyfunction]
 fn describe<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
     json_to_py(py, &parse(scenario_json)?.describe())
-}
-
-/// Estimated bytes of a run of a valid scenario, by term, largest first.
-#[pyfunction]
-fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(&'static str, u64)>> {
-    Ok(parse(scenario_json)?.memory_estimate())
 }
 
 /// A size such as `"8GB"` in bytes; raises ValueError saying why not.
@@ -104,51 +99,98 @@ fn table_to_py<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// Run a scenario given as JSON text. `hook(progress: dict)` is called about
-/// every quarter second; an exception from it (or a pending signal such as
-/// Ctrl-C) aborts the run and propagates.
+fn progress_to_py<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("sim_time_s", p.sim_time_s)?;
+    d.set_item("stop_time_s", p.stop_time_s)?;
+    d.set_item("events", p.events)?;
+    d.set_item("packet_hops", p.packet_hops)?;
+    d.set_item("wall_s", p.wall_s)?;
+    d.set_item("packet_hops_per_s", p.packet_hops_per_s)?;
+    d.set_item("recorded_rows", p.recorded_rows)?;
+    Ok(d)
+}
+
+/// Run a scenario given as JSON text.
+///
+/// `memory_check(terms)` gets the core's memory estimate of the scenario it
+/// parsed (bytes by term, largest first) before anything is built, and raises
+/// to refuse the run. `hook(progress: dict)` is called about every quarter
+/// second. With `sink` (and `chunk_rows`), the recorded rows (`probes`,
+/// `queues`, `flow_trace`) go to `sink(name, columns)` in chunks of about
+/// `chunk_rows` rows as the run goes, and those tables come back empty. An exception from a callback (or a
+/// pending signal such as Ctrl-C) aborts the run and propagates.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, hook=None))]
+#[pyo3(signature = (scenario_json, hook=None, memory_check=None, sink=None, chunk_rows=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     hook: Option<Py<PyAny>>,
+    memory_check: Option<Bound<'py, PyAny>>,
+    sink: Option<Py<PyAny>>,
+    chunk_rows: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
-    let mut failure: Option<PyErr> = None;
-    let result = py.detach(|| {
-        dcnsim_core::run(&sc, &mut |p| {
-            Python::attach(|py| {
-                let call = || -> PyResult<()> {
-                    py.check_signals()?;
-                    if let Some(h) = &hook {
-                        let d = PyDict::new(py);
-                        d.set_item("sim_time_s", p.sim_time_s)?;
-                        d.set_item("stop_time_s", p.stop_time_s)?;
-                        d.set_item("events", p.events)?;
-                        d.set_item("packet_hops", p.packet_hops)?;
-                        d.set_item("wall_s", p.wall_s)?;
-                        d.set_item("packet_hops_per_s", p.packet_hops_per_s)?;
-                        h.call1(py, (d,))?;
-                    }
-                    Ok(())
-                };
-                match call() {
-                    Ok(()) => true,
-                    Err(e) => {
-                        failure = Some(e);
-                        false
-                    }
-                }
-            })
+    let sink = match (sink, chunk_rows) {
+        (Some(s), Some(n)) => Some((s, n)),
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "chunk_rows: required with sink",
+            ))
+        }
+    };
+    if let Some(check) = memory_check {
+        let held = sink.as_ref().map(|&(_, n)| n as u64);
+        check.call1((sc.memory_estimate(held),))?;
+    }
+    // The first error of a callback (or a pending signal); it stops the run.
+    let failure: Mutex<Option<PyErr>> = Mutex::new(None);
+    let call = |f: &dyn Fn(Python<'_>) -> PyResult<()>| {
+        Python::attach(|py| match py.check_signals().and_then(|()| f(py)) {
+            Ok(()) => true,
+            Err(e) => {
+                *failure.lock().expect("not poisoned") = Some(e);
+                false
+            }
         })
+    };
+    let result = py.detach(|| {
+        let mut on_progress = |p: &Progress| {
+            call(&|py| match &hook {
+                Some(h) => h.call1(py, (progress_to_py(py, p)?,)).map(drop),
+                None => Ok(()),
+            })
+        };
+        match &sink {
+            None => dcnsim_core::run(&sc, &mut on_progress),
+            Some((s, chunk_rows)) => {
+                let mut send = |name: &'static str, t: Table| {
+                    let rows = Mutex::new(Some(t));
+                    call(&|py| {
+                        let t = rows
+                            .lock()
+                            .expect("not poisoned")
+                            .take()
+                            .expect("sent once");
+                        s.call1(py, (name, table_to_py(py, t)?)).map(drop)
+                    })
+                };
+                let sink = Sink {
+                    chunk_rows: *chunk_rows,
+                    send: &mut send,
+                };
+                dcnsim_core::run_streamed(&sc, &mut on_progress, sink)
+            }
+        }
     });
     let out = match result {
         Ok(out) => out,
         Err(_) => {
-            return Err(
-                failure.unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("run aborted"))
-            )
+            return Err(failure
+                .into_inner()
+                .expect("not poisoned")
+                .unwrap_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("run aborted")))
         }
     };
     let d = PyDict::new(py);
@@ -207,7 +249,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
-    m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(docs, m)?)?;
     Ok(())

@@ -24,19 +24,24 @@ fn span(start: Time, stop: Time) -> f64 {
 }
 
 impl Scenario {
-    /// Estimated bytes of a run, by term, largest first.
-    pub fn memory_estimate(&self) -> Vec<(&'static str, u64)> {
+    /// Estimated bytes of a run, by term, largest first. A run that streams
+    /// its recorded rows out holds at most about `held_rows` of them.
+    pub fn memory_estimate(&self, held_rows: Option<u64>) -> Vec<(&'static str, u64)> {
         let nodes = self.topology.nodes.len() as u64;
         let hosts = self.topology.host_count() as u64;
         let ports = 2 * self.topology.links.len() as u64;
         let t = &self.traffic;
         let probes = t.probe_packets(hosts);
-        let recorded: f64 = t
+        let mut recorded: f64 = t
             .streams
             .iter()
             .filter(|s| s.record)
             .map(|s| span(s.start, s.stop) * s.rate.0 as f64 / (8.0 * f64::from(s.size.max(1))))
             .sum();
+        recorded += probes as f64;
+        if let Some(held) = held_rows {
+            recorded = recorded.min(held as f64);
+        }
         let workload_flows: f64 = t
             .workloads
             .iter()
@@ -54,7 +59,7 @@ impl Scenario {
                 nodes.saturating_mul(hosts).saturating_mul(ROUTE_ENTRY),
             ),
             ("ports", ports * (std::mem::size_of::<Port>() as u64 + 64)),
-            ("recorded packets", (probes as f64 + recorded) as u64 * ROW),
+            ("recorded packets", recorded as u64 * ROW),
             ("TCP flows", (flows * FLOW as f64) as u64),
         ];
         terms.sort_by_key(|t| std::cmp::Reverse(t.1));

@@ -278,7 +278,7 @@ impl Scenario {
         let hosts = self.topology.host_count();
         let switches = self.topology.nodes.len() - hosts;
         let t = &self.traffic;
-        let memory = self.memory_estimate();
+        let memory = self.memory_estimate(None);
         serde_json::json!({
             "hosts": hosts,
             "switches": switches,

@@ -28,18 +28,9 @@ impl Simulation {
     }
 
     pub(super) fn probe_send(&mut self, row: u32) {
-        let r = row as usize;
-        let (src, dst) = (self.probes.src[r] as u32, self.probes.dst[r] as u32);
-        let hash = datagram_hash(src, dst, row, PROBE_PORT);
-        let size = self.probes.size[r] as u32;
-        let mut pkt = self.datagram(
-            src,
-            dst,
-            size,
-            self.probes.class[r],
-            hash,
-            self.probes.sent[r],
-        );
+        let p = self.probes.to_send(row);
+        let hash = datagram_hash(p.src, p.dst, row, PROBE_PORT);
+        let mut pkt = self.datagram(p.src, p.dst, p.size, p.class, hash, p.sent);
         pkt.record = row;
         self.inject(pkt);
     }

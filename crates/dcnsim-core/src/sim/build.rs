@@ -95,6 +95,7 @@ impl Simulation {
             host_capture,
             probes: Default::default(),
             queues: Default::default(),
+            rows_taken: 0,
             traced_ports,
             stop: sc.stop_time,
             n: Counters::default(),

@@ -383,7 +383,14 @@ impl Simulation {
                 }
                 self.flows[pkt.flow as usize].drops += 1;
             }
-            Kind::Datagram if pkt.flow != NONE => self.streams[pkt.flow as usize].dropped += 1,
+            Kind::Datagram => {
+                if pkt.flow != NONE {
+                    self.streams[pkt.flow as usize].dropped += 1;
+                }
+                if pkt.record != NONE {
+                    self.probes.dropped(pkt.record);
+                }
+            }
             _ => {}
         }
         self.arena.release(p);
@@ -404,8 +411,7 @@ impl Simulation {
             Kind::IcmpMtu { mtu } => self.icmp_mtu(pkt.flow, u32::from(mtu)),
             Kind::Datagram => {
                 if pkt.record != NONE {
-                    self.probes.received[pkt.record as usize] = Some(now);
-                    self.probes.hops[pkt.record as usize] = i64::from(pkt.hops);
+                    self.probes.delivered(pkt.record, now, pkt.hops);
                 }
                 if pkt.flow != NONE {
                     let s = &mut self.streams[pkt.flow as usize];

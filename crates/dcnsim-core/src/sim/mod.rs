@@ -9,8 +9,8 @@
 //!   their timers;
 //! - `apps.rs`: applications: probes and datagram streams, listed flows,
 //!   workload arrivals, incast rounds;
-//! - `records.rs`: what is recorded (probe rows, queue traces, captures) and
-//!   the output tables built at the end.
+//! - `records.rs`: what is recorded (probe rows, queue and flow traces,
+//!   captures) and the output tables, built at the end or streamed in chunks.
 
 mod apps;
 mod build;
@@ -26,7 +26,7 @@ use crate::network::Network;
 use crate::packet::Arena;
 use crate::pcap::Capture;
 use crate::queue::Queue;
-use crate::records::{Output, Summary};
+use crate::records::{Output, Sink, Summary};
 use crate::tcp::{Seg, TransportSpec};
 use crate::traffic::Stream;
 use crate::units::Time;
@@ -45,6 +45,9 @@ pub struct Progress {
     pub packet_hops: u64,
     pub wall_s: f64,
     pub packet_hops_per_s: f64,
+    /// Rows recorded so far (probe and recorded stream packets, queue and flow
+    /// trace samples), whether still held or already streamed out.
+    pub recorded_rows: u64,
 }
 
 /// The run was stopped by its progress hook.
@@ -108,6 +111,8 @@ pub struct Simulation {
     host_capture: Vec<Option<u32>>,
     probes: ProbeRows,
     queues: QueueRows,
+    /// Recorded rows already taken out of the tables above.
+    rows_taken: u64,
     /// Ports whose queue is traced, in trace order.
     traced_ports: Vec<u32>,
     /// `"node->peer"` of every port, by port index.
@@ -121,7 +126,25 @@ pub struct Simulation {
 impl Simulation {
     /// Run to completion (or `stop_time`). `hook` is called about every quarter
     /// second of wall time; returning `false` aborts the run.
-    pub fn run(mut self, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<Output, Aborted> {
+    pub fn run(self, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<Output, Aborted> {
+        self.run_with(hook, None)
+    }
+
+    /// As [`Simulation::run`], sending the recorded rows to `sink` in chunks as
+    /// the run goes; the returned tables of those rows are empty.
+    pub fn run_streamed(
+        self,
+        hook: &mut dyn FnMut(&Progress) -> bool,
+        mut sink: Sink,
+    ) -> Result<Output, Aborted> {
+        self.run_with(hook, Some(&mut sink))
+    }
+
+    fn run_with(
+        mut self,
+        hook: &mut dyn FnMut(&Progress) -> bool,
+        mut sink: Option<&mut Sink>,
+    ) -> Result<Output, Aborted> {
         let started = Instant::now();
         let mut last_report = 0.0;
         let mut stopped = false;
@@ -151,6 +174,11 @@ impl Simulation {
                 self.resume_flows();
             }
             if self.n.events & 0xffff == 0 {
+                if let Some(sink) = sink.as_deref_mut() {
+                    if self.held_rows() >= sink.chunk_rows && !self.send_rows(sink, false) {
+                        return Err(Aborted);
+                    }
+                }
                 let wall = started.elapsed().as_secs_f64();
                 if wall - last_report >= 0.25 {
                     last_report = wall;
@@ -164,6 +192,11 @@ impl Simulation {
             (true, Some(s)) => s,
             _ => last_active,
         };
+        if let Some(sink) = sink {
+            if !self.send_rows(sink, true) {
+                return Err(Aborted);
+            }
+        }
         Ok(self.finish(started.elapsed().as_secs_f64(), end, stopped))
     }
 
@@ -194,6 +227,7 @@ impl Simulation {
             packet_hops: self.n.packet_hops,
             wall_s: wall,
             packet_hops_per_s: self.n.packet_hops as f64 / wall.max(1e-9),
+            recorded_rows: self.rows_taken + self.held_rows() as u64,
         }
     }
 
@@ -211,6 +245,7 @@ impl Simulation {
             }
         }
         let in_flight = self.arena.live();
+        let [(_, probes), (_, queues), (_, flow_trace)] = self.take_rows(true);
         debug_assert_eq!(
             self.n.injected,
             self.n.delivered + self.n.dropped + in_flight,
@@ -232,19 +267,14 @@ impl Simulation {
             packet_hops_per_s: self.n.packet_hops as f64 / wall.max(1e-9),
             stopped_at_stop_time: stopped,
         };
-        let traced_names: Vec<String> = self
-            .traced_ports
-            .iter()
-            .map(|&p| self.port_names[p as usize].clone())
-            .collect();
         Output {
             summary,
             flows: records::flow_table(&self.streams, &self.flows),
-            probes: records::probe_table(self.probes),
-            queues: records::queue_table(self.queues, &traced_names),
+            probes,
+            queues,
             ports: records::port_table(&self.net, &self.port_names),
             rounds: records::round_table(self.rounds),
-            flow_trace: records::trace_table(self.flow_trace),
+            flow_trace,
             pcaps: self
                 .capture_names
                 .into_iter()

@@ -1,6 +1,8 @@
-//! What a run records as it goes (probe rows, queue traces, packet
-//! captures) and the output tables built from the simulation's state at the
-//! end.
+//! What a run records as it goes (probe rows, queue traces, flow traces,
+//! packet captures) and the output tables built from it: the recorded rows
+//! either at the end or, when the run streams them, in chunks while it goes
+//! ([`Simulation::send_rows`]); the flow, port and round tables from the
+//! simulation's state at the end.
 
 use super::hosts::{tcp_sport, Flow, FlowTraceRows, TCP_PORT};
 use super::Simulation;
@@ -8,21 +10,40 @@ use crate::apps::{Origin, RoundRows};
 use crate::network::{Network, Port};
 use crate::packet::{Kind, Packet, NONE};
 use crate::pcap::{Frame, Transport};
-use crate::records::{Column, Table};
+use crate::records::{Column, Sink, Table};
 use crate::traffic::{datagram_sport, Stream, PROBE_PORT, STREAM_PORT};
 use crate::units::Time;
 
 /// Rows of `probes.parquet`, filled as packets are sent and received.
+///
+/// A row is settled once its packet is delivered or dropped. When the run
+/// streams its rows, the settled rows at the front leave in order (see
+/// [`ProbeRows::take`]); `base` is the id of the first row still held, so row
+/// ids (`probe_id`, `Packet::record`) stay those of the whole table.
 #[derive(Default)]
 pub(super) struct ProbeRows {
-    pub flow: Vec<i64>,
-    pub src: Vec<i64>,
-    pub dst: Vec<i64>,
-    pub size: Vec<i64>,
-    pub class: Vec<u8>,
-    pub sent: Vec<Time>,
-    pub received: Vec<Option<Time>>,
-    pub hops: Vec<i64>,
+    base: u32,
+    /// Rows before this index (into the held rows) are all settled.
+    settled: usize,
+    flow: Vec<i64>,
+    src: Vec<i64>,
+    dst: Vec<i64>,
+    size: Vec<i64>,
+    class: Vec<u8>,
+    sent: Vec<Time>,
+    received: Vec<Option<Time>>,
+    hops: Vec<i64>,
+    done: Vec<bool>,
+}
+
+/// What a probe packet is built from: source and destination hosts, size,
+/// class and send time.
+pub(super) struct ProbeSend {
+    pub src: u32,
+    pub dst: u32,
+    pub size: u32,
+    pub class: u8,
+    pub sent: Time,
 }
 
 impl ProbeRows {
@@ -36,7 +57,93 @@ impl ProbeRows {
         self.sent.push(sent);
         self.received.push(None);
         self.hops.push(-1);
-        (self.sent.len() - 1) as u32
+        self.done.push(false);
+        self.base + (self.sent.len() - 1) as u32
+    }
+
+    /// Rows held (recorded and not yet taken).
+    pub fn len(&self) -> usize {
+        self.sent.len()
+    }
+
+    fn index(&self, id: u32) -> usize {
+        (id - self.base) as usize
+    }
+
+    /// The packet of row `id` (not yet sent, so still held).
+    pub fn to_send(&self, id: u32) -> ProbeSend {
+        let r = self.index(id);
+        ProbeSend {
+            src: self.src[r] as u32,
+            dst: self.dst[r] as u32,
+            size: self.size[r] as u32,
+            class: self.class[r],
+            sent: self.sent[r],
+        }
+    }
+
+    /// Row `id`'s packet reached its host at `at` after `hops` links.
+    pub fn delivered(&mut self, id: u32, at: Time, hops: u32) {
+        let r = self.index(id);
+        self.received[r] = Some(at);
+        self.hops[r] = hops.into();
+        self.done[r] = true;
+    }
+
+    /// Row `id`'s packet was dropped: the row stays unreceived.
+    pub fn dropped(&mut self, id: u32) {
+        let r = self.index(id);
+        self.done[r] = true;
+    }
+
+    /// The settled rows at the front (every held row if `all`, at the end of
+    /// the run), as table rows; they are no longer held.
+    pub fn take(&mut self, all: bool) -> Table {
+        while self.settled < self.done.len() && self.done[self.settled] {
+            self.settled += 1;
+        }
+        let n = if all { self.len() } else { self.settled };
+        let first = i64::from(self.base);
+        self.base += n as u32;
+        self.settled -= n.min(self.settled);
+        fn front<T>(v: &mut Vec<T>, n: usize) -> Vec<T> {
+            let rest = v.split_off(n);
+            std::mem::replace(v, rest)
+        }
+        front(&mut self.done, n);
+        let received: Vec<Option<Time>> = front(&mut self.received, n);
+        let sent: Vec<Time> = front(&mut self.sent, n);
+        let latency: Vec<f64> = received
+            .iter()
+            .zip(&sent)
+            .map(|(r, &s)| r.map_or(f64::NAN, |r| secs(r - s)))
+            .collect();
+        let mut t = Table::default();
+        t.push("probe_id", Column::I64((first..first + n as i64).collect()));
+        t.push("flow_id", Column::I64(front(&mut self.flow, n)));
+        t.push("src", Column::I64(front(&mut self.src, n)));
+        t.push("dst", Column::I64(front(&mut self.dst, n)));
+        t.push("size_bytes", Column::I64(front(&mut self.size, n)));
+        t.push(
+            "class",
+            Column::I64(
+                front(&mut self.class, n)
+                    .into_iter()
+                    .map(i64::from)
+                    .collect(),
+            ),
+        );
+        t.push(
+            "sent_s",
+            Column::F64(sent.iter().map(|&s| secs(s)).collect()),
+        );
+        t.push(
+            "received_s",
+            Column::F64(received.iter().map(|r| r.map_or(f64::NAN, secs)).collect()),
+        );
+        t.push("latency_s", Column::F64(latency));
+        t.push("hops", Column::I64(front(&mut self.hops, n)));
+        t
     }
 }
 
@@ -226,39 +333,6 @@ pub(super) fn trace_table(r: FlowTraceRows) -> Table {
     t
 }
 
-pub(super) fn probe_table(rows: ProbeRows) -> Table {
-    let n = rows.sent.len();
-    let received: Vec<f64> = rows
-        .received
-        .iter()
-        .map(|r| r.map_or(f64::NAN, secs))
-        .collect();
-    let latency: Vec<f64> = rows
-        .received
-        .iter()
-        .zip(&rows.sent)
-        .map(|(r, &s)| r.map_or(f64::NAN, |r| secs(r - s)))
-        .collect();
-    let mut t = Table::default();
-    t.push("probe_id", Column::I64((0..n as i64).collect()));
-    t.push("flow_id", Column::I64(rows.flow));
-    t.push("src", Column::I64(rows.src));
-    t.push("dst", Column::I64(rows.dst));
-    t.push("size_bytes", Column::I64(rows.size));
-    t.push(
-        "class",
-        Column::I64(rows.class.iter().map(|&c| i64::from(c)).collect()),
-    );
-    t.push(
-        "sent_s",
-        Column::F64(rows.sent.iter().map(|&s| secs(s)).collect()),
-    );
-    t.push("received_s", Column::F64(received));
-    t.push("latency_s", Column::F64(latency));
-    t.push("hops", Column::I64(rows.hops));
-    t
-}
-
 pub(super) fn port_table(net: &Network, names: &[String]) -> Table {
     let ports = &net.ports;
     let col = |f: &dyn Fn(&Port) -> u64| Column::I64(ports.iter().map(|p| f(p) as i64).collect());
@@ -291,6 +365,44 @@ pub(super) fn queue_table(rows: QueueRows, names: &[String]) -> Table {
 }
 
 impl Simulation {
+    /// Recorded rows held: rows of the tables a run can stream.
+    pub(super) fn held_rows(&self) -> usize {
+        self.probes.len() + self.queues.time.len() + self.flow_trace.time.len()
+    }
+
+    /// The streamable tables' rows that are final, no longer held: every row
+    /// if `all` (at the end of the run), else all but the probe rows from the
+    /// first whose packet is still on its way.
+    pub(super) fn take_rows(&mut self, all: bool) -> [(&'static str, Table); 3] {
+        let traced: Vec<String> = self
+            .traced_ports
+            .iter()
+            .map(|&p| self.port_names[p as usize].clone())
+            .collect();
+        let rows = [
+            ("probes", self.probes.take(all)),
+            (
+                "queues",
+                queue_table(std::mem::take(&mut self.queues), &traced),
+            ),
+            (
+                "flow_trace",
+                trace_table(std::mem::take(&mut self.flow_trace)),
+            ),
+        ];
+        self.rows_taken += rows.iter().map(|(_, t)| t.rows() as u64).sum::<u64>();
+        rows
+    }
+
+    /// Send the final rows to `sink` (every table at the end, even empty, so
+    /// each arrives at least once with its columns); false if it said stop.
+    pub(super) fn send_rows(&mut self, sink: &mut Sink, all: bool) -> bool {
+        self.take_rows(all)
+            .into_iter()
+            .filter(|(_, t)| all || t.rows() > 0)
+            .all(|(name, t)| (sink.send)(name, t))
+    }
+
     /// Record packet `p` in every capture of `port` as it starts serializing.
     pub(super) fn capture_port(&mut self, port: u32, p: u32) {
         let pkt = *self.arena.get(p);
@@ -346,5 +458,43 @@ impl Simulation {
             ip_id,
             transport,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push(rows: &mut ProbeRows, sent_us: u64) -> u32 {
+        rows.push(NONE, 0, 1, 64, 0, Time::from_us(sent_us))
+    }
+
+    #[test]
+    fn probe_rows_leave_once_settled_and_in_order() {
+        let mut rows = ProbeRows::default();
+        let ids: Vec<u32> = (0..4).map(|i| push(&mut rows, i)).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        rows.delivered(0, Time::from_us(10), 2);
+        rows.dropped(2);
+        // Row 1 is on its way: rows 1.. wait for it, though row 2 is settled.
+        let t = rows.take(false);
+        assert_eq!(t.i64("probe_id"), [0]);
+        assert_eq!(t.f64("latency_s"), [10e-6]);
+        assert_eq!(t.i64("hops"), [2]);
+        rows.delivered(1, Time::from_us(12), 3);
+        assert_eq!(push(&mut rows, 4), 4, "ids continue past taken rows");
+        let t = rows.take(false);
+        assert_eq!(t.i64("probe_id"), [1, 2]);
+        assert_eq!(
+            t.i64("hops"),
+            [3, -1],
+            "a dropped row is settled, unreceived"
+        );
+        assert!(t.f64("received_s")[1].is_nan());
+        // At the end every row leaves, received or not.
+        let t = rows.take(true);
+        assert_eq!(t.i64("probe_id"), [3, 4]);
+        assert_eq!(rows.len(), 0);
+        assert_eq!(rows.take(true).rows(), 0);
     }
 }
