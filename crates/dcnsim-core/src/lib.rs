@@ -8,7 +8,7 @@
 //!   error names the field path and the reason.
 //! - [`topology`]: builders for star, three-tier tree, fat-tree, leaf-spine and
 //!   custom topologies; [`network`] turns a topology into egress ports and
-//!   equal-cost routing tables.
+//!   [`routing`] into equal-cost routing tables.
 //! - Mechanisms along independent axes: [`queue`] disciplines at ports,
 //!   [`forwarding`] policies at switches, [`traffic`] sources at hosts.
 //! - [`engine`]: the deterministic event queue; [`sim`]: the event loop that
@@ -41,6 +41,7 @@ pub mod packet;
 pub mod pcap;
 pub mod queue;
 pub mod records;
+pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
