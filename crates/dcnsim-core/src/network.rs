@@ -211,7 +211,7 @@ impl Network {
     }
 
     /// All egress ports of `node` on a shortest path to the host at node `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
         self.routes.next_hops(node, dst)
     }

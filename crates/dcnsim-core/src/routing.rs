@@ -37,12 +37,13 @@ pub struct Routes {
     /// The destination entry of each node (meaningful for hosts only).
     dest: Vec<Dest>,
     groups: usize,
-    /// Next-hop list of (row, group): `cells[row * groups + group]`.
+    /// Next-hop list of (row, group): `cells[row * groups + group]`, the
+    /// list's offset in `lists`.
     cells: Vec<u32>,
-    /// Deduplicated lists: list `i` is `hops[spans[i].0..spans[i].1]`; list 0
-    /// is empty (hosts, and switches that cannot reach a group).
-    spans: Vec<(u32, u32)>,
-    hops: Vec<u32>,
+    /// Deduplicated lists, each its length then its ports (one read finds
+    /// both); the list at offset 0 is empty (hosts, and switches that cannot
+    /// reach a group).
+    lists: Vec<u32>,
 }
 
 impl Routes {
@@ -80,8 +81,7 @@ impl Routes {
             dest,
             groups,
             cells: vec![0; (switches.len() + 1) * groups],
-            spans: vec![(0, 0)],
-            hops: Vec::new(),
+            lists: vec![0],
         };
         let mut interned: HashMap<Box<[u32]>, u32> = HashMap::new();
         interned.insert(Box::new([]), 0);
@@ -114,41 +114,39 @@ impl Routes {
                     let v = net.ports[p as usize].peer;
                     !net.is_host(v) && dist[v as usize].wrapping_add(1) == du
                 }));
-                let id = match interned.get(list.as_slice()) {
-                    Some(&id) => id,
+                let offset = match interned.get(list.as_slice()) {
+                    Some(&offset) => offset,
                     None => {
-                        let id = routes.spans.len() as u32;
-                        let start = routes.hops.len() as u32;
-                        routes.hops.extend_from_slice(&list);
-                        routes.spans.push((start, routes.hops.len() as u32));
-                        interned.insert(list.as_slice().into(), id);
-                        id
+                        let offset = routes.lists.len() as u32;
+                        routes.lists.push(list.len() as u32);
+                        routes.lists.extend_from_slice(&list);
+                        interned.insert(list.as_slice().into(), offset);
+                        offset
                     }
                 };
-                routes.cells[routes.row[u as usize] as usize * groups + g] = id;
+                routes.cells[routes.row[u as usize] as usize * groups + g] = offset;
             }
         }
         routes
     }
 
     /// All egress ports of `node` on a shortest path to the host at node `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
         let d = &self.dest[dst as usize];
         if node == d.attach {
             return std::slice::from_ref(&d.last);
         }
-        let id = self.cells[self.row[node as usize] as usize * self.groups + d.group as usize];
-        let (a, b) = self.spans[id as usize];
-        &self.hops[a as usize..b as usize]
+        let at = self.cells[self.row[node as usize] as usize * self.groups + d.group as usize];
+        let at = at as usize;
+        &self.lists[at + 1..at + 1 + self.lists[at] as usize]
     }
 
     /// Bytes the tables hold.
     #[cfg(test)]
     pub fn bytes(&self) -> usize {
-        4 * (self.row.len() + self.cells.len() + self.hops.len())
+        4 * (self.row.len() + self.cells.len() + self.lists.len())
             + std::mem::size_of::<Dest>() * self.dest.len()
-            + 8 * self.spans.len()
     }
 }
 

@@ -17,11 +17,11 @@ const ROUTE_NODE: u64 = 4 + 3 * 4;
 /// Bytes per cell: a `u32` list id per (switch + the hosts' empty row,
 /// attachment switch).
 const ROUTE_CELL: u64 = 4;
-/// Bytes of deduplicated next-hop lists per port between switches: a span
-/// (8 B) and two hops. A fat-tree holds about 8.5 B per such port (one
+/// Bytes of deduplicated next-hop lists per port between switches: a length
+/// and a port (4 B each), twice. A fat-tree holds about 6 B per such port (one
 /// multi-port up list per edge and aggregation switch, one single-port list
 /// per port down from an aggregation or core switch).
-const ROUTE_PORT: u64 = 8 + 2 * 4;
+const ROUTE_PORT: u64 = 2 * (4 + 4);
 /// Bytes per recorded packet row (ten 8-byte columns in the core, a copy in
 /// the Python front while tables are converted).
 const ROW: u64 = 2 * 10 * 8;
