@@ -83,48 +83,69 @@ impl Routes {
             cells: vec![0; (switches.len() + 1) * groups],
             lists: vec![0],
         };
+        // The links between switches, switch by switch in port order, as
+        // (port, peer's row - 1): the searches read them sequentially.
+        let mut adj_off = Vec::with_capacity(switches.len() + 1);
+        let mut adj = Vec::new();
+        for &u in &switches {
+            adj_off.push(adj.len());
+            for p in net.ports_of(u) {
+                let v = net.ports[p as usize].peer;
+                if !net.is_host(v) {
+                    adj.push((p, routes.row[v as usize] - 1));
+                }
+            }
+        }
+        adj_off.push(adj.len());
         let mut interned: HashMap<Box<[u32]>, u32> = HashMap::new();
         interned.insert(Box::new([]), 0);
-        let mut dist = vec![u32::MAX; n];
+        // The list each switch got last: most switches repeat it for the next
+        // group (a fat-tree's edge switch always goes up), so few lists are hashed.
+        let mut latest = vec![0u32; switches.len()];
+        let mut dist = vec![u32::MAX; switches.len()];
         let mut frontier = VecDeque::new();
         let mut list = Vec::new();
         for (g, &a) in attach_nodes.iter().enumerate() {
             if net.is_host(a) {
                 continue; // a pair of hosts joined directly: no switch reaches them
             }
+            let source = routes.row[a as usize] as usize - 1;
             dist.fill(u32::MAX);
-            dist[a as usize] = 0;
-            frontier.push_back(a);
+            dist[source] = 0;
+            frontier.push_back(source);
             while let Some(u) = frontier.pop_front() {
-                for p in net.ports_of(u) {
-                    let v = net.ports[p as usize].peer;
-                    if !net.is_host(v) && dist[v as usize] == u32::MAX {
-                        dist[v as usize] = dist[u as usize] + 1;
-                        frontier.push_back(v);
+                for &(_, v) in &adj[adj_off[u]..adj_off[u + 1]] {
+                    if dist[v as usize] == u32::MAX {
+                        dist[v as usize] = dist[u] + 1;
+                        frontier.push_back(v as usize);
                     }
                 }
             }
-            for &u in &switches {
-                let du = dist[u as usize];
-                if u == a || du == u32::MAX {
+            for (u, &du) in dist.iter().enumerate() {
+                if u == source || du == u32::MAX {
                     continue;
                 }
                 list.clear();
-                list.extend(net.ports_of(u).filter(|&p| {
-                    let v = net.ports[p as usize].peer;
-                    !net.is_host(v) && dist[v as usize].wrapping_add(1) == du
-                }));
-                let offset = match interned.get(list.as_slice()) {
-                    Some(&offset) => offset,
-                    None => {
-                        let offset = routes.lists.len() as u32;
-                        routes.lists.push(list.len() as u32);
-                        routes.lists.extend_from_slice(&list);
-                        interned.insert(list.as_slice().into(), offset);
-                        offset
-                    }
-                };
-                routes.cells[routes.row[u as usize] as usize * groups + g] = offset;
+                list.extend(
+                    adj[adj_off[u]..adj_off[u + 1]]
+                        .iter()
+                        .filter(|&&(_, v)| dist[v as usize].wrapping_add(1) == du)
+                        .map(|&(p, _)| p),
+                );
+                let at = latest[u] as usize;
+                if routes.lists[at + 1..at + 1 + routes.lists[at] as usize] != list[..] {
+                    latest[u] = match interned.get(list.as_slice()) {
+                        Some(&offset) => offset,
+                        None => {
+                            let offset = routes.lists.len() as u32;
+                            routes.lists.push(list.len() as u32);
+                            routes.lists.extend_from_slice(&list);
+                            interned.insert(list.as_slice().into(), offset);
+                            offset
+                        }
+                    };
+                }
+                routes.cells[(u + 1) * groups + g] = latest[u];
             }
         }
         routes
