@@ -442,7 +442,7 @@ def _build_parser() -> argparse.ArgumentParser:
     when.add_argument(
         "--quick",
         action="store_true",
-        help="the benchmark's quick stop time (b1: 100ms, flowheavy: 10ms, the others 5ms; "
+        help="the benchmark's quick stop time (b1: 100ms, flowheavy: 50ms, the others 5ms; "
         "scale: 2ms instead of 20ms)",
     )
     p.add_argument(

@@ -193,11 +193,12 @@ load = 0.5
 /// 2.5 us host delay, 150-packet drop-tail queues, NewReno) with its
 /// all-to-all DeTail-style background at 50% load, as
 /// `python/dcnsim/studies/latency_difference.py` builds it for the TCP scheme
-/// at 64:4:1, without its test packets; 50 ms (the study's warm-up).
+/// at 64:4:1, without its test packets; 500 ms (quick: 50 ms, the study's
+/// warm-up).
 pub const BENCH_FLOWHEAVY_SCENARIO: &str = r#"
-name = "bench: the first seed's 3-tier tree, NewReno, all-to-all DeTail-style flows at 50% load, 50ms"
+name = "bench: the first seed's 3-tier tree, NewReno, all-to-all DeTail-style flows at 50% load, 500ms"
 seed = 1
-stop_time = "50ms"
+stop_time = "500ms"
 
 [topology]
 kind = "tree3"
@@ -233,5 +234,5 @@ pub const BENCH_SCENARIOS: [(&str, &str, &str); 5] = [
     ("tcp", BENCH_TCP_SCENARIO, "5ms"),
     ("pfabric", BENCH_PFABRIC_SCENARIO, "5ms"),
     ("b1", BENCH_B1_SCENARIO, "100ms"),
-    ("flowheavy", BENCH_FLOWHEAVY_SCENARIO, "10ms"),
+    ("flowheavy", BENCH_FLOWHEAVY_SCENARIO, "50ms"),
 ];

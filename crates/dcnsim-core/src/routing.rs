@@ -9,7 +9,7 @@
 //! *group* of destinations), each cell naming a deduplicated next-hop list;
 //! the last hop is one port per destination. A k = 32 fat-tree (1,280
 //! switches, 512 edge switches) needs 2.6 MB of cells where dense tables
-//! (node × destination host) need about 900 MB.
+//! (node × destination host) need about 850 MB.
 //!
 //! The lists are exactly those of dense tables built by breadth-first search
 //! from every destination host (never transiting another host): the same

@@ -167,7 +167,7 @@ pub(crate) fn check_count(path: &str, value: u32, min: u32) -> Result<(), Scenar
 }
 
 /// The most hosts a built-in topology may have (a fat-tree of k = 128 has
-/// 524,288): beyond it the dense routing tables alone need terabytes.
+/// 524,288 hosts; its routing tables, [`crate::routing`], take about 0.7 GB).
 pub const MAX_HOSTS: u64 = 1_000_000;
 
 /// Check that `a` × `b` hosts (counts already checked) stay within [`MAX_HOSTS`],
