@@ -146,11 +146,12 @@ def test_validate_command():
         "  traffic  127 probe packets, 0 streams, 0 flows, 0 workloads, 0 incast",
         "  agents   0",
         "  stops    when traffic ends",
-        # 139 nodes x 128 destinations x 12 B of routes, 276 ports, 127 recorded probes.
+        # Routes: 139 nodes x 16 B, 12 rows (11 switches and the hosts') x 8 ToRs x 4 B
+        # and 20 ports between switches x 16 B = 2,928 B; 276 ports, 127 recorded probes.
         proc.stdout.splitlines()[-1],
     ]
     memory = proc.stdout.splitlines()[-1]
-    assert memory.startswith("  memory   about ") and "routing tables 213.5 KB" in memory
+    assert memory.startswith("  memory   about ") and "routing tables 2.9 KB" in memory
 
 
 def test_list_names_what_each_axis_accepts():
@@ -177,36 +178,108 @@ def test_console_script_is_installed():
     assert proc.returncode == 0 and proc.stdout.startswith(f"ok: {TREE3}\n"), proc.stderr
 
 
+def _bench_runs(stdout: str, name: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith(f"{name} run ")]
+
+
 def test_bench_prints_packet_hops_per_second():
     proc = cli("bench", "--stop-time", "1ms", "--repeat", "2")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert sum(line.startswith("datagram run ") for line in lines) == 2
+    assert len(_bench_runs(proc.stdout, "datagram")) == 2
     last = lines[-1]
     assert last.startswith("datagram: packet-hops per wall second: ")
     rate = int(last.split(": ")[2].split()[0].replace(",", ""))
     assert rate > 0
 
 
+def test_bench_reports_events_per_packet_hop_and_peak_memory():
+    proc = cli("bench", "tcp", "--stop-time", "0.5ms")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = _bench_runs(proc.stdout, "tcp")
+    events = int(line.split(": ")[1].split(" events")[0].replace(",", ""))
+    hops = int(line.split("events, ")[1].split(" packet-hops")[0].replace(",", ""))
+    per_hop = float(line.split(" events per packet-hop")[0].rsplit(", ", 1)[1])
+    assert per_hop == pytest.approx(events / hops, abs=5e-4)
+    assert " events/s, " in line and " s whole: " in line
+    assert line.rsplit(", ", 1)[1].startswith("peak RSS ")
+
+
 def test_bench_all_runs_pfabric_beside_dctcp_and_prints_the_ratio():
-    proc = cli("bench", "--scenario", "all", "--stop-time", "0.5ms")
+    proc = cli("bench", "all", "--stop-time", "0.5ms")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    for name in ("datagram", "tcp", "pfabric"):
-        assert sum(line.startswith(f"{name} run ") for line in lines) == 1
+    for name in ("datagram", "tcp", "pfabric", "b1", "flowheavy"):
+        assert len(_bench_runs(proc.stdout, name)) == 1
     ratio = float(lines[-1].removeprefix("pfabric / tcp (medians): "))
     assert ratio > 0
 
 
-def test_bench_scenario_is_the_documented_one():
-    scenario = dcnsim.Scenario(json.loads(dcnsim._core.bench_scenario()))
+def bench(name: str, quick: bool = False) -> dcnsim.Scenario:
+    scenario = dcnsim.Scenario(json.loads(dcnsim._core.bench_scenario(name, quick)))
     scenario.validate()
+    return scenario
+
+
+def test_bench_scenario_is_the_documented_one():
+    scenario = bench("datagram")
     assert scenario.get("topology.kind") == "fat_tree"
     assert scenario.get("topology.k") == 8
-    pfabric = dcnsim.Scenario(json.loads(dcnsim._core.bench_scenario("pfabric")))
-    pfabric.validate()
+    pfabric = bench("pfabric")
     assert pfabric.get("transport.protocol") == "pfabric"
     assert pfabric.get("network.queue.kind") == "pfabric"
+
+
+def test_b1_is_the_tcp_benchmark_run_for_one_second():
+    # Issue 10: k = 8 fat-tree, 10 Gbps, 1 us links, 1000-packet queues, DCTCP K = 65,
+    # web-search sizes, Poisson arrivals at 50 % load between random pairs, ECMP, 1 s;
+    # --quick: 100 ms.
+    b1, tcp = bench("b1").to_dict(), bench("tcp").to_dict()
+    assert {k: v for k, v in b1.items() if k not in ("name", "stop_time")} == {
+        k: v for k, v in tcp.items() if k not in ("name", "stop_time")
+    }
+    assert b1["topology"] == {
+        "kind": "fat_tree",
+        "k": 8,
+        "link": {"rate": "10Gbps", "delay": "1us"},
+    }
+    assert b1["network"]["queue"] == {
+        "capacity": "1000pkt",
+        "aqm": {"kind": "threshold", "k": "65pkt"},
+    }
+    assert b1["traffic"]["workloads"] == [
+        {"src": "all", "dst": "random", "cdf": "websearch", "load": 0.5}
+    ]
+    assert b1["stop_time"] == "1s"
+    assert bench("b1", quick=True).get("stop_time") == "100ms"
+
+
+def test_flowheavy_is_the_latency_difference_background():
+    from dcnsim.studies.latency_difference import latency_scenario
+
+    study = latency_scenario("TCP", "64:4:1", 0.5).to_dict()
+    flowheavy = bench("flowheavy").to_dict()
+    for key in ("topology", "network", "forwarding", "transport"):
+        assert flowheavy[key] == study[key], key
+    assert flowheavy["traffic"] == {"workloads": study["traffic"]["workloads"]}
+    assert flowheavy["stop_time"] == "500ms"
+    assert bench("flowheavy", quick=True).get("stop_time") == "50ms"  # the study's warm-up
+
+
+def test_bench_scale_runs_each_fat_tree_in_its_own_process():
+    proc = cli("bench", "scale", "--stop-time", "0.2ms")
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("scale k=")]
+    # k^3 / 4 hosts per fat-tree.
+    assert [line.split(":")[1].split(" hosts")[0].strip() for line in lines] == [
+        "16",
+        "128",
+        "1,024",
+        "3,456",
+    ]
+    for line in lines:
+        assert " ns per packet-hop, " in line and ", peak RSS " in line
+    assert proc.stdout.splitlines()[-1].startswith("scale: ns per packet-hop at k=24 / k=8: ")
 
 
 # --- long runs: progress line and Ctrl-C ----------------------------------------------

@@ -789,17 +789,28 @@ def test_bad_set_override_names_the_field():
         ["run"],  # the scenario file missing
         ["run", str(EXAMPLES / "tree3_probes.toml"), "--out", "o", "--set", "novalue"],
         ["bench", "--repeat", "0"],
+        ["bench", "b1", "--quick", "--stop-time", "1ms"],
+        ["bench", "b2"],
         ["frobnicate"],
         [],
     ],
-    ids=["no-file", "set-without-equals", "repeat-zero", "unknown-command", "no-command"],
+    ids=[
+        "no-file",
+        "set-without-equals",
+        "repeat-zero",
+        "quick-and-stop-time",
+        "unknown-benchmark",
+        "unknown-command",
+        "no-command",
+    ],
 )
 def test_usage_errors_are_one_line(args):
     assert_one_error_line(cli(*args))
 
 
-def test_bench_bad_stop_time():
-    message = assert_one_error_line(cli("bench", "--stop-time", "10"))
+@pytest.mark.parametrize("name", ["datagram", "scale"])
+def test_bench_bad_stop_time(name):
+    message = assert_one_error_line(cli("bench", name, "--stop-time", "10"))
     assert message.startswith("stop_time")
 
 

@@ -126,14 +126,15 @@ def test_a_duplicate_key_is_named():
 
 
 def test_a_run_that_cannot_fit_is_refused_up_front_with_its_estimate():
-    # k = 64: 65,536 hosts and 5,120 switches; dense routes alone are 70,656 nodes x
-    # 65,536 destinations x 12 B = 55.6 GB.
-    huge = {"topology": {"kind": "fat_tree", "k": 64},
-            "traffic": {"probes": [{"src": 0, "dst": 1}]}}  # fmt: skip
+    # A recorded stream of 64 B packets at 10 Gbps for 1000 s: 1000 s x 10 Gbps / 512 bit
+    # = 1.95e10 packets, at 160 B a recorded row = 3.1 TB.
+    huge = {"topology": {"kind": "star", "hosts": 2},
+            "traffic": {"streams": [{"src": 0, "dst": 1, "rate": "10Gbps", "size": "64B",
+                                     "stop": "1000s", "record": True}]}}  # fmt: skip
     with pytest.raises(ScenarioError) as err:
         dcnsim.run(huge, memory_limit=8 * 10**9)
     assert str(err.value).startswith(
-        "scenario: a run needs about 55.7 GB (routing tables 55.6 GB), more than the 8.0 GB "
+        "scenario: a run needs about 3.1 TB (recorded packets 3.1 TB), more than the 8.0 GB "
         "allowed (memory_limit / --memory-limit)"
     )
     # Without a limit the default is a share of the memory available.

@@ -5,7 +5,7 @@
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
     dcnsim docs scenario|experiments|studies|architecture
-    dcnsim bench [--stop-time 20ms] [--repeat N]
+    dcnsim bench [NAME|all|scale] [--quick | --stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
     dcnsim query DIR "SQL" [--csv]
@@ -20,10 +20,7 @@ pandas nor pyarrow, and the studies are imported only by ``study`` and ``list``.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import sys
-import time
 import tomllib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -146,51 +143,13 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    names = list(_core.bench_names()) if args.scenario == "all" else [args.scenario]
-    scenarios = {}
-    for name in names:
-        scenario = Scenario(json.loads(_core.bench_scenario(name)))
-        if args.stop_time is not None:
-            scenario = scenario.set("stop_time", args.stop_time)
-        scenario.validate()
-        scenarios[name] = scenario
-    # Runs alternate between the benchmarks, so a noisy machine affects them alike.
-    # "loop" is the event loop alone; "whole" is the whole run() call (validation,
-    # construction, the loop and the result tables).
-    rates: dict[str, list[float]] = {name: [] for name in names}
-    whole: dict[str, list[float]] = {name: [] for name in names}
-    for i in range(args.repeat):
-        for name, scenario in scenarios.items():
-            if i == 0:
-                header = f"dcnsim {_core.__version__}, {scenario.get('name') or name}"
-                if args.stop_time is not None:
-                    header += f" (stop_time {args.stop_time})"
-                print(header)
-            started = time.perf_counter()
-            s = run(scenario, progress=args.progress).summary
-            wall = time.perf_counter() - started
-            rates[name].append(float(s["packet_hops_per_s"]))
-            whole[name].append(s["packet_hops"] / wall)
-            print(
-                f"{name} run {i + 1}/{args.repeat}: {s['events']:,} events, "
-                f"{s['packet_hops']:,} packet-hops, simulated {format_seconds(s['sim_time_s'])} "
-                f"in {float(s['wall_s']):.3f} s of event loop, {wall:.3f} s whole: "
-                f"{format_count(rates[name][-1])} packet-hops/s (loop), "
-                f"{format_count(whole[name][-1])} (whole)"
-            )
-    for name, values in rates.items():
-        best = max(values)
-        line = f"{name}: packet-hops per wall second: {best:,.0f} ({format_count(best)}) loop"
-        line += f", {format_count(max(whole[name]))} whole"
-        if len(values) > 1:
-            line += (
-                f", best of {len(values)}; medians {format_count(statistics.median(values))} loop,"
-                f" {format_count(statistics.median(whole[name]))} whole"
-            )
-        print(line)
-    if "pfabric" in rates and "tcp" in rates:
-        ratio = statistics.median(rates["pfabric"]) / statistics.median(rates["tcp"])
-        print(f"pfabric / tcp (medians): {ratio:.2f}")
+    from dcnsim.bench import run_benchmarks, run_scale
+
+    if args.name == "scale":
+        run_scale(args.quick, args.stop_time, args.repeat)
+        return 0
+    names = list(_core.bench_names()) if args.name == "all" else [args.name]
+    run_benchmarks(names, args.quick, args.stop_time, args.repeat, args.progress)
     return 0
 
 
@@ -493,25 +452,39 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     p.add_argument("axis", nargs="?", choices=axes, help="one axis (default: all)")
     p.set_defaults(command=_cmd_list)
 
-    p = commands.add_parser("bench", help="run the fixed benchmarks, print packet-hops/s")
-    p.add_argument(
-        "--scenario",
-        choices=[*_core.bench_names(), "all"],
-        default="datagram",
-        help="which benchmark: datagram (default), tcp (DCTCP), pfabric, or all of them "
-        "alternating (then pfabric's ratio to tcp is printed too)",
+    p = commands.add_parser(
+        "bench",
+        help="run the fixed benchmarks or the scale series, print packet-hops/s",
     )
     p.add_argument(
+        "name",
+        nargs="?",
+        choices=[*_core.bench_names(), "all", "scale"],
+        default="datagram",
+        help="which benchmark: datagram (default), tcp (DCTCP), pfabric, b1 (the headline "
+        "figure: DCTCP web-search flows for 1 s), flowheavy (the first seed's tree with "
+        "all-to-all flows), all of them alternating (then pfabric's ratio to tcp is printed "
+        "too), or scale (B1's workload on k = 4, 8, 16, 24 fat-trees, a process per size)",
+    )
+    when = p.add_mutually_exclusive_group()
+    when.add_argument(
         "--stop-time",
         metavar="TIME",
-        help="simulated time to run, e.g. 20ms (default: the benchmark's own, 20ms)",
+        help="simulated time to run, e.g. 20ms (default: the benchmark's own)",
+    )
+    when.add_argument(
+        "--quick",
+        action="store_true",
+        help="the benchmark's quick stop time (b1: 100ms, flowheavy: 50ms, the others 5ms; "
+        "scale: 2ms instead of 20ms)",
     )
     p.add_argument(
         "--repeat",
         metavar="N",
         type=_positive_int,
         default=1,
-        help="number of runs; the best is reported (default: 1)",
+        help="number of runs; the best and the medians are reported (scale: runs per "
+        "size, the median is reported) (default: 1)",
     )
     p.add_argument(
         "--progress",

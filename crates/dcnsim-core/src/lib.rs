@@ -8,7 +8,7 @@
 //!   error names the field path and the reason.
 //! - [`topology`]: builders for star, three-tier tree, fat-tree, leaf-spine and
 //!   custom topologies; [`network`] turns a topology into egress ports and
-//!   equal-cost routing tables.
+//!   [`routing`] into equal-cost routing tables.
 //! - Mechanisms along independent axes: [`queue`] disciplines at ports,
 //!   [`forwarding`] policies at switches, [`traffic`] sources at hosts.
 //! - [`engine`]: the deterministic event queue; [`sim`]: the event loop that
@@ -41,6 +41,7 @@ pub mod packet;
 pub mod pcap;
 pub mod queue;
 pub mod records;
+pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
@@ -165,9 +166,83 @@ cdf = "websearch"
 load = 0.5
 "#;
 
-/// The fixed benchmarks by name: `datagram`, `tcp` (DCTCP) and `pfabric`.
-pub const BENCH_SCENARIOS: [(&str, &str); 3] = [
-    ("datagram", BENCH_SCENARIO),
-    ("tcp", BENCH_TCP_SCENARIO),
-    ("pfabric", BENCH_PFABRIC_SCENARIO),
+/// Benchmark B1, the headline figure (issue 10): the TCP benchmark's fabric,
+/// queues and workload (k = 8 fat-tree, 10 Gbps, 1 us links, 1000-packet
+/// queues, DCTCP K = 65, web-search sizes, Poisson arrivals at 50% load
+/// between random pairs, ECMP), run for 1 s with arrivals throughout, about
+/// 300 M packet-hops.
+pub const BENCH_B1_SCENARIO: &str = r#"
+name = "bench B1: k=8 fat-tree, 10Gbps, DCTCP web-search flows at 50% load, 1s"
+seed = 1
+stop_time = "1s"
+
+[topology]
+kind = "fat_tree"
+k = 8
+link = { rate = "10Gbps", delay = "1us" }
+
+[network]
+queue = { capacity = "1000pkt", aqm = { kind = "threshold", k = "65pkt" } }
+
+[forwarding]
+policy = "ecmp"
+
+[transport]
+protocol = "dctcp"
+min_rto = "1ms"
+
+[[traffic.workloads]]
+src = "all"
+dst = "random"
+cdf = "websearch"
+load = 0.5
+"#;
+
+/// The flow-heavy benchmark: the latency-difference seed's 3-tier tree (1
+/// core, 2 aggregation switches, 8 ToRs of 16 hosts, 1 Gbps links of 0.2 us,
+/// 2.5 us host delay, 150-packet drop-tail queues, NewReno) with its
+/// all-to-all DeTail-style background at 50% load, as
+/// `python/dcnsim/studies/latency_difference.py` builds it for the TCP scheme
+/// at 64:4:1, without its test packets; 500 ms (quick: 50 ms, the study's
+/// warm-up).
+pub const BENCH_FLOWHEAVY_SCENARIO: &str = r#"
+name = "bench: the first seed's 3-tier tree, NewReno, all-to-all DeTail-style flows at 50% load, 500ms"
+seed = 1
+stop_time = "500ms"
+
+[topology]
+kind = "tree3"
+cores = 1
+aggs = 2
+tors = 8
+hosts_per_tor = 16
+link = { rate = "1Gbps", delay = "0.2us" }
+tor_agg_link = { rate = "1Gbps" }
+agg_core_link = { rate = "1Gbps" }
+
+[network]
+host_delay = "2.5us"
+queue = { kind = "droptail", capacity = "150pkt" }
+
+[forwarding]
+policy = "ecmp"
+
+[transport]
+protocol = "newreno"
+
+[[traffic.workloads]]
+src = "all"
+dst = "all"
+cdf = "detail"
+load = 0.5
+"#;
+
+/// The fixed benchmarks: name, scenario, and the stop time of a quick run
+/// (`dcnsim bench --quick`).
+pub const BENCH_SCENARIOS: [(&str, &str, &str); 5] = [
+    ("datagram", BENCH_SCENARIO, "5ms"),
+    ("tcp", BENCH_TCP_SCENARIO, "5ms"),
+    ("pfabric", BENCH_PFABRIC_SCENARIO, "5ms"),
+    ("b1", BENCH_B1_SCENARIO, "100ms"),
+    ("flowheavy", BENCH_FLOWHEAVY_SCENARIO, "50ms"),
 ];

@@ -3,11 +3,13 @@
 //! Every full-duplex link becomes two egress ports, one at each end. A port
 //! serializes one packet at a time at its rate (a packet-hop ends when the last
 //! bit has crossed the link's propagation delay) and keeps the rest in its queue.
-//! Routing tables hold, for every switch and destination host, all egress ports
-//! on a shortest path (by hop count); forwarding policies pick among them.
+//! Routing tables ([`crate::routing`]) hold, for every switch and destination
+//! host, all egress ports on a shortest path (by hop count); forwarding
+//! policies pick among them.
 
 use crate::packet::CLASSES;
 use crate::queue::{Aqm, Queue};
+use crate::routing::Routes;
 use crate::scenario::NetworkSpec;
 use crate::topology::{NodeKind, Topology};
 use crate::units::{Rate, Time};
@@ -107,11 +109,8 @@ pub struct Network {
     pub host_port: Vec<u32>,
     /// The node id of each host (dense, so the hot path reads no port for it).
     host_nodes: Vec<u32>,
-    hosts: usize,
-    /// Equal-cost next hops of (node, destination host): `hops[off[i]..off[i+1]]`
-    /// with `i = node * hosts + dst`.
-    route_off: Vec<u32>,
-    route_hops: Vec<u32>,
+    /// Equal-cost next hops of (node, destination host).
+    routes: Routes,
     /// Ports of each switch towards a higher tier (equal-length routing).
     up_off: Vec<u32>,
     up_ports: Vec<u32>,
@@ -185,13 +184,11 @@ impl Network {
             top_tier,
             host_port,
             host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
-            hosts: topo.hosts.len(),
-            route_off: Vec::new(),
-            route_hops: Vec::new(),
+            routes: Routes::default(),
             up_off: Vec::new(),
             up_ports: Vec::new(),
         };
-        net.build_routes(topo);
+        net.routes = Routes::build(&net);
         net.build_up_ports();
         net
     }
@@ -202,50 +199,6 @@ impl Network {
 
     pub fn is_host(&self, node: u32) -> bool {
         self.node_host[node as usize] != u32::MAX
-    }
-
-    /// Shortest-path distances from every destination host (breadth-first, never
-    /// transiting another host), then next hops at every switch.
-    fn build_routes(&mut self, topo: &Topology) {
-        let n = topo.nodes.len();
-        let mut dist = vec![u32::MAX; n];
-        let mut table: Vec<Vec<u32>> = vec![Vec::new(); n * self.hosts];
-        let mut frontier = VecDeque::new();
-        for (d, &dst) in topo.hosts.iter().enumerate() {
-            dist.fill(u32::MAX);
-            dist[dst] = 0;
-            frontier.push_back(dst as u32);
-            while let Some(u) = frontier.pop_front() {
-                if u as usize != dst && self.is_host(u) {
-                    continue;
-                }
-                for p in self.ports_of(u) {
-                    let v = self.ports[p as usize].peer as usize;
-                    if dist[v] == u32::MAX {
-                        dist[v] = dist[u as usize] + 1;
-                        frontier.push_back(v as u32);
-                    }
-                }
-            }
-            for u in 0..n as u32 {
-                if self.is_host(u) || dist[u as usize] == u32::MAX {
-                    continue;
-                }
-                for p in self.ports_of(u) {
-                    let v = self.ports[p as usize].peer as usize;
-                    let via_host = self.is_host(v as u32) && v != dst;
-                    if !via_host && dist[v] + 1 == dist[u as usize] {
-                        table[u as usize * self.hosts + d].push(p);
-                    }
-                }
-            }
-        }
-        self.route_off = Vec::with_capacity(table.len() + 1);
-        for hops in &table {
-            self.route_off.push(self.route_hops.len() as u32);
-            self.route_hops.extend_from_slice(hops);
-        }
-        self.route_off.push(self.route_hops.len() as u32);
     }
 
     fn build_up_ports(&mut self) {
@@ -262,10 +215,15 @@ impl Network {
     }
 
     /// All egress ports of `node` on a shortest path to the host at node `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
-        let i = node as usize * self.hosts + self.node_host[dst as usize] as usize;
-        &self.route_hops[self.route_off[i] as usize..self.route_off[i + 1] as usize]
+        self.routes.next_hops(node, dst)
+    }
+
+    /// Bytes the routing tables hold.
+    #[cfg(test)]
+    pub fn route_bytes(&self) -> usize {
+        self.routes.bytes()
     }
 
     /// The port of node `a` towards node `b`.

@@ -210,18 +210,21 @@ fn run<'py>(
     Ok(d)
 }
 
-/// A fixed benchmark scenario by name (`datagram`, `tcp`, `pfabric`), as
-/// JSON text.
+/// A fixed benchmark scenario by name (`datagram`, `tcp`, `pfabric`, `b1`,
+/// `flowheavy`), as JSON text; `quick` gives it its quick run's stop time.
 #[pyfunction]
-#[pyo3(signature = (name = "datagram"))]
-fn bench_scenario(name: &str) -> PyResult<String> {
-    let (_, text) = dcnsim_core::BENCH_SCENARIOS
+#[pyo3(signature = (name = "datagram", quick = false))]
+fn bench_scenario(name: &str, quick: bool) -> PyResult<String> {
+    let (_, text, quick_stop) = dcnsim_core::BENCH_SCENARIOS
         .iter()
-        .find(|(n, _)| *n == name)
+        .find(|(n, _, _)| *n == name)
         .ok_or_else(|| {
             pyo3::exceptions::PyValueError::new_err(format!("no benchmark named {name:?}"))
         })?;
-    let v: Value = toml::from_str(text).expect("bench scenario is valid TOML");
+    let mut v: Value = toml::from_str(text).expect("bench scenario is valid TOML");
+    if quick {
+        v["stop_time"] = Value::from(*quick_stop);
+    }
     Ok(v.to_string())
 }
 
@@ -230,7 +233,7 @@ fn bench_scenario(name: &str) -> PyResult<String> {
 fn bench_names() -> Vec<&'static str> {
     dcnsim_core::BENCH_SCENARIOS
         .iter()
-        .map(|(n, _)| *n)
+        .map(|(n, _, _)| *n)
         .collect()
 }
 

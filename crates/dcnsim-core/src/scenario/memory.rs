@@ -8,11 +8,20 @@
 
 use super::Scenario;
 use crate::network::Port;
+use crate::topology::NodeKind;
 use crate::units::Time;
 
-/// Bytes per routing-table entry: one `u32` offset per (node, destination
-/// host) and at least one `u32` next hop (more where paths are equal-cost).
-const ROUTE_ENTRY: u64 = 4 + 4 * 2;
+/// Routing tables ([`crate::routing`]), bytes per node: its row index and its
+/// destination entry (group, attachment switch, last-hop port).
+const ROUTE_NODE: u64 = 4 + 3 * 4;
+/// Bytes per cell: a `u32` list id per (switch + the hosts' empty row,
+/// attachment switch).
+const ROUTE_CELL: u64 = 4;
+/// Bytes of deduplicated next-hop lists per port between switches: a length
+/// and a port (4 B each), twice. A fat-tree holds about 6 B per such port (one
+/// multi-port up list per edge and aggregation switch, one single-port list
+/// per port down from an aggregation or core switch).
+const ROUTE_PORT: u64 = 2 * (4 + 4);
 /// Bytes per recorded packet row (ten 8-byte columns in the core, a copy in
 /// the Python front while tables are converted).
 const ROW: u64 = 2 * 10 * 8;
@@ -29,6 +38,7 @@ impl Scenario {
     pub fn memory_estimate(&self, held_rows: Option<u64>) -> Vec<(&'static str, u64)> {
         let nodes = self.topology.nodes.len() as u64;
         let hosts = self.topology.host_count() as u64;
+        let switches = nodes - hosts;
         let ports = 2 * self.topology.links.len() as u64;
         let t = &self.traffic;
         let probes = t.probe_packets(hosts);
@@ -56,7 +66,9 @@ impl Scenario {
         let mut terms = vec![
             (
                 "routing tables",
-                nodes.saturating_mul(hosts).saturating_mul(ROUTE_ENTRY),
+                nodes * ROUTE_NODE
+                    + (switches + 1) * self.attachment_switches() * ROUTE_CELL
+                    + ports.saturating_sub(2 * hosts) * ROUTE_PORT,
             ),
             ("ports", ports * (std::mem::size_of::<Port>() as u64 + 64)),
             ("recorded packets", recorded as u64 * ROW),
@@ -64,5 +76,63 @@ impl Scenario {
         ];
         terms.sort_by_key(|t| std::cmp::Reverse(t.1));
         terms
+    }
+
+    /// The switches hosts hang from: the destination groups of the routing
+    /// tables.
+    fn attachment_switches(&self) -> u64 {
+        let topo = &self.topology;
+        let mut attach = vec![false; topo.nodes.len()];
+        for l in &topo.links {
+            let (a, b) = (topo.nodes[l.a].kind, topo.nodes[l.b].kind);
+            match (a, b) {
+                (NodeKind::Host, NodeKind::Switch) => attach[l.b] = true,
+                (NodeKind::Switch, NodeKind::Host) => attach[l.a] = true,
+                _ => {}
+            }
+        }
+        attach.iter().filter(|&&a| a).count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::Network;
+
+    fn routing_term(sc: &Scenario) -> u64 {
+        let terms = sc.memory_estimate();
+        terms.iter().find(|t| t.0 == "routing tables").unwrap().1
+    }
+
+    /// The routing term against the tables actually built: never below them,
+    /// and within a factor of two for the built-in topologies.
+    #[test]
+    fn routing_term_bounds_the_built_tables() {
+        for topology in [
+            "kind = \"fat_tree\"\nk = 4",
+            "kind = \"fat_tree\"\nk = 16",
+            "kind = \"tree3\"",
+            "kind = \"leaf_spine\"",
+        ] {
+            let sc = Scenario::from_toml_str(&format!("[topology]\n{topology}")).unwrap();
+            let built = Network::build(&sc.topology, &sc.network).route_bytes() as u64;
+            let estimate = routing_term(&sc);
+            assert!(
+                built <= estimate && estimate <= 2 * built,
+                "{topology}: built {built} B, estimated {estimate} B"
+            );
+        }
+    }
+
+    /// A k = 64 fat-tree: 70,656 nodes, 5,120 switches, 2,048 edge switches
+    /// and 262,144 ports between switches.
+    #[test]
+    fn routing_term_of_a_k64_fat_tree() {
+        let sc = Scenario::from_toml_str("[topology]\nkind = \"fat_tree\"\nk = 64").unwrap();
+        assert_eq!(
+            routing_term(&sc),
+            70_656 * ROUTE_NODE + 5_121 * 2_048 * ROUTE_CELL + 262_144 * ROUTE_PORT
+        );
     }
 }

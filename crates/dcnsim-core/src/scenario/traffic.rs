@@ -450,6 +450,7 @@ impl TrafficSpec {
             value
         };
         let raw: RawTraffic = parse_at(value, "traffic")?;
+        let nic_rates = topo.host_link_rates();
         let mut probes = Vec::new();
         for (i, v) in raw.probes.into_iter().enumerate() {
             let at = format!("traffic.probes[{i}]");
@@ -514,7 +515,7 @@ impl TrafficSpec {
                     (Some(r), None) => r,
                     (None, Some(load)) => {
                         check_load(join_path(&at, "load"), load)?;
-                        let link = topo.host_link_rate(src);
+                        let link = nic_rates[src as usize];
                         Rate(((link.0 as f64) * load).round().max(1.0) as u64)
                     }
                     (Some(_), Some(_)) => {
@@ -628,7 +629,7 @@ impl TrafficSpec {
                     .collect(),
             };
             for src in sources {
-                let rate = topo.host_link_rate(src).bps() * w.load;
+                let rate = nic_rates[src as usize].bps() * w.load;
                 let gap_s = wire_bits / rate;
                 workloads.push(WorkloadSpec {
                     src,

@@ -167,7 +167,7 @@ pub(crate) fn check_count(path: &str, value: u32, min: u32) -> Result<(), Scenar
 }
 
 /// The most hosts a built-in topology may have (a fat-tree of k = 128 has
-/// 524,288): beyond it the dense routing tables alone need terabytes.
+/// 524,288 hosts; its routing tables, [`crate::routing`], take about 0.7 GB).
 pub const MAX_HOSTS: u64 = 1_000_000;
 
 /// Check that `a` × `b` hosts (counts already checked) stay within [`MAX_HOSTS`],
@@ -234,14 +234,22 @@ impl Topology {
         self.hosts.len()
     }
 
-    /// The rate of host `h`'s NIC link.
-    pub fn host_link_rate(&self, h: u32) -> Rate {
-        let node = self.hosts[h as usize];
-        self.links
-            .iter()
-            .find(|l| l.a == node || l.b == node)
-            .map(|l| l.rate)
-            .expect("every host has a link (checked when built)")
+    /// The rate of every host's NIC link, by host index, in one pass over the
+    /// links (every host has exactly one, checked when built).
+    pub fn host_link_rates(&self) -> Vec<Rate> {
+        let mut host_of = vec![u32::MAX; self.nodes.len()];
+        for (h, &node) in self.hosts.iter().enumerate() {
+            host_of[node] = h as u32;
+        }
+        let mut rates = vec![Rate(0); self.hosts.len()];
+        for l in &self.links {
+            for node in [l.a, l.b] {
+                if let Some(rate) = rates.get_mut(host_of[node] as usize) {
+                    *rate = l.rate;
+                }
+            }
+        }
+        rates
     }
 
     /// Egress ports, numbered node by node and, within a node, in the order
@@ -413,7 +421,7 @@ mod tests {
         let t = build("kind = \"leaf_spine\"\nhost_link = {rate = \"10Gbps\"}\nfabric_link = {rate = \"40Gbps\"}").unwrap();
         assert_eq!(t.host_count(), 192);
         assert_eq!(t.links.len(), 192 + 36);
-        assert_eq!(t.host_link_rate(191), Rate(10_000_000_000));
+        assert_eq!(t.host_link_rates()[191], Rate(10_000_000_000));
     }
 
     #[test]

@@ -1,0 +1,295 @@
+//! Equal-cost routing tables, compressed by last-hop switch.
+//!
+//! A host has exactly one link (checked when the topology is built), so every
+//! shortest path towards host `d` ends with the hop from its attachment switch
+//! `a(d)` (its ToR, edge or leaf switch) to `d`. At every switch other than
+//! `a(d)`, the shortest paths towards `d` are therefore those towards `a(d)`,
+//! and every host below the same switch has the same next hops there. The
+//! tables hold one row per switch and one column per attachment switch (a
+//! *group* of destinations), each cell naming a deduplicated next-hop list;
+//! the last hop is one port per destination. A k = 32 fat-tree (1,280
+//! switches, 512 edge switches) needs 2.6 MB of cells where dense tables
+//! (node × destination host) need about 850 MB.
+//!
+//! The lists are exactly those of dense tables built by breadth-first search
+//! from every destination host (never transiting another host): the same
+//! ports in the same order (the switch's port order), so hashing over them
+//! picks the same port. The method uses no knowledge of the topology kind, so
+//! it applies to `edges` topologies as to the built-in ones.
+
+use crate::network::Network;
+use std::collections::{HashMap, VecDeque};
+
+/// Where a destination host hangs: its group (attachment switch), that
+/// switch's node id (`u32::MAX` when the host's link goes to another host, so
+/// no switch reaches it) and the switch's port down to it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Dest {
+    group: u32,
+    attach: u32,
+    last: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct Routes {
+    /// Row of each node in `cells`; row 0 (every host) has only empty lists.
+    row: Vec<u32>,
+    /// The destination entry of each node (meaningful for hosts only).
+    dest: Vec<Dest>,
+    groups: usize,
+    /// Next-hop list of (row, group): `cells[row * groups + group]`, the
+    /// list's offset in `lists`.
+    cells: Vec<u32>,
+    /// Deduplicated lists, each its length then its ports (one read finds
+    /// both); the list at offset 0 is empty (hosts, and switches that cannot
+    /// reach a group).
+    lists: Vec<u32>,
+}
+
+impl Routes {
+    /// The tables of `net`'s ports: a breadth-first search over switches from
+    /// every attachment switch.
+    pub fn build(net: &Network) -> Routes {
+        let n = net.node_host.len();
+        let mut row = vec![0u32; n];
+        let mut switches = Vec::new();
+        for node in 0..n as u32 {
+            if !net.is_host(node) {
+                switches.push(node);
+                row[node as usize] = switches.len() as u32;
+            }
+        }
+        let mut group_of = vec![u32::MAX; n];
+        let mut attach_nodes = Vec::new();
+        let mut dest = vec![Dest::default(); n];
+        for &nic in &net.host_port {
+            let port = &net.ports[nic as usize];
+            let a = port.peer;
+            if group_of[a as usize] == u32::MAX {
+                group_of[a as usize] = attach_nodes.len() as u32;
+                attach_nodes.push(a);
+            }
+            dest[port.node as usize] = Dest {
+                group: group_of[a as usize],
+                attach: if net.is_host(a) { u32::MAX } else { a },
+                last: port.reverse,
+            };
+        }
+        let groups = attach_nodes.len();
+        let mut routes = Routes {
+            row,
+            dest,
+            groups,
+            cells: vec![0; (switches.len() + 1) * groups],
+            lists: vec![0],
+        };
+        // The links between switches, switch by switch in port order, as
+        // (port, peer's row - 1): the searches read them sequentially.
+        let mut adj_off = Vec::with_capacity(switches.len() + 1);
+        let mut adj = Vec::new();
+        for &u in &switches {
+            adj_off.push(adj.len());
+            for p in net.ports_of(u) {
+                let v = net.ports[p as usize].peer;
+                if !net.is_host(v) {
+                    adj.push((p, routes.row[v as usize] - 1));
+                }
+            }
+        }
+        adj_off.push(adj.len());
+        let mut interned: HashMap<Box<[u32]>, u32> = HashMap::new();
+        interned.insert(Box::new([]), 0);
+        // The list each switch got last: most switches repeat it for the next
+        // group (a fat-tree's edge switch always goes up), so few lists are hashed.
+        let mut latest = vec![0u32; switches.len()];
+        let mut dist = vec![u32::MAX; switches.len()];
+        let mut frontier = VecDeque::new();
+        let mut list = Vec::new();
+        for (g, &a) in attach_nodes.iter().enumerate() {
+            if net.is_host(a) {
+                continue; // a pair of hosts joined directly: no switch reaches them
+            }
+            let source = routes.row[a as usize] as usize - 1;
+            dist.fill(u32::MAX);
+            dist[source] = 0;
+            frontier.push_back(source);
+            while let Some(u) = frontier.pop_front() {
+                for &(_, v) in &adj[adj_off[u]..adj_off[u + 1]] {
+                    if dist[v as usize] == u32::MAX {
+                        dist[v as usize] = dist[u] + 1;
+                        frontier.push_back(v as usize);
+                    }
+                }
+            }
+            for (u, &du) in dist.iter().enumerate() {
+                if u == source || du == u32::MAX {
+                    continue;
+                }
+                list.clear();
+                list.extend(
+                    adj[adj_off[u]..adj_off[u + 1]]
+                        .iter()
+                        .filter(|&&(_, v)| dist[v as usize].wrapping_add(1) == du)
+                        .map(|&(p, _)| p),
+                );
+                let at = latest[u] as usize;
+                if routes.lists[at + 1..at + 1 + routes.lists[at] as usize] != list[..] {
+                    latest[u] = match interned.get(list.as_slice()) {
+                        Some(&offset) => offset,
+                        None => {
+                            let offset = routes.lists.len() as u32;
+                            routes.lists.push(list.len() as u32);
+                            routes.lists.extend_from_slice(&list);
+                            interned.insert(list.as_slice().into(), offset);
+                            offset
+                        }
+                    };
+                }
+                routes.cells[(u + 1) * groups + g] = latest[u];
+            }
+        }
+        routes
+    }
+
+    /// All egress ports of `node` on a shortest path to the host at node `dst`.
+    #[inline(always)]
+    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+        let d = &self.dest[dst as usize];
+        if node == d.attach {
+            return std::slice::from_ref(&d.last);
+        }
+        let at = self.cells[self.row[node as usize] as usize * self.groups + d.group as usize];
+        let at = at as usize;
+        &self.lists[at + 1..at + 1 + self.lists[at] as usize]
+    }
+
+    /// Bytes the tables hold.
+    #[cfg(test)]
+    pub fn bytes(&self) -> usize {
+        4 * (self.row.len() + self.cells.len() + self.lists.len())
+            + std::mem::size_of::<Dest>() * self.dest.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    /// The dense tables the compressed ones replace: a breadth-first search
+    /// from every destination host (never transiting another host), then at
+    /// every switch the ports to a neighbour one hop nearer, in port order.
+    fn dense(net: &Network) -> Vec<Vec<Vec<u32>>> {
+        let n = net.node_host.len();
+        let hosts = net.host_port.len();
+        let mut table = vec![vec![Vec::new(); hosts]; n];
+        let mut dist = vec![u32::MAX; n];
+        for d in 0..hosts as u32 {
+            let dst = net.host_node(d);
+            dist.fill(u32::MAX);
+            dist[dst as usize] = 0;
+            let mut frontier = VecDeque::from([dst]);
+            while let Some(u) = frontier.pop_front() {
+                if u != dst && net.is_host(u) {
+                    continue;
+                }
+                for p in net.ports_of(u) {
+                    let v = net.ports[p as usize].peer as usize;
+                    if dist[v] == u32::MAX {
+                        dist[v] = dist[u as usize] + 1;
+                        frontier.push_back(v as u32);
+                    }
+                }
+            }
+            for u in 0..n as u32 {
+                if net.is_host(u) || dist[u as usize] == u32::MAX {
+                    continue;
+                }
+                for p in net.ports_of(u) {
+                    let v = net.ports[p as usize].peer;
+                    let via_host = net.is_host(v) && v != dst;
+                    if !via_host && dist[v as usize] + 1 == dist[u as usize] {
+                        table[u as usize][d as usize].push(p);
+                    }
+                }
+            }
+        }
+        table
+    }
+
+    fn network(topology: &str) -> Network {
+        let sc = Scenario::from_toml_str(&format!("[topology]\n{topology}")).unwrap();
+        Network::build(&sc.topology, &sc.network)
+    }
+
+    /// Every (node, destination) of the compressed tables against the dense
+    /// ones: the same ports in the same order.
+    fn assert_same_as_dense(topology: &str) -> Network {
+        let net = network(topology);
+        let dense = dense(&net);
+        let routes = Routes::build(&net);
+        for (node, row) in dense.iter().enumerate() {
+            for (d, hops) in row.iter().enumerate() {
+                let dst = net.host_node(d as u32);
+                assert_eq!(
+                    routes.next_hops(node as u32, dst),
+                    hops.as_slice(),
+                    "{topology}: node {node}, destination host {d}"
+                );
+            }
+        }
+        net
+    }
+
+    #[test]
+    fn fat_trees_match_dense_tables() {
+        for k in [4, 6] {
+            let net = assert_same_as_dense(&format!("kind = \"fat_tree\"\nk = {k}"));
+            // One group per edge switch (k^2/2), one row per switch (5k^2/4)
+            // and the empty row of the hosts.
+            let routes = Routes::build(&net);
+            assert_eq!(routes.groups, k * k / 2);
+            assert_eq!(routes.cells.len(), (5 * k * k / 4 + 1) * k * k / 2);
+            // From host 0's edge switch to a host in another pod: all k/2
+            // uplinks; from a core switch: the one port down into that pod.
+            let edge0 = net.ports[net.host_port[0] as usize].peer;
+            let far = net.host_node((k * k * k / 4 - 1) as u32);
+            assert_eq!(routes.next_hops(edge0, far).len(), k / 2);
+            let peer =
+                |node, port: usize| net.ports[routes.next_hops(node, far)[port] as usize].peer;
+            let core = peer(peer(edge0, 0), 0);
+            assert_eq!(routes.next_hops(core, far).len(), 1);
+        }
+    }
+
+    #[test]
+    fn leaf_spine_three_tier_tree_and_edges_match_dense_tables() {
+        assert_same_as_dense("kind = \"leaf_spine\"\nleaves = 4\nspines = 3\nhosts_per_leaf = 3");
+        assert_same_as_dense("kind = \"tree3\"");
+        assert_same_as_dense("kind = \"star\"\nhosts = 3");
+        // Unequal paths, a host on a switch with no other host, a switch
+        // cycle and a dead-end switch.
+        assert_same_as_dense(
+            r#"kind = "edges"
+nodes = [
+  { name = "h0", kind = "host" }, { name = "h1", kind = "host" },
+  { name = "h2", kind = "host" }, { name = "h3", kind = "host" },
+  { name = "s0", kind = "switch" }, { name = "s1", kind = "switch" },
+  { name = "s2", kind = "switch" }, { name = "s3", kind = "switch" },
+  { name = "s4", kind = "switch" },
+]
+links = [
+  { a = "h0", b = "s0" }, { a = "h1", b = "s0" }, { a = "h2", b = "s1" },
+  { a = "h3", b = "s3" }, { a = "s0", b = "s1" }, { a = "s1", b = "s2" },
+  { a = "s2", b = "s0" }, { a = "s2", b = "s3" }, { a = "s3", b = "s1" },
+  { a = "s4", b = "s3" },
+]"#,
+        );
+        // Two hosts joined directly: no switch, no route.
+        assert_same_as_dense(
+            r#"kind = "edges"
+nodes = [{ name = "h0", kind = "host" }, { name = "h1", kind = "host" }]
+links = [{ a = "h0", b = "h1" }]"#,
+        );
+    }
+}

@@ -1,0 +1,162 @@
+"""The fixed benchmarks (``dcnsim bench``) and the scale series (issue 10).
+
+The benchmark scenarios live in the core (``BENCH_SCENARIOS`` in
+``crates/dcnsim-core/src/lib.rs``); this module runs them and reports, per run,
+packet-hops and events per second of event loop, events per packet-hop, the wall
+time of the event loop and of the whole ``run()`` call, and the peak resident set
+size. The scale series runs B1's workload on fat-trees of growing k, each size in a
+fresh process so that its peak memory is its own.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+
+from dcnsim import _core
+from dcnsim.memory import format_bytes
+from dcnsim.results import format_count, format_seconds, run
+from dcnsim.scenario import Scenario
+
+#: The scale series: fat-tree sizes and the simulated time of each run (quick: less).
+SCALE_KS = (4, 8, 16, 24)
+SCALE_STOP = "20ms"
+SCALE_QUICK_STOP = "2ms"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One run of a benchmark scenario."""
+
+    events: int
+    packet_hops: int
+    sim_time_s: float
+    loop_s: float
+    whole_s: float
+    peak_rss: int  # bytes, of the whole process so far
+
+    @property
+    def hops_per_s(self) -> float:
+        return self.packet_hops / self.loop_s if self.loop_s > 0 else 0.0
+
+    @property
+    def events_per_s(self) -> float:
+        return self.events / self.loop_s if self.loop_s > 0 else 0.0
+
+    @property
+    def events_per_hop(self) -> float:
+        return self.events / self.packet_hops if self.packet_hops else 0.0
+
+    @property
+    def ns_per_hop(self) -> float:
+        return 1e9 * self.loop_s / self.packet_hops if self.packet_hops else 0.0
+
+    def line(self) -> str:
+        return (
+            f"{self.events:,} events, {self.packet_hops:,} packet-hops, simulated "
+            f"{format_seconds(self.sim_time_s)} in {self.loop_s:.3f} s of event loop, "
+            f"{self.whole_s:.3f} s whole: {format_count(self.hops_per_s)} packet-hops/s (loop), "
+            f"{format_count(self.packet_hops / self.whole_s)} (whole), "
+            f"{format_count(self.events_per_s)} events/s, "
+            f"{self.events_per_hop:.3f} events per packet-hop, "
+            f"peak RSS {format_bytes(self.peak_rss)}"
+        )
+
+
+def bench_scenario(name: str, quick: bool = False, stop_time: str | None = None) -> Scenario:
+    """The benchmark ``name``, at its quick run's stop time or at ``stop_time``."""
+    scenario = Scenario(json.loads(_core.bench_scenario(name, quick)))
+    if stop_time is not None:
+        scenario = scenario.set("stop_time", stop_time)
+    scenario.validate()
+    return scenario
+
+
+def peak_rss() -> int:
+    """The peak resident set size of this process, in bytes (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def measure(scenario: Scenario, progress: bool = False) -> Measurement:
+    """Run ``scenario`` once; "whole" is the whole ``run()`` call (validation,
+    construction, the event loop and the result tables)."""
+    started = time.perf_counter()
+    s = run(scenario, progress=progress).summary
+    whole = time.perf_counter() - started
+    return Measurement(
+        events=int(s["events"]),
+        packet_hops=int(s["packet_hops"]),
+        sim_time_s=float(s["sim_time_s"]),
+        loop_s=float(s["wall_s"]),
+        whole_s=whole,
+        peak_rss=peak_rss(),
+    )
+
+
+def run_benchmarks(
+    names: list[str], quick: bool, stop_time: str | None, repeat: int, progress: bool
+) -> None:
+    """Run the named benchmarks ``repeat`` times, alternating so that a noisy machine
+    affects them alike, and print every run and the best and medians."""
+    scenarios = {name: bench_scenario(name, quick, stop_time) for name in names}
+    runs: dict[str, list[Measurement]] = {name: [] for name in names}
+    for i in range(repeat):
+        for name, scenario in scenarios.items():
+            if i == 0:
+                print(
+                    f"dcnsim {_core.__version__}, {scenario.get('name') or name} "
+                    f"(stop_time {scenario.get('stop_time')})"
+                )
+            runs[name].append(measure(scenario, progress))
+            print(f"{name} run {i + 1}/{repeat}: {runs[name][-1].line()}")
+    for name, ms in runs.items():
+        best = max(m.hops_per_s for m in ms)
+        line = f"{name}: packet-hops per wall second: {best:,.0f} ({format_count(best)}) loop"
+        line += f", {format_count(max(m.packet_hops / m.whole_s for m in ms))} whole"
+        if len(ms) > 1:
+            line += (
+                f", best of {len(ms)}; medians "
+                f"{format_count(statistics.median(m.hops_per_s for m in ms))} loop, "
+                f"{format_count(statistics.median(m.packet_hops / m.whole_s for m in ms))} whole"
+            )
+        print(line)
+    if "pfabric" in runs and "tcp" in runs:
+        ratio = statistics.median(m.hops_per_s for m in runs["pfabric"]) / statistics.median(
+            m.hops_per_s for m in runs["tcp"]
+        )
+        print(f"pfabric / tcp (medians): {ratio:.2f}")
+
+
+def scale_point(k: int, stop_time: str, repeat: int) -> list[Measurement]:
+    """B1's workload on a k-ary fat-tree, ``repeat`` runs (in the calling process)."""
+    scenario = bench_scenario("b1", stop_time=stop_time).set("topology.k", k)
+    return [measure(scenario) for _ in range(repeat)]
+
+
+def run_scale(quick: bool, stop_time: str | None, repeat: int) -> None:
+    """The scale series: each size in a fresh process; prints ns per packet-hop
+    (median of ``repeat`` runs) and the process's peak RSS per size."""
+    stop = stop_time or (SCALE_QUICK_STOP if quick else SCALE_STOP)
+    bench_scenario("b1", stop_time=stop)  # a bad stop time fails here, in one line
+    print(
+        f"dcnsim {_core.__version__}, scale series: B1's workload on k = "
+        f"{', '.join(map(str, SCALE_KS))} fat-trees (stop_time {stop}), a process per size"
+    )
+    ns: dict[int, float] = {}
+    for k in SCALE_KS:
+        with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+            ms = pool.submit(scale_point, k, stop, repeat).result()
+        ns[k] = statistics.median(m.ns_per_hop for m in ms)
+        print(
+            f"scale k={k}: {k**3 // 4:,} hosts, {ms[-1].packet_hops:,} packet-hops, "
+            f"{ns[k]:.1f} ns per packet-hop, "
+            f"{statistics.median(m.events_per_hop for m in ms):.3f} events per packet-hop, "
+            f"peak RSS {format_bytes(max(m.peak_rss for m in ms))}"
+        )
+    if ns[8] > 0:  # a stop time too short for any packet-hop gives no ratio
+        print(f"scale: ns per packet-hop at k={SCALE_KS[-1]} / k=8: {ns[SCALE_KS[-1]] / ns[8]:.2f}")
