@@ -101,7 +101,7 @@ mod tests {
     use crate::network::Network;
 
     fn routing_term(sc: &Scenario) -> u64 {
-        let terms = sc.memory_estimate();
+        let terms = sc.memory_estimate(None);
         terms.iter().find(|t| t.0 == "routing tables").unwrap().1
     }
 
