@@ -232,14 +232,15 @@ class _RecordedFiles:
         self.empty: dict[str, pd.DataFrame] = {}
 
     def __call__(self, name: str, columns: dict[str, Any]) -> None:
-        import pandas as pd
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
         if name == "probes":
             self.latency.add(columns["latency_s"])
         if self.directory is None:
             return
+        # Imported by the first chunk written, so a run that keeps no rows loads neither.
+        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         frame = pd.DataFrame(columns)
         file, asked_by = RECORDED[name]
         if not len(frame) and name not in self.writers:

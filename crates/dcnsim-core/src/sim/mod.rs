@@ -192,12 +192,14 @@ impl Simulation {
             (true, Some(s)) => s,
             _ => last_active,
         };
+        // The event loop's wall time: the rows sent below are output.
+        let wall = started.elapsed().as_secs_f64();
         if let Some(sink) = sink {
             if !self.send_rows(sink, true) {
                 return Err(Aborted);
             }
         }
-        Ok(self.finish(started.elapsed().as_secs_f64(), end, stopped))
+        Ok(self.finish(wall, end, stopped))
     }
 
     /// Handle every event but the TCP timers.
