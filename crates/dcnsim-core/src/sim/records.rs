@@ -9,6 +9,7 @@ use crate::network::{Network, Port};
 use crate::packet::{Kind, Packet, NONE};
 use crate::pcap::{Frame, Transport};
 use crate::records::{Column, Table};
+use crate::tcp::{HEADER, NO_TS};
 use crate::traffic::{datagram_sport, Stream, PROBE_PORT, STREAM_PORT};
 use crate::units::Time;
 
@@ -320,6 +321,15 @@ impl Simulation {
                     ack: pkt.tcp.ack as u32,
                     flags: pkt.tcp.flags,
                     window: u16::MAX,
+                    options: (f.conn.header() - HEADER) as u8,
+                    ts: (
+                        micros(pkt.sent),
+                        if pkt.tcp.ts_echo == NO_TS {
+                            0
+                        } else {
+                            micros(pkt.tcp.ts_echo)
+                        },
+                    ),
                     sack: pkt.tcp.sack,
                 }
             }
@@ -347,4 +357,10 @@ impl Simulation {
             transport,
         });
     }
+}
+
+/// A time in whole microseconds, wrapping at 32 bits as a TCP timestamp does
+/// (RFC 7323 §5.4: any clock from 1 ms to 1 s per tick; finer here).
+fn micros(t: Time) -> u32 {
+    (t.0 / (Time::PS_PER_S / 1_000_000)) as u32
 }
