@@ -140,7 +140,7 @@ def test_spraying_scenario_is_the_seed_setup():
         "link": {"rate": "1Gbps", "delay": "25us"},
     }
     assert scenario.get("network.queue") == {"capacity": "1000pkt"}
-    assert scenario.get("transport") == {"profile": "ns3", "mss": "1460B"}
+    assert scenario.get("transport") == {"profile": "ns3", "mss": "1460B", "header": "40B"}
     assert scenario.get("traffic.flows") == [
         {"src": 0, "dst": 15, "size": "10MB"},
         {"src": 1, "dst": 15, "size": "10MB"},
@@ -256,7 +256,7 @@ def test_spraying_random_scenario_pairs():
     assert flows == single.get("traffic.flows")
     assert [f["size"] for f in flows] == ["10MB"] * 3 + ["200KB"] * 20
     assert all(f["src"] != f["dst"] and 0 <= f["src"] < 16 and 0 <= f["dst"] < 16 for f in flows)
-    assert rps.get("transport") == {"profile": "ns3", "mss": "1460B"}
+    assert rps.get("transport") == {"profile": "ns3", "mss": "1460B", "header": "40B"}
     assert flows != spraying_random.random_scenario("rps", 3, seed=8).get("traffic.flows")
 
 

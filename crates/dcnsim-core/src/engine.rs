@@ -33,6 +33,10 @@ pub enum Event {
     DelAck(u32),
     /// A paced flow may send its next segment.
     Pace(u32),
+    /// A flow's RACK reordering timer may have expired (RFC 8985 §6.3).
+    Reo(u32),
+    /// A flow's tail loss probe timer may have expired (RFC 8985 §7).
+    Tlp(u32),
     /// The next flow of a workload source arrives.
     FlowArrival(u32),
     /// An incast application starts its first round.

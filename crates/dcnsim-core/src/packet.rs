@@ -63,11 +63,12 @@ pub const MAX_SACK_BLOCKS: usize = 4;
 
 /// An ACK's SACK option (RFC 2018 §3): up to four [left, right) blocks of
 /// data the receiver holds above the cumulative ACK, first the one holding
-/// the latest segment. Kept as offsets from `ack` so the header stays small.
+/// the latest segment; a D-SACK block (RFC 2883) may lie below the ACK. Kept
+/// as signed offsets from `ack` so the header stays small.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sack {
     len: u8,
-    blocks: [(u32, u32); MAX_SACK_BLOCKS],
+    blocks: [(i32, i32); MAX_SACK_BLOCKS],
 }
 
 impl Sack {
@@ -77,7 +78,8 @@ impl Sack {
         if i == MAX_SACK_BLOCKS {
             return false;
         }
-        self.blocks[i] = ((left - ack) as u32, (right - ack) as u32);
+        let offset = |seq: u64| seq.wrapping_sub(ack) as i64 as i32;
+        self.blocks[i] = (offset(left), offset(right));
         self.len += 1;
         true
     }
@@ -92,9 +94,12 @@ impl Sack {
 
     /// The blocks as absolute sequence numbers, for an ACK of `ack`.
     pub fn blocks(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.blocks[..self.len()]
-            .iter()
-            .map(move |&(l, r)| (ack + u64::from(l), ack + u64::from(r)))
+        self.blocks[..self.len()].iter().map(move |&(l, r)| {
+            (
+                ack.wrapping_add_signed(l.into()),
+                ack.wrapping_add_signed(r.into()),
+            )
+        })
     }
 
     /// Bytes the option adds to the header: kind, length and 8 per block,

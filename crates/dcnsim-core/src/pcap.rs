@@ -13,18 +13,21 @@ use std::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 
-use crate::packet::{Sack, MAX_SACK_BLOCKS};
+use crate::packet::Sack;
 use crate::units::Time;
 
 /// Transport header of a captured packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
     /// TCP segment: 32-bit sequence/ack numbers as they go on the wire, flag bits
-    /// (use the constants below), receive window, and the SACK option (RFC 2018
-    /// §3, after two NOPs; blocks relative to `ack`, 32-bit on the wire).
+    /// (use the constants below), receive window, `options` bytes of other
+    /// options — the timestamp option (two NOPs, kind 8, RFC 7323 §3) with
+    /// `ts` = (TSval, TSecr) when 12 or more, then NOPs — and the SACK option
+    /// (RFC 2018 §3, after two NOPs; blocks relative to `ack`, 32-bit on the
+    /// wire).
     ///
     /// The lengths on the wire come from [`Frame::ip_len`], which should be
-    /// `40 + SACK option + payload`.
+    /// `40 + options + SACK option + payload`.
     Tcp {
         src_port: u16,
         dst_port: u16,
@@ -32,6 +35,8 @@ pub enum Transport {
         ack: u32,
         flags: u8,
         window: u16,
+        options: u8,
+        ts: (u32, u32),
         sack: Sack,
     },
     /// UDP datagram.
@@ -72,8 +77,10 @@ const ETH_HDR: usize = 14;
 const IP_HDR: usize = 20;
 const TCP_HDR: usize = 20;
 const UDP_HDR: usize = 8;
-/// The largest TCP option: two NOPs and a SACK option of four blocks.
-const MAX_TCP_OPTIONS: usize = 4 + 8 * MAX_SACK_BLOCKS;
+/// The most TCP option bytes: 40 (a 60-byte header).
+const MAX_TCP_OPTIONS: usize = 40;
+/// Two NOPs and the timestamp option (RFC 7323 §3 and Appendix A).
+const TS_OPTION: usize = 12;
 /// The largest captured length of a record: Ethernet + IPv4 + TCP headers.
 const MAX_CAPLEN: usize = ETH_HDR + IP_HDR + TCP_HDR + MAX_TCP_OPTIONS;
 /// Snapshot length in the global header: the customary 262 144, above the largest
@@ -157,7 +164,10 @@ fn host_mac(h: u32) -> [u8; 6] {
 /// the number of bytes written and the (clamped) IPv4 total length.
 fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
     let (protocol, l4_len) = match f.transport {
-        Transport::Tcp { sack, .. } => (6, TCP_HDR + sack.option_bytes() as usize),
+        Transport::Tcp { sack, options, .. } => {
+            let (other, sack) = tcp_options(options, &sack);
+            (6, TCP_HDR + other + sack)
+        }
         Transport::Udp { .. } => (17, UDP_HDR),
     };
     let min_len = (IP_HDR + l4_len) as u16;
@@ -190,6 +200,8 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
             ack,
             flags,
             window,
+            options,
+            ts,
             sack,
         } => {
             l4[0..2].copy_from_slice(&src_port.to_be_bytes());
@@ -200,11 +212,20 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
             l4[13] = flags;
             l4[14..16].copy_from_slice(&window.to_be_bytes());
             // Checksum and urgent pointer stay 0.
-            if !sack.is_empty() {
+            let (other, sack_len) = tcp_options(options, &sack);
+            let sack_at = TCP_HDR + other;
+            l4[TCP_HDR..sack_at].fill(1); // NOPs
+            if other >= TS_OPTION {
+                // NOP, NOP, kind 8, length 10, TSval, TSecr.
+                l4[22..24].copy_from_slice(&[8, 10]);
+                l4[24..28].copy_from_slice(&ts.0.to_be_bytes());
+                l4[28..32].copy_from_slice(&ts.1.to_be_bytes());
+            }
+            if sack_len > 0 {
                 // NOP, NOP, kind 5, length 2 + 8n, then the blocks.
-                l4[20..24].copy_from_slice(&[1, 1, 5, 2 + 8 * sack.len() as u8]);
+                l4[sack_at..sack_at + 4].copy_from_slice(&[1, 1, 5, 2 + 8 * sack.len() as u8]);
                 for (i, (l, r)) in sack.blocks(u64::from(ack)).enumerate() {
-                    let at = 24 + 8 * i;
+                    let at = sack_at + 4 + 8 * i;
                     l4[at..at + 4].copy_from_slice(&(l as u32).to_be_bytes());
                     l4[at + 4..at + 8].copy_from_slice(&(r as u32).to_be_bytes());
                 }
@@ -218,6 +239,21 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
         }
     }
     (ETH_HDR + IP_HDR + l4_len, ip_len)
+}
+
+/// Bytes of the other options (whole words, at most 40) and of the SACK
+/// option (none if it does not fit beside them).
+fn tcp_options(options: u8, sack: &Sack) -> (usize, usize) {
+    let other = usize::from(options).min(MAX_TCP_OPTIONS) & !3;
+    let sack = sack.option_bytes() as usize;
+    (
+        other,
+        if other + sack <= MAX_TCP_OPTIONS {
+            sack
+        } else {
+            0
+        },
+    )
 }
 
 /// The IPv4 header checksum of `header`, whose checksum field is zero.
@@ -261,6 +297,8 @@ mod tests {
                 ack,
                 flags,
                 window: 65_535,
+                options: 0,
+                ts: (0, 0),
                 sack: Sack::default(),
             },
         }
@@ -288,6 +326,36 @@ mod tests {
         assert_eq!(be32(tcp, 28), 5000);
         assert_eq!(be32(tcp, 32), 7000);
         assert_eq!(be32(tcp, 36), 8000);
+    }
+
+    /// With a 52 B header the 12 option bytes are the timestamp option (two
+    /// NOPs, kind 8, length 10, TSval, TSecr; RFC 7323 §3), before SACK.
+    #[test]
+    fn the_timestamp_option_comes_before_sack() {
+        let mut sack = Sack::default();
+        assert!(sack.push(1000, 3000, 5000));
+        let mut f = tcp(1_000, 1, 1, 1000, ACK, 0, 0);
+        f.ip_len = 52 + sack.option_bytes();
+        if let Transport::Tcp {
+            sack: s,
+            options,
+            ts,
+            ..
+        } = &mut f.transport
+        {
+            *s = sack;
+            *options = 12;
+            *ts = (77, 66);
+        }
+        let mut buf = [0u8; MAX_CAPLEN];
+        let (caplen, ip_len) = encode(&f, &mut buf);
+        assert_eq!((caplen, ip_len), (14 + 20 + 20 + 12 + 12, 64));
+        let tcp = &buf[34..];
+        assert_eq!(tcp[12] >> 4, 11, "data offset: 44 B of TCP header");
+        assert_eq!(tcp[20..24], [1, 1, 8, 10]);
+        assert_eq!((be32(tcp, 24), be32(tcp, 28)), (77, 66));
+        assert_eq!(tcp[32..36], [1, 1, 5, 10]);
+        assert_eq!((be32(tcp, 36), be32(tcp, 40)), (3000, 5000));
     }
 
     #[test]

@@ -65,7 +65,9 @@ SPRAYING_EXPECTATIONS = [
 def spraying_scenario(policy: str, n_long: int, seed: int = 1) -> Scenario:
     """k = 4 fat-tree, 1 Gbps, 25 µs links, 1000-packet drop-tail queues, TCP as
     ns-3.23's TcpNewReno has it (profile ``ns3``: 128 KiB socket buffers, initial
-    window 1, delayed ACKs, RTO_min 1 s) with the seed's 1500 B packets (MSS 1460 B).
+    window 1, delayed ACKs, RTO_min 1 s) with the seed's 1500 B packets: MSS 1460 B
+    and a 40 B header (the profile's 52 B, with ns-3.23's timestamp option, would make
+    them 1512 B).
 
     Long flows of 10 MB from hosts 0..n_long-1 to host 15, then one 200 KB short
     flow from host 0 to host 15 (the last flow); everything starts at time 0.
@@ -86,7 +88,7 @@ def seed_fat_tree(name: str, policy: str, seed: int, flows: list[dict[str, Any]]
             "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "25us"}},
             "network": {"queue": {"capacity": "1000pkt"}},
             "forwarding": {"policy": policy},
-            "transport": {"profile": "ns3", "mss": "1460B"},
+            "transport": {"profile": "ns3", "mss": "1460B", "header": "40B"},
             "traffic": {"flows": flows},
         }
     )

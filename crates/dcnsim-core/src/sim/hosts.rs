@@ -1,6 +1,7 @@
 //! The TCP host stacks: connections opened by applications, their segments
 //! turned into packets (one header, [`crate::packet::TcpHeader`]), their
-//! timers (retransmission, delayed ACK, pacing), ICMP next-hop MTU messages
+//! timers (retransmission, delayed ACK, pacing, RACK reordering, tail loss
+//! probe), ICMP next-hop MTU messages
 //! reaching a sender, and what is recorded about each flow.
 
 use super::Simulation;
@@ -9,7 +10,7 @@ use crate::cc::Protocol;
 use crate::engine::Event;
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
-use crate::tcp::{Arrival, Conn, Seg, HEADER, MIN_MSS};
+use crate::tcp::{Arrival, Conn, Seg, MIN_MSS};
 use crate::units::Time;
 
 /// IP protocol number of TCP and the well-known port flows connect to.
@@ -41,6 +42,8 @@ pub struct Flow {
     rto_event: Option<Time>,
     delack_event: Option<Time>,
     pace_event: Option<Time>,
+    reo_event: Option<Time>,
+    tlp_event: Option<Time>,
 }
 
 /// A connection's timers.
@@ -49,6 +52,8 @@ pub enum Timer {
     Rto,
     DelAck,
     Pace,
+    Reo,
+    Tlp,
 }
 
 /// Rows of `flow_trace.parquet`.
@@ -98,6 +103,8 @@ impl Simulation {
             rto_event: None,
             delack_event: None,
             pace_event: None,
+            reo_event: None,
+            tlp_event: None,
         });
         self.events.schedule(f.start, Event::FlowStart(id));
         id
@@ -130,7 +137,10 @@ impl Simulation {
             seg: Seg {
                 to_receiver,
                 hdr: pkt.tcp,
-                payload: pkt.size - HEADER - pkt.option_bytes() - pkt.tcp.sack.option_bytes(),
+                payload: pkt.size
+                    - self.flows[id as usize].conn.header()
+                    - pkt.option_bytes()
+                    - pkt.tcp.sack.option_bytes(),
                 ect: pkt.ecn != NOT_ECT,
                 prio: pkt.prio,
             },
@@ -161,7 +171,7 @@ impl Simulation {
             } else {
                 (f.dst_node, f.src_node, f.hash_rev)
             };
-            let size = HEADER + seg.hdr.sack.option_bytes() + seg.payload;
+            let size = f.conn.header() + seg.hdr.sack.option_bytes() + seg.payload;
             let mut pkt = Packet::new(Kind::Tcp, src, dst, size, hash, now);
             pkt.flow = id;
             pkt.ecn = if seg.ect { ECT0 } else { NOT_ECT };
@@ -193,22 +203,19 @@ impl Simulation {
     /// finds nothing to do and re-arms).
     fn sync_timers(&mut self, id: u32) {
         let f = &mut self.flows[id as usize];
-        if let Some(t) = f.conn.rto_at {
-            if f.rto_event.is_none_or(|e| e > t) {
-                f.rto_event = Some(t);
-                self.events.schedule(t, Event::Rto(id));
-            }
-        }
-        if let Some(t) = f.conn.delack_at {
-            if f.delack_event.is_none_or(|e| e > t) {
-                f.delack_event = Some(t);
-                self.events.schedule(t, Event::DelAck(id));
-            }
-        }
-        if let Some(t) = f.conn.pace_at {
-            if f.pace_event.is_none_or(|e| e > t) {
-                f.pace_event = Some(t);
-                self.events.schedule(t, Event::Pace(id));
+        let timers = [
+            (&mut f.rto_event, f.conn.rto_at, Event::Rto(id)),
+            (&mut f.delack_event, f.conn.delack_at, Event::DelAck(id)),
+            (&mut f.pace_event, f.conn.pace_at, Event::Pace(id)),
+            (&mut f.reo_event, f.conn.reo_at, Event::Reo(id)),
+            (&mut f.tlp_event, f.conn.tlp_at, Event::Tlp(id)),
+        ];
+        for (pending, deadline, event) in timers {
+            if let Some(t) = deadline {
+                if pending.is_none_or(|e| e > t) {
+                    *pending = Some(t);
+                    self.events.schedule(t, event);
+                }
             }
         }
     }
@@ -217,8 +224,8 @@ impl Simulation {
     /// `id`'s sender: its segments shrink to fit (RFC 1191 §6.3), never below
     /// the smallest MSS.
     pub(super) fn icmp_mtu(&mut self, id: u32, mtu: u32) {
-        let mss = mtu.saturating_sub(HEADER).max(MIN_MSS as u32);
         let conn = &mut self.flows[id as usize].conn;
+        let mss = mtu.saturating_sub(conn.header()).max(MIN_MSS as u32);
         if mss < conn.mss() {
             conn.set_mss(mss);
         }
@@ -248,6 +255,8 @@ impl Simulation {
             Timer::Rto => (&mut f.rto_event, f.conn.rto_at),
             Timer::DelAck => (&mut f.delack_event, f.conn.delack_at),
             Timer::Pace => (&mut f.pace_event, f.conn.pace_at),
+            Timer::Reo => (&mut f.reo_event, f.conn.reo_at),
+            Timer::Tlp => (&mut f.tlp_event, f.conn.tlp_at),
         };
         if *pending == Some(now) {
             *pending = None;
@@ -260,6 +269,8 @@ impl Simulation {
             Timer::Rto => conn.on_rto(now, segs),
             Timer::DelAck => conn.on_delack(segs),
             Timer::Pace => conn.on_pace(now, segs),
+            Timer::Reo => conn.on_reo(now, segs),
+            Timer::Tlp => conn.on_tlp(now, segs),
         });
         true
     }
@@ -273,9 +284,10 @@ impl Simulation {
         let path = self.net.path(src, dst);
         let ports = || path.iter().map(|&p| &self.net.ports[p as usize]);
         let mss = self.transport.mss.0;
+        let header = self.transport.header.0;
         let segments = size.div_ceil(mss).max(1);
-        let wire = size + segments * u64::from(HEADER);
-        let first = (size.min(mss) + u64::from(HEADER)) as u32;
+        let wire = size + segments * header;
+        let first = (size.min(mss) + header) as u32;
         let slowest = ports().min_by_key(|p| p.rate).expect("a path has a port");
         let latency: Time = ports().map(|p| p.arrive_after).sum();
         let store_forward: Time = ports().map(|p| p.serialization(first)).sum();
@@ -284,7 +296,7 @@ impl Simulation {
             ports().map(|p| p.serialization(bytes)).sum::<Time>() + latency + self.host_delay * 2
         };
         let handshake = if self.transport.handshake {
-            one_way(HEADER) * 2
+            one_way(header as u32) * 2
         } else {
             Time::ZERO
         };

@@ -162,6 +162,8 @@ impl Simulation {
                 Event::Rto(f) => self.timer_fired(f, Timer::Rto),
                 Event::DelAck(f) => self.timer_fired(f, Timer::DelAck),
                 Event::Pace(f) => self.timer_fired(f, Timer::Pace),
+                Event::Reo(f) => self.timer_fired(f, Timer::Reo),
+                Event::Tlp(f) => self.timer_fired(f, Timer::Tlp),
                 ev => {
                     self.dispatch(ev, hosts);
                     true
@@ -215,7 +217,7 @@ impl Simulation {
             Event::FlowArrival(w) => self.flow_arrival(w, hosts),
             Event::RoundStart(a) => self.round_start(a),
             Event::AgentSend => self.send_emitted(),
-            Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) => {
+            Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) | Event::Reo(_) | Event::Tlp(_) => {
                 unreachable!("timers are handled by the loop")
             }
         }

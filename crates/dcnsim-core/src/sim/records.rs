@@ -11,6 +11,7 @@ use crate::network::{Network, Port};
 use crate::packet::{Kind, Packet, NONE};
 use crate::pcap::{Frame, Transport};
 use crate::records::{Column, Sink, Table};
+use crate::tcp::{HEADER, NO_TS};
 use crate::traffic::{datagram_sport, Stream, PROBE_PORT, STREAM_PORT};
 use crate::units::Time;
 
@@ -432,6 +433,15 @@ impl Simulation {
                     ack: pkt.tcp.ack as u32,
                     flags: pkt.tcp.flags,
                     window: u16::MAX,
+                    options: (f.conn.header() - HEADER) as u8,
+                    ts: (
+                        micros(pkt.sent),
+                        if pkt.tcp.ts_echo == NO_TS {
+                            0
+                        } else {
+                            micros(pkt.tcp.ts_echo)
+                        },
+                    ),
                     sack: pkt.tcp.sack,
                 }
             }
@@ -459,6 +469,12 @@ impl Simulation {
             transport,
         });
     }
+}
+
+/// A time in whole microseconds, wrapping at 32 bits as a TCP timestamp does
+/// (RFC 7323 §5.4: any clock from 1 ms to 1 s per tick; finer here).
+fn micros(t: Time) -> u32 {
+    (t.0 / (Time::PS_PER_S / 1_000_000)) as u32
 }
 
 #[cfg(test)]

@@ -18,12 +18,20 @@
 //! - with `undo`, Eifel detection of a spurious fast retransmit (RFC 3522: the
 //!   ACK of the retransmitted segment echoes the original's older timestamp)
 //!   and its response, the window restored (RFC 4015);
+//! - with `dsack_undo`, undo of a recovery whose every retransmission the
+//!   receiver reported as a duplicate by D-SACK (RFC 3708 §3);
 //! - the receiver's window (`rwnd`): never more than that outstanding;
 //! - with `sack`, SACK blocks on ACKs (RFC 2018 §4: the block of the latest
 //!   segment first, then the others, highest first, up to `sack_blocks`) and
 //!   SACK-based loss recovery (RFC 6675: a scoreboard, IsLost by bytes SACKed
 //!   above, cwnd = ssthresh on entry, and while cwnd − pipe ≥ one segment the
-//!   next lost hole above HighRxt, else new data);
+//!   next lost hole above HighRxt, else new data); with `dsack`, a duplicate
+//!   segment reported in the first block (RFC 2883 §4);
+//! - with `rack`, RACK-TLP (RFC 8985, [`rack`]): losses marked by time
+//!   instead of IsLost, the reordering timer (`reo_at`), and the tail loss
+//!   probe (`tlp_at`): after a PTO of 2·SRTT (plus the worst-case delayed
+//!   ACK with one segment out) without ACKs, one new segment or the last one
+//!   again;
 //! - the retransmission timer of RFC 6298: SRTT/RTTVAR from timestamps echoed
 //!   by the receiver (RFC 7323 rules for which timestamp to echo), RTO =
 //!   SRTT + max(G, 4·RTTVAR) with the clock granularity G, bounded
@@ -33,9 +41,10 @@
 //!   CWR for `ecn`, per segment for the DCTCP family (DCTCP's two-state ACK
 //!   rule, RFC 8257 §3.2) — and one window reduction per window of data.
 //!
-//! A full segment is `mss` bytes of payload plus 40 B of IPv4 and TCP header;
-//! pure ACKs, SYNs and FINs are 40 B. The MSS may change during a connection
-//! ([`Conn::set_mss`]).
+//! A full segment is `mss` bytes of payload plus `header` bytes of IPv4 and
+//! TCP header (40 B, 52 B with timestamps) and its SACK option; pure ACKs,
+//! SYNs and FINs are the header alone. The MSS may change during a
+//! connection ([`Conn::set_mss`]).
 //!
 //! How the window starts, grows and reacts is the controller's
 //! ([`crate::cc::Controller`]): it may disable fast retransmit, fix the
@@ -45,8 +54,10 @@
 //! paces as Linux does.
 //!
 //! The connection emits [`Seg`]ments into a buffer the simulation turns into
-//! packets, and asks for timers through `rto_at`, `delack_at` and `pace_at`.
+//! packets, and asks for timers through `rto_at`, `delack_at`, `pace_at`,
+//! `reo_at` and `tlp_at`.
 
+mod rack;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -56,9 +67,14 @@ pub use spec::{PrioScheme, Profile, TransportSpec, MAX_MSS, MIN_MSS};
 use crate::cc::{Cc, FlowState, Protocol, Window};
 use crate::packet::{Sack, TcpHeader};
 use crate::units::{Capacity, Time};
+use rack::{ProbeOutcome, Rack};
 
-/// Bytes of IPv4 + TCP header on every segment.
+/// Bytes of IPv4 + TCP header without options (the default `header`).
 pub const HEADER: u32 = 40;
+
+/// RFC 8985 §7.2 WCDelAckT: the worst-case delayed-ACK time a probe timeout
+/// allows for when one segment is outstanding.
+const WC_DEL_ACK: Time = Time(Time::PS_PER_S / 5);
 
 /// TCP flag bits, as on the wire.
 pub const FIN: u8 = 0x01;
@@ -138,6 +154,10 @@ struct Params {
     undo: bool,
     /// SACK blocks per ACK, 0 without SACK.
     sack_blocks: u32,
+    dsack: bool,
+    dsack_undo: bool,
+    /// IPv4 + TCP header bytes (SACK option aside).
+    header: u32,
     /// The receiver's window in bytes (`u64::MAX`: none).
     rwnd: u64,
     delayed_ack: bool,
@@ -151,12 +171,21 @@ struct Params {
     pacing: bool,
 }
 
-/// The window before a fast retransmit and when it was sent (Eifel).
+/// The window before a recovery, what tells whether it was spurious: the
+/// first retransmission's time (Eifel) and the retransmissions the receiver
+/// has not yet reported as duplicates (D-SACK, RFC 3708).
 #[derive(Clone, Copy, Debug)]
 struct Undo {
     cwnd: f64,
     ssthresh: f64,
     retransmitted_at: Time,
+    /// The first ACK above `snd_una` still has to be checked (Eifel).
+    eifel: bool,
+    /// `snd_max` when the recovery began: retransmissions are below it.
+    high: u64,
+    /// Retransmissions in the recovery, and D-SACKs of them so far.
+    retrans: u32,
+    dsacked: u32,
 }
 
 /// Counters reported per flow.
@@ -200,6 +229,11 @@ pub struct Conn {
     high_rxt: u64,
     /// What to restore if the last fast retransmit proves spurious.
     undo: Option<Undo>,
+    /// RACK-TLP state, with `rack`.
+    rack: Option<Rack>,
+    /// When the RACK reordering timer and the tail loss probe timer expire.
+    pub reo_at: Option<Time>,
+    pub tlp_at: Option<Time>,
     in_recovery: bool,
     recover: u64,
     /// No ECN reaction until snd_una passes this (once per window).
@@ -230,6 +264,8 @@ pub struct Conn {
     ooo: Vec<(u64, u64)>,
     /// Start of the latest out-of-order segment (the first SACK block's).
     last_ooo: u64,
+    /// A duplicate segment for the next ACK's first block (D-SACK).
+    dsack: Option<(u64, u64)>,
     /// Sequence number of the sender's FIN, once seen.
     fin_seq: Option<u64>,
     ts_recent: Time,
@@ -272,6 +308,9 @@ impl Conn {
             limited_transmit: t.limited_transmit && cc.fast_retransmit(),
             undo: t.undo,
             sack_blocks: if t.sack { t.sack_blocks } else { 0 },
+            dsack: t.dsack,
+            dsack_undo: t.dsack_undo,
+            header: t.header.0 as u32,
             rwnd: t.rwnd.map_or(u64::MAX, bytes),
             delayed_ack: t.delayed_ack,
             delack_timeout: t.delayed_ack_timeout,
@@ -307,6 +346,9 @@ impl Conn {
             sacked: Vec::new(),
             high_rxt: 0,
             undo: None,
+            rack: t.rack.then(Rack::new),
+            reo_at: None,
+            tlp_at: None,
             in_recovery: false,
             recover: 0,
             ecn_recover: 0,
@@ -326,6 +368,7 @@ impl Conn {
             rcv_nxt: 0,
             ooo: Vec::new(),
             last_ooo: 0,
+            dsack: None,
             fin_seq: None,
             ts_recent: NO_TS,
             last_ack_sent: 0,
@@ -347,6 +390,11 @@ impl Conn {
 
     pub fn mss(&self) -> u32 {
         self.mss
+    }
+
+    /// IPv4 + TCP header bytes of every segment, the SACK option aside.
+    pub fn header(&self) -> u32 {
+        self.p.header
     }
 
     /// DCTCP's α (NaN for controllers without one).
@@ -471,10 +519,13 @@ impl Conn {
     }
 
     /// Send one data segment (or the FIN) starting at `seq`.
-    fn send_segment(&mut self, seq: u64, out: &mut Vec<Seg>) -> u64 {
+    fn send_segment(&mut self, now: Time, seq: u64, out: &mut Vec<Seg>) -> u64 {
         let retransmit = seq < self.snd_max;
         if retransmit {
             self.stats.retransmits += 1;
+            if let Some(u) = &mut self.undo {
+                u.retrans += 1;
+            }
         }
         let (payload, flags) = if seq < self.data_end {
             let len = (self.data_end - seq).min(u64::from(self.mss));
@@ -485,11 +536,18 @@ impl Conn {
         } else {
             (0, ACK | FIN)
         };
-        self.send_data(seq, payload, flags, out)
+        self.send_data(now, seq, payload, flags, out)
     }
 
     /// Emit the data segment (or FIN) of `payload` bytes at `seq`.
-    fn send_data(&mut self, seq: u64, payload: u32, flags: u8, out: &mut Vec<Seg>) -> u64 {
+    fn send_data(
+        &mut self,
+        now: Time,
+        seq: u64,
+        payload: u32,
+        flags: u8,
+        out: &mut Vec<Seg>,
+    ) -> u64 {
         let cwr = if self.send_cwr && payload > 0 {
             self.send_cwr = false;
             CWR
@@ -518,7 +576,11 @@ impl Conn {
                 prio,
             },
         );
-        seq + u64::from(payload) + u64::from(flags & FIN != 0)
+        let end = seq + u64::from(payload) + u64::from(flags & FIN != 0);
+        if let Some(rack) = &mut self.rack {
+            rack.sent(seq, end, now);
+        }
+        end
     }
 
     /// Send what the window allows, then the FIN once all data is out. In
@@ -526,6 +588,7 @@ impl Conn {
     /// (RFC 6675 §5 step C).
     fn send_window(&mut self, now: Time, out: &mut Vec<Seg>) {
         let end = self.final_seq();
+        let mut sent_new = false;
         loop {
             let sack_recovery = self.in_recovery && self.p.sack_blocks > 0;
             let hole = if sack_recovery {
@@ -567,19 +630,119 @@ impl Conn {
                 break;
             }
             if hole.is_some() {
-                self.send_segment(seq, out);
+                self.send_segment(now, seq, out);
                 self.high_rxt = seq + len.max(1);
             } else {
                 if over_cwnd && in_flight > 0 && !sack_recovery {
                     self.limited_sent += len;
                 }
-                self.snd_nxt = self.send_segment(self.snd_nxt, out);
+                self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
                 self.snd_max = self.snd_max.max(self.snd_nxt);
+                sent_new = true;
             }
             self.pace(now, len);
         }
         if self.rto_at.is_none() && self.snd_max > self.snd_una {
             self.arm_rto(now);
+        }
+        if sent_new {
+            self.arm_tlp(now);
+        }
+    }
+
+    /// RFC 8985 §7.2: after new data or an ACK of new data, outside
+    /// recovery, with nothing SACKed and no reordering timer, the probe
+    /// timeout is 2·SRTT (plus WCDelAckT with one segment out; 1 s before
+    /// an RTT sample), never after the retransmission timer.
+    fn arm_tlp(&mut self, now: Time) {
+        if !self.tlp_allowed() {
+            self.tlp_at = None;
+            return;
+        }
+        let flight = self.flight();
+        let pto = match self.srtt_time() {
+            Some(srtt) if flight <= u64::from(self.mss) => srtt * 2 + WC_DEL_ACK,
+            Some(srtt) => srtt * 2,
+            None => Time(Time::PS_PER_S),
+        };
+        let at = now + pto;
+        self.tlp_at = Some(self.rto_at.map_or(at, |rto| rto.min(at)));
+    }
+
+    /// Whether a probe may be scheduled (RFC 8985 §7.2): RACK on, data
+    /// outstanding, no recovery, no SACKed segment, no reordering timer and
+    /// no probe unacknowledged.
+    fn tlp_allowed(&self) -> bool {
+        self.rack.as_ref().is_some_and(|rack| {
+            self.state == State::Open
+                && self.flight() > 0
+                && !self.in_recovery
+                && !self.probing
+                && self.reo_at.is_none()
+                && rack.tlp.is_none()
+                && !rack.any_sacked()
+        })
+    }
+
+    /// The probe timer fired (the caller checked `tlp_at <= now`): one new
+    /// segment if the receiver's window allows, else the last segment again
+    /// (RFC 8985 §7.3), then the retransmission timer.
+    pub fn on_tlp(&mut self, now: Time, out: &mut Vec<Seg>) {
+        self.tlp_at = None;
+        if self.state != State::Open || self.flight() == 0 || self.in_recovery {
+            return;
+        }
+        let end = self.final_seq();
+        let len = self
+            .data_end
+            .saturating_sub(self.snd_nxt)
+            .min(u64::from(self.mss));
+        let new_data = self.snd_nxt == self.snd_max
+            && self.snd_nxt < end
+            && self.flight() + len <= self.p.rwnd;
+        let rack = self.rack.as_ref().expect("a probe needs RACK");
+        let retransmit = match rack.last_start() {
+            Some(_) if new_data => None,
+            Some(last) => Some(last),
+            None => return,
+        };
+        match retransmit {
+            None => {
+                self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
+                self.snd_max = self.snd_nxt;
+            }
+            Some(seq) => {
+                self.send_segment(now, seq, out);
+            }
+        }
+        let end_seq = self.snd_max;
+        if let Some(rack) = &mut self.rack {
+            rack.tlp = Some((end_seq, retransmit.is_some()));
+        }
+        self.arm_rto(now);
+    }
+
+    /// The RACK reordering timer fired (the caller checked `reo_at <= now`).
+    pub fn on_reo(&mut self, now: Time, out: &mut Vec<Seg>) {
+        self.reo_at = None;
+        if self.state == State::Open && self.flight() > 0 {
+            self.rack_detect_loss(now);
+            self.send_window(now, out);
+        }
+    }
+
+    /// RFC 8985 §6.2 step 5 and §6.3: mark losses, (re)arm the reordering
+    /// timer, and start a recovery when a segment is newly lost.
+    fn rack_detect_loss(&mut self, now: Time) {
+        let srtt = self.srtt_time();
+        let Some(rack) = &mut self.rack else {
+            return;
+        };
+        let wnd = rack.reo_wnd(self.in_recovery, self.p.dupthresh, srtt);
+        self.reo_at = rack.detect_loss(now, wnd);
+        if rack.has_lost() && !self.in_recovery && self.cc.fast_retransmit() {
+            self.tlp_at = None;
+            self.enter_recovery(now);
         }
     }
 
@@ -611,6 +774,9 @@ impl Conn {
     /// RFC 6675 §4 SetPipe: outstanding bytes neither SACKed nor lost, plus
     /// those retransmitted (below HighRxt).
     fn pipe(&self) -> u64 {
+        if let Some(rack) = &self.rack {
+            return rack.pipe();
+        }
         let lost = self.lost_point().max(self.snd_una);
         self.unsacked(lost, self.snd_max) + self.unsacked(self.snd_una, self.high_rxt)
     }
@@ -618,6 +784,9 @@ impl Conn {
     /// RFC 6675 NextSeg rule 1: the first lost, unSACKed byte at or above
     /// HighRxt.
     fn next_hole(&self) -> Option<u64> {
+        if let Some(rack) = &self.rack {
+            return rack.next_lost();
+        }
         let lost = self.lost_point();
         let mut seq = self.high_rxt.max(self.snd_una);
         for &(s, e) in &self.sacked {
@@ -651,7 +820,7 @@ impl Conn {
                     .flatten()
             });
         if let Some(rate) = rate {
-            let bytes = (len + u64::from(HEADER)) as f64;
+            let bytes = (len + u64::from(self.p.header)) as f64;
             self.next_send = now + Time((bytes / rate * Time::PS_PER_S as f64).round() as u64);
         }
     }
@@ -670,6 +839,9 @@ impl Conn {
 
     /// RFC 6298 §2 with a new round-trip sample `r` (picoseconds).
     fn rtt_sample(&mut self, r: f64) {
+        if let Some(rack) = &mut self.rack {
+            rack.rtt_sample(Time(r as u64));
+        }
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -718,26 +890,45 @@ impl Conn {
             self.consecutive_timeouts = 0;
             self.snd_nxt = self.snd_una.max(ack);
         }
+        let ts_echo = (seg.hdr.ts_echo != NO_TS).then_some(seg.hdr.ts_echo);
+        let dsack = if self.p.sack_blocks > 0 {
+            dsack_block(&seg.hdr.sack, seg.hdr.ack)
+        } else {
+            None
+        };
         if self.p.sack_blocks > 0 {
             // RFC 6675 §5 step 1: the scoreboard takes the ACK's SACK blocks.
             for (l, r) in seg.hdr.sack.blocks(seg.hdr.ack) {
                 let (l, r) = (l.max(ack), r.min(self.snd_max));
                 if l < r {
                     insert_range(&mut self.sacked, l, r);
+                    if let Some(rack) = &mut self.rack {
+                        rack.sacked(l, r, now, ts_echo);
+                    }
                 }
             }
         }
+        if let Some((l, _)) = dsack {
+            self.count_dsack(l);
+        }
+        let una_before = self.snd_una;
+        let mut left_recovery = false;
         if ack > self.snd_una {
             self.consecutive_timeouts = 0;
-            if let Some(u) = self.undo.take() {
+            if let Some(rack) = &mut self.rack {
+                rack.acked(ack, now, ts_echo);
+            }
+            if let Some(u) = self.undo.filter(|u| u.eifel) {
                 // The first ACK of the fast-retransmitted segment: an echoed
                 // timestamp older than the retransmission means the original
                 // arrived and the retransmission was spurious (Eifel, RFC 3522
                 // §3.2); restore the window it cut (RFC 4015 §3).
-                if seg.hdr.ts_echo != NO_TS && seg.hdr.ts_echo < u.retransmitted_at {
-                    self.win.cwnd = u.cwnd;
-                    self.win.ssthresh = u.ssthresh;
-                    self.in_recovery = false;
+                if ts_echo.is_some_and(|e| e < u.retransmitted_at) {
+                    self.restore(u);
+                } else if self.p.dsack_undo {
+                    self.undo = Some(Undo { eifel: false, ..u });
+                } else {
+                    self.undo = None;
                 }
             }
             let acked = ack - self.snd_una;
@@ -754,6 +945,7 @@ impl Conn {
                 grow = false;
                 if ack >= self.recover {
                     self.in_recovery = false;
+                    left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
                 } else if self.p.sack_blocks > 0 {
                     // SACK recovery sends by pipe (`send_window`).
@@ -761,7 +953,7 @@ impl Conn {
                 } else {
                     // Partial ACK: resend the next hole, deflate by what was
                     // acknowledged, add back one segment (RFC 6582 §3.2).
-                    self.send_segment(self.snd_una, out);
+                    self.send_segment(now, self.snd_una, out);
                     self.win.cwnd = (self.win.cwnd - acked as f64 + self.win.mss).max(self.win.mss);
                     self.arm_rto(now);
                 }
@@ -805,27 +997,14 @@ impl Conn {
             // RFC 6675 §5: recovery also starts when SACKs show snd_una lost.
             let sack_lost = self.p.sack_blocks > 0 && self.lost_point() > self.snd_una;
             if !self.in_recovery
+                && self.rack.is_none()
                 && (self.dupacks == self.p.dupthresh || sack_lost)
                 && ack > self.recover
                 && self.cc.fast_retransmit()
             {
-                if self.p.undo {
-                    self.undo = Some(Undo {
-                        cwnd: self.win.cwnd,
-                        ssthresh: self.win.ssthresh,
-                        retransmitted_at: now,
-                    });
-                }
-                // RFC 5681 §3.2 step 2: without what limited transmit sent.
-                let flight = self.flight() - self.limited_sent.min(self.flight());
-                self.cc.on_dupacks(&mut self.win, flight);
-                self.recover = self.snd_max;
-                self.ecn_recover = self.snd_max;
-                self.in_recovery = true;
-                let next = self.send_segment(self.snd_una, out);
+                self.enter_recovery(now);
+                let next = self.send_segment(now, self.snd_una, out);
                 if self.p.sack_blocks > 0 {
-                    // RFC 6675 §5 steps 4.2-4.3: cwnd = ssthresh, no inflation.
-                    self.win.cwnd = self.win.ssthresh;
                     self.high_rxt = next;
                 } else {
                     self.win.cwnd = self.win.ssthresh + f64::from(self.p.dupthresh) * self.win.mss;
@@ -834,6 +1013,9 @@ impl Conn {
             } else if self.in_recovery && self.p.sack_blocks == 0 {
                 self.win.cwnd += self.win.mss;
             }
+        }
+        if self.rack.is_some() {
+            self.rack_on_ack(now, ack, una_before, dsack, left_recovery, &seg);
         }
         if seg.hdr.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
             // The receiver's FIN: acknowledge it and close.
@@ -849,6 +1031,94 @@ impl Conn {
         self.state = State::Done;
         self.closed_at = Some(now);
         self.rto_at = None;
+        self.reo_at = None;
+        self.tlp_at = None;
+    }
+
+    /// A loss is detected: the window before it is kept for undo, the
+    /// controller reduces it (RFC 5681 §3.2 step 2: ssthresh from the flight
+    /// without what limited transmit sent) and the recovery runs to
+    /// `snd_max`; with SACK cwnd = ssthresh, no inflation (RFC 6675 §5 steps
+    /// 4.2-4.3).
+    fn enter_recovery(&mut self, now: Time) {
+        if self.p.undo || self.p.dsack_undo {
+            self.undo = Some(Undo {
+                cwnd: self.win.cwnd,
+                ssthresh: self.win.ssthresh,
+                retransmitted_at: now,
+                eifel: self.p.undo,
+                high: self.snd_max,
+                retrans: 0,
+                dsacked: 0,
+            });
+        }
+        let flight = self.flight() - self.limited_sent.min(self.flight());
+        self.cc.on_dupacks(&mut self.win, flight);
+        self.recover = self.snd_max;
+        self.ecn_recover = self.snd_max;
+        self.in_recovery = true;
+        if self.p.sack_blocks > 0 {
+            self.win.cwnd = self.win.ssthresh;
+        }
+    }
+
+    /// The window from before a recovery found spurious comes back, and the
+    /// recovery ends (RFC 4015 §3, RFC 3708 §3).
+    fn restore(&mut self, u: Undo) {
+        self.win.cwnd = u.cwnd;
+        self.win.ssthresh = u.ssthresh;
+        self.in_recovery = false;
+        self.undo = None;
+    }
+
+    /// A D-SACK starting at `left`: with `dsack_undo`, one more
+    /// retransmission of the recovery proved unnecessary; when all of them
+    /// have, the recovery was spurious (RFC 3708 §3).
+    fn count_dsack(&mut self, left: u64) {
+        if !self.p.dsack_undo {
+            return;
+        }
+        if let Some(u) = &mut self.undo {
+            if left < u.high && u.retrans > 0 {
+                u.dsacked += 1;
+                if u.dsacked >= u.retrans {
+                    let u = *u;
+                    self.restore(u);
+                }
+            }
+        }
+    }
+
+    /// RFC 8985 on an ACK: the probe's outcome (§7.4), the reordering
+    /// window's state (§6.2 step 4), loss detection (step 5) and the probe
+    /// timer (§7.2).
+    fn rack_on_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        una_before: u64,
+        dsack: Option<(u64, u64)>,
+        left_recovery: bool,
+        seg: &Seg,
+    ) {
+        let (snd_una, snd_nxt) = (self.snd_una, self.snd_nxt);
+        let rack = self.rack.as_mut().expect("RACK on");
+        let advanced = ack > una_before || (!seg.hdr.sack.is_empty() && dsack.is_none());
+        if rack.probe_acked(ack, advanced, dsack) == ProbeOutcome::RepairedLoss {
+            // §7.4.2: the probe repaired a loss; respond as to one.
+            let flight = self.flight();
+            self.cc.on_dupacks(&mut self.win, flight);
+            self.win.cwnd = self.win.ssthresh;
+            self.ecn_recover = self.snd_max;
+        }
+        let rack = self.rack.as_mut().expect("RACK on");
+        rack.update_reo_wnd(snd_una, snd_nxt, dsack.is_some(), left_recovery);
+        self.rack_detect_loss(now);
+        if ack > una_before {
+            self.arm_tlp(now);
+        } else if !self.tlp_allowed() {
+            self.tlp_at = None;
+        }
     }
 
     /// The retransmission timer fired (the caller checked `rto_at <= now`).
@@ -878,6 +1148,11 @@ impl Conn {
                 self.sacked.clear();
                 self.high_rxt = 0;
                 self.undo = None;
+                self.reo_at = None;
+                self.tlp_at = None;
+                if let Some(rack) = &mut self.rack {
+                    rack.on_rto();
+                }
                 self.recover = self.snd_max;
                 self.ecn_recover = self.snd_max;
                 self.snd_nxt = self.snd_una;
@@ -888,7 +1163,7 @@ impl Conn {
                     .probe_after()
                     .is_some_and(|n| self.consecutive_timeouts >= n);
                 if self.probing {
-                    self.send_probe(out);
+                    self.send_probe(now, out);
                 } else {
                     self.send_window(now, out);
                 }
@@ -901,12 +1176,12 @@ impl Conn {
     /// Probe mode: one byte of the first unacknowledged data (or the FIN), so
     /// the receiver answers with an ACK (pFabric §4.2's "minimum-sized packets
     /// with a one byte payload").
-    fn send_probe(&mut self, out: &mut Vec<Seg>) {
+    fn send_probe(&mut self, now: Time, out: &mut Vec<Seg>) {
         self.stats.retransmits += 1;
         let seq = self.snd_una;
         let flags = if seq < self.data_end { ACK } else { ACK | FIN };
         let payload = u32::from(seq < self.data_end);
-        self.send_data(seq, payload, flags, out);
+        self.send_data(now, seq, payload, flags, out);
     }
 
     /// A segment reaches the receiver (`dst`). Returns true when this segment
@@ -956,6 +1231,20 @@ impl Conn {
         let mut immediate = fin
             || !self.p.delayed_ack
             || self.stats.data_packets_received <= u64::from(self.p.quick_acks);
+        if self.p.dsack && seg.payload > 0 {
+            // RFC 2883 §4: the duplicate part of the segment, below rcv_nxt
+            // or inside a block already held.
+            let held = self
+                .ooo
+                .iter()
+                .find(|&&(rs, re)| rs <= s && s < re)
+                .map(|&(_, re)| re.min(e));
+            self.dsack = if s < self.rcv_nxt {
+                Some((s, e.min(self.rcv_nxt)))
+            } else {
+                held.map(|re| (s, re))
+            };
+        }
         if s > self.rcv_nxt {
             // A FIN overtaking the last data is not an out-of-order packet.
             self.stats.ooo_packets += u64::from(seg.payload > 0);
@@ -1016,14 +1305,19 @@ impl Conn {
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.delack_at = None;
+        self.dsack = None;
     }
 
-    /// The SACK option of the next ACK (RFC 2018 §4): the block holding the
-    /// latest out-of-order segment first, then the other blocks, highest
-    /// first, up to `sack_blocks`.
+    /// The SACK option of the next ACK (RFC 2018 §4): a D-SACK block first
+    /// (RFC 2883 §4), then the block holding the latest out-of-order segment,
+    /// then the other blocks, highest first, up to `sack_blocks`.
     fn sack_blocks(&self) -> Sack {
         let mut sack = Sack::default();
-        let limit = self.p.sack_blocks as usize;
+        let mut limit = self.p.sack_blocks as usize;
+        if let Some((s, e)) = self.dsack {
+            sack.push(self.rcv_nxt, s, e);
+            limit -= 1;
+        }
         if limit == 0 || self.ooo.is_empty() {
             return sack;
         }
@@ -1046,6 +1340,15 @@ impl Conn {
             self.send_ack(0, out);
         }
     }
+}
+
+/// The D-SACK block of an ACK of `ack`, if it has one (RFC 2883 §4): a first
+/// block below the cumulative ACK or inside the second block.
+fn dsack_block(sack: &Sack, ack: u64) -> Option<(u64, u64)> {
+    let mut blocks = sack.blocks(ack);
+    let (l, r) = blocks.next()?;
+    let inside_second = blocks.next().is_some_and(|(l2, r2)| l2 <= l && r <= r2);
+    (r <= ack || inside_second).then_some((l, r))
 }
 
 /// Insert [s, e) into sorted, disjoint ranges, merging what it touches.

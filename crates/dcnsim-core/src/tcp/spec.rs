@@ -4,6 +4,7 @@
 //! `transport.profile` names a simulator whose TCP defaults the keys start
 //! from ([`Profile`]); keys written in the scenario override the profile's.
 
+use super::HEADER;
 use crate::cc::{PfabricSpec, Protocol};
 use crate::error::{parse_at, ScenarioError};
 use crate::packet::MAX_SACK_BLOCKS;
@@ -34,8 +35,12 @@ pub enum PrioScheme {
 #[serde(deny_unknown_fields, default)]
 pub struct TransportSpec {
     pub protocol: Protocol,
-    /// Maximum segment payload; a full packet is `mss` + 40 B of IPv4/TCP header.
+    /// Maximum segment payload; a full packet is `mss` + `header`.
     pub mss: Bytes,
+    /// IPv4 + TCP header bytes on every segment, options other than SACK
+    /// included: 40 without options, 52 with the timestamp option (10 B,
+    /// padded to 12, RFC 7323 §3 and Appendix A). SACK blocks add their own.
+    pub header: Bytes,
     /// Initial congestion window in segments (RFC 6928: 10).
     pub init_cwnd: u32,
     /// Initial slow-start threshold (bytes, or segments of `mss`); none is
@@ -57,8 +62,18 @@ pub struct TransportSpec {
     pub undo: bool,
     /// SACK (RFC 2018 blocks on ACKs) and SACK-based loss recovery (RFC 6675).
     pub sack: bool,
-    /// SACK blocks per ACK, 1 to 4.
+    /// SACK blocks per ACK, 1 to 4 (at most 3 beside the timestamp option:
+    /// the TCP options fit in 40 B).
     pub sack_blocks: u32,
+    /// D-SACK (RFC 2883): the receiver reports a duplicate segment in the
+    /// first SACK block. Needs `sack`.
+    pub dsack: bool,
+    /// Undo a recovery whose every retransmission the receiver reported as a
+    /// duplicate (RFC 3708 §3): cwnd and ssthresh go back. Needs `dsack`.
+    pub dsack_undo: bool,
+    /// RACK-TLP (RFC 8985): losses detected by time from SACKs instead of by
+    /// counting duplicates, and a tail loss probe. Needs `sack`.
+    pub rack: bool,
     /// The receiver's window (bytes, or segments of `mss`): the sender never
     /// has more than this outstanding. None: no limit.
     pub rwnd: Option<Capacity>,
@@ -98,6 +113,7 @@ impl Default for TransportSpec {
         TransportSpec {
             protocol: Protocol::Newreno,
             mss: Bytes(1460),
+            header: Bytes(HEADER.into()),
             init_cwnd: 10,
             initial_ssthresh: None,
             min_rto: Time::from_us(200_000),
@@ -109,6 +125,9 @@ impl Default for TransportSpec {
             undo: false,
             sack: false,
             sack_blocks: 3,
+            dsack: false,
+            dsack_undo: false,
+            rack: false,
             rwnd: None,
             delayed_ack: false,
             delayed_ack_timeout: Time::from_us(40_000),
@@ -127,6 +146,10 @@ impl Default for TransportSpec {
         }
     }
 }
+
+/// Header sizes: 20 B of IPv4 and 20 to 60 B of TCP.
+const HEADER_RANGE: std::ops::RangeInclusive<u64> = 40..=MAX_HEADER;
+const MAX_HEADER: u64 = 80;
 
 /// Smallest and largest segment payloads: a 64 B packet carries 24 B.
 pub const MIN_MSS: u64 = 24;
@@ -235,6 +258,42 @@ impl TransportSpec {
                     "must be between 1 and {MAX_SACK_BLOCKS}, got {}",
                     self.sack_blocks
                 ),
+            );
+        }
+        if !(HEADER_RANGE.contains(&self.header.0) && self.header.0 % 4 == 0) {
+            return bad(
+                "header",
+                format!(
+                    "must be a multiple of 4 from {} to {} B (20 B of IPv4, 20 to 60 B of TCP), got {}",
+                    HEADER_RANGE.start(),
+                    HEADER_RANGE.end(),
+                    self.header.0
+                ),
+            );
+        }
+        // RFC 2018 §3: the SACK option is 2 + 8n bytes, after two NOPs.
+        let sack_max = (MAX_HEADER - self.header.0).saturating_sub(4) / 8;
+        if self.sack && u64::from(self.sack_blocks) > sack_max {
+            return bad(
+                "sack_blocks",
+                format!(
+                    "must be at most {sack_max} with a {} B header (TCP options fit in 40 B), got {}",
+                    self.header.0, self.sack_blocks
+                ),
+            );
+        }
+        for (key, on) in [("rack", self.rack), ("dsack", self.dsack)] {
+            if on && !self.sack {
+                return bad(
+                    key,
+                    "needs sack = true (it reads SACK blocks), got sack off".into(),
+                );
+            }
+        }
+        if self.dsack_undo && !self.dsack {
+            return bad(
+                "dsack_undo",
+                "needs dsack = true (it counts D-SACKs), got dsack off".into(),
             );
         }
         if self.dupack_threshold == 0 {

@@ -70,7 +70,7 @@ impl Pipe {
                     Fate::Late(t) => late = t,
                     Fate::Deliver => {}
                 }
-                let bytes = u64::from(seg.payload + HEADER);
+                let bytes = u64::from(seg.payload + self.conn.header());
                 self.next_free = self.next_free.max(self.now) + Time(bytes * RATE_PS_PER_BYTE);
                 at = self.next_free + DELAY + late;
             }
@@ -87,7 +87,8 @@ impl Pipe {
         self.send(std::mem::take(&mut out), fate);
         for _ in 0..1_000_000 {
             let next_pkt = self.queue.peek().map(|r| r.0 .0);
-            let timers = [self.conn.rto_at, self.conn.delack_at, self.conn.pace_at];
+            let c = &self.conn;
+            let timers = [c.rto_at, c.delack_at, c.pace_at, c.reo_at, c.tlp_at];
             let next_timer = timers.iter().flatten().min().copied();
             let t = match (next_pkt, next_timer) {
                 (None, None) => return,
@@ -109,6 +110,10 @@ impl Pipe {
                 self.conn.on_rto(t, &mut out);
             } else if self.conn.delack_at == Some(t) {
                 self.conn.on_delack(&mut out);
+            } else if self.conn.reo_at == Some(t) {
+                self.conn.on_reo(t, &mut out);
+            } else if self.conn.tlp_at == Some(t) {
+                self.conn.on_tlp(t, &mut out);
             } else {
                 self.conn.on_pace(t, &mut out);
             }
@@ -817,4 +822,310 @@ fn undo_restores_the_window_after_a_spurious_fast_retransmit() {
     let (kept, retransmits) = run(false);
     assert!(kept.ssthresh.is_finite(), "cut and kept: {kept:?}");
     assert!(retransmits > 1);
+}
+
+fn rack_spec() -> TransportSpec {
+    TransportSpec {
+        sack: true,
+        rack: true,
+        init_cwnd: 3,
+        min_rto: Time::from_us(200_000),
+        ..spec()
+    }
+}
+
+/// Two data segments and the FIN, the first dropped or delivered late.
+fn three_segments(t: &TransportSpec, first: Fate) -> Pipe {
+    let mut p = Pipe::new(2000, t);
+    let mut done = false;
+    p.run(&mut |_, s, _| {
+        if s.payload > 0 && s.hdr.seq == 1 && !done {
+            done = true;
+            first
+        } else {
+            Fate::Deliver
+        }
+    });
+    assert!(p.conn.is_done());
+    p
+}
+
+/// When the SACK of the FIN reaches the sender.
+fn sack_of_third_arrives(p: &Pipe) -> Time {
+    p.log
+        .iter()
+        .find(|(_, s)| !s.to_receiver && s.hdr.sack.blocks(s.hdr.ack).any(|(_, r)| r == 2002))
+        .map(|(t, _)| *t + DELAY)
+        .expect("the FIN SACKed")
+}
+
+/// The handshake's round trip: the first RTT sample, hence RACK.min_RTT.
+fn syn_rtt(p: &Pipe) -> Time {
+    let (t, _) = p
+        .log
+        .iter()
+        .find(|(_, s)| s.hdr.flags & SYN != 0 && !s.to_receiver)
+        .unwrap();
+    *t + DELAY
+}
+
+/// RFC 8985 §6.2 step 5: the first of two data segments is lost and the
+/// second and the FIN draw two duplicate ACKs, fewer than DupThresh. All
+/// three left together, so the first is lost once RACK.rtt (the FIN's RTT)
+/// plus reo_wnd (min_RTT/4: no reordering seen, two SACKed segments) has
+/// passed since it was sent: the reordering timer retransmits it reo_wnd after the
+/// FIN's SACK arrives. Without RACK only the retransmission timer finds it.
+#[test]
+fn rack_marks_a_segment_lost_by_time_with_fewer_than_three_duplicate_acks() {
+    let p = three_segments(&rack_spec(), Fate::Drop);
+    let rexmit: Vec<Time> = p
+        .log
+        .iter()
+        .filter(|(_, s)| s.to_receiver && s.payload > 0 && s.hdr.seq == 1)
+        .map(|(t, _)| *t)
+        .collect();
+    assert_eq!(rexmit.len(), 2, "sent and retransmitted once");
+    let reo_wnd = Time(syn_rtt(&p).0 / 4);
+    assert_eq!(rexmit[1], sack_of_third_arrives(&p) + reo_wnd);
+    assert_eq!(p.conn.stats.timeouts, 0);
+    assert_eq!(p.conn.stats.retransmits, 1);
+
+    let t = TransportSpec {
+        rack: false,
+        ..rack_spec()
+    };
+    let p = three_segments(&t, Fate::Drop);
+    assert_eq!(
+        p.conn.stats.timeouts, 1,
+        "two duplicate ACKs: no fast retransmit"
+    );
+}
+
+/// RFC 8985 §6.2: a segment delivered out of order within the reordering
+/// window is not marked lost; one delivered after it is (spuriously).
+#[test]
+fn rack_does_not_mark_a_segment_reordered_within_the_window() {
+    // The first segment's turn is a segment and a FIN time before the FIN's
+    // arrival; more puts it that much behind the FIN.
+    let two_segments = Time((1040 + 40) * RATE_PS_PER_BYTE);
+    let probe = TransportSpec {
+        min_rto: Time::from_us(200_000),
+        ..spec()
+    };
+    let reo_wnd = Time(syn_rtt(&three_segments(&probe, Fate::Deliver)).0 / 4);
+    let after = |us: u64| Fate::Late(two_segments + Time::from_us(us));
+    let within = three_segments(&rack_spec(), after(reo_wnd.0 / 2 / 1_000_000));
+    assert_eq!(within.conn.stats.retransmits, 0);
+    let beyond = three_segments(&rack_spec(), after(2 * reo_wnd.0 / 1_000_000));
+    assert_eq!(beyond.conn.stats.retransmits, 1);
+    assert_eq!(beyond.conn.stats.timeouts, 0);
+}
+
+/// A pure ACK of `ack` echoing `ts_echo`, with SACK blocks.
+fn ack_with(conn: &mut Conn, ack: u64, at: Time, ts_echo: Time, sack: &[(u64, u64)]) -> Vec<Seg> {
+    let mut seg = Seg::control(false, 1, ack, ACK, ts_echo);
+    for &(l, r) in sack {
+        seg.hdr.sack.push(ack, l, r);
+    }
+    let a = Arrival {
+        seg,
+        sent: Time::ZERO,
+        ce: false,
+    };
+    let mut out = Vec::new();
+    conn.on_sender_arrival(at, &a, &mut out);
+    out
+}
+
+/// RFC 8985 §7.2-7.3: with no ACK for a PTO of 2·SRTT (more than one
+/// segment out), the sender probes with one new segment, cwnd or not; with
+/// no new data, with its last segment again.
+#[test]
+fn tlp_probes_after_a_pto_without_acks() {
+    let t = TransportSpec {
+        init_cwnd: 4,
+        ..rack_spec()
+    };
+    let us = Time::from_us;
+    for (size, probe) in [(20_000, 8001), (4000, 3001)] {
+        let (mut conn, out) = opened(size, &t);
+        assert_eq!(seqs(&out), [1, 1001, 2001, 3001]);
+        // Two segments acknowledged after 100 us: SRTT = 100 us.
+        let out = ack_with(&mut conn, 2001, us(100), Time::ZERO, &[]);
+        let sent = if size > 4000 { 4 } else { 0 };
+        assert_eq!(out.len(), sent, "slow start: two per segment acknowledged");
+        assert_eq!(conn.tlp_at, Some(us(300)), "2 SRTT after the ACK");
+        assert!(conn.rto_at.unwrap() > us(300));
+        let mut out = Vec::new();
+        conn.on_tlp(us(300), &mut out);
+        assert_eq!(seqs(&out), [probe], "one probe");
+        assert_eq!(out[0].payload, 1000);
+        assert_eq!(conn.tlp_at, None, "one probe until it is acknowledged");
+        assert_eq!(conn.rto_at, Some(us(300) + conn.current_rto()));
+    }
+}
+
+fn dsack_spec(undo: bool) -> TransportSpec {
+    TransportSpec {
+        init_cwnd: 10,
+        sack: true,
+        dsack: true,
+        dsack_undo: undo,
+        ..spec()
+    }
+}
+
+/// RFC 2883 §4 and RFC 3708 §3: segment 3 arrives after three later ones,
+/// so its fast retransmit is spurious; the receiver reports the duplicate
+/// in the first SACK block, and with `dsack_undo` the sender restores the
+/// window (no loss happened: ssthresh stays at its initial infinity).
+#[test]
+fn a_spurious_retransmission_is_reported_by_dsack_and_undone() {
+    let run = |undo: bool| {
+        let mut p = Pipe::new(30_000, &dsack_spec(undo));
+        let mut delayed = false;
+        let late = Time(5 * 1040 * RATE_PS_PER_BYTE);
+        p.run(&mut |_, s, _| {
+            if s.hdr.seq == 2001 && s.payload > 0 && !delayed {
+                delayed = true;
+                Fate::Late(late)
+            } else {
+                Fate::Deliver
+            }
+        });
+        assert!(p.conn.is_done());
+        assert_eq!(p.conn.stats.retransmits, 1);
+        p
+    };
+    let p = run(true);
+    let dsacks: Vec<(u64, u64)> = p
+        .log
+        .iter()
+        .filter(|(_, s)| !s.to_receiver)
+        .filter_map(|(_, s)| {
+            s.hdr
+                .sack
+                .blocks(s.hdr.ack)
+                .next()
+                .filter(|b| b.1 <= s.hdr.ack)
+        })
+        .collect();
+    assert_eq!(dsacks, [(2001, 3001)], "one D-SACK, of the duplicate");
+    assert_eq!(
+        p.conn.win.ssthresh,
+        f64::INFINITY,
+        "restored: {:?}",
+        p.conn.win
+    );
+    let kept = run(false);
+    assert!(kept.conn.win.ssthresh.is_finite(), "{:?}", kept.conn.win);
+}
+
+/// RFC 3708 §3: when every retransmission of the recovery has been reported
+/// as a duplicate, cwnd and ssthresh are what they were before the cut.
+#[test]
+fn dsack_undo_restores_cwnd_and_ssthresh_exactly() {
+    let us = Time::from_us;
+    let (mut conn, _) = opened(30_000, &dsack_spec(true));
+    let before = conn.win;
+    // Three duplicate ACKs SACKing segments 2-4: segment 1 retransmitted.
+    let mut rexmit = Vec::new();
+    for (i, r) in [2001, 3001, 4001].into_iter().enumerate() {
+        rexmit.extend(ack_with(
+            &mut conn,
+            1,
+            us(50 + i as u64),
+            NO_TS,
+            &[(1001, r)],
+        ));
+    }
+    assert!(seqs(&rexmit).contains(&1));
+    assert!(conn.win.ssthresh < before.ssthresh && conn.win.cwnd < before.cwnd);
+    // The original arrives: everything sent so far is acknowledged ...
+    let high = conn.snd_nxt;
+    ack_with(&mut conn, high, us(60), NO_TS, &[]);
+    assert!(conn.win.ssthresh.is_finite());
+    // ... then the retransmission, reported by D-SACK.
+    ack_with(&mut conn, high, us(61), NO_TS, &[(1, 1001)]);
+    assert_eq!(conn.win.cwnd, before.cwnd);
+    assert_eq!(conn.win.ssthresh, before.ssthresh);
+}
+
+#[test]
+fn rack_and_dsack_need_sack_and_headers_fit_their_options() {
+    let err = |t: TransportSpec| t.check().unwrap_err();
+    let (key, msg) = err(TransportSpec {
+        rack: true,
+        ..TransportSpec::default()
+    });
+    assert_eq!(key, "rack");
+    assert_eq!(
+        msg,
+        "needs sack = true (it reads SACK blocks), got sack off"
+    );
+    assert_eq!(
+        err(TransportSpec {
+            dsack: true,
+            ..TransportSpec::default()
+        })
+        .0,
+        "dsack"
+    );
+    assert_eq!(
+        err(TransportSpec {
+            sack: true,
+            dsack_undo: true,
+            ..TransportSpec::default()
+        })
+        .0,
+        "dsack_undo"
+    );
+    for bad in [36, 42, 84] {
+        let (key, _) = err(TransportSpec {
+            header: crate::units::Bytes(bad),
+            ..TransportSpec::default()
+        });
+        assert_eq!(key, "header");
+    }
+    // Beside the 12 B timestamp option three SACK blocks fit, not four.
+    let ts = |blocks| TransportSpec {
+        header: crate::units::Bytes(52),
+        sack: true,
+        sack_blocks: blocks,
+        ..TransportSpec::default()
+    };
+    assert!(ts(3).check().is_ok());
+    let (key, msg) = err(ts(4));
+    assert_eq!(key, "sack_blocks");
+    assert_eq!(
+        msg,
+        "must be at most 3 with a 52 B header (TCP options fit in 40 B), got 4"
+    );
+}
+
+/// Wire size = payload + header (+ SACK option): a 52 B header makes every
+/// segment 12 B longer than a 40 B one on the same pipe.
+#[test]
+fn the_header_is_on_every_segment() {
+    let plain = TransportSpec {
+        handshake: false,
+        init_cwnd: 10,
+        ..spec()
+    };
+    let t = TransportSpec {
+        header: crate::units::Bytes(52),
+        ..plain.clone()
+    };
+    let mut p = Pipe::new(5000, &t);
+    p.run(&mut deliver_all);
+    assert_eq!(p.conn.header(), 52);
+    let mut q = Pipe::new(5000, &plain);
+    q.run(&mut deliver_all);
+    // Five data segments serialized back to back on the bottleneck: the
+    // last arrives 5 x 12 B x 8 ns later with the larger header.
+    let last_data = |p: &Pipe| p.conn.completed_at.unwrap();
+    assert_eq!(
+        last_data(&p) - last_data(&q),
+        Time(5 * 12 * RATE_PS_PER_BYTE)
+    );
 }
