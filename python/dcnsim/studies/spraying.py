@@ -79,8 +79,15 @@ def spraying_scenario(policy: str, n_long: int, seed: int = 1) -> Scenario:
     return seed_fat_tree(f"spraying policy={policy} long={n_long}", policy, seed, flows)
 
 
-def seed_fat_tree(name: str, policy: str, seed: int, flows: list[dict[str, Any]]) -> Scenario:
-    """The seed's network and TCP (see ``spraying_scenario``) carrying ``flows``."""
+def seed_fat_tree(
+    name: str,
+    policy: str,
+    seed: int,
+    flows: list[dict[str, Any]],
+    transport: dict[str, Any] | None = None,
+) -> Scenario:
+    """The seed's network and TCP (see ``spraying_scenario``) carrying ``flows``;
+    ``transport`` keys, if given, are written over the seed's."""
     return Scenario(
         {
             "name": name,
@@ -88,7 +95,7 @@ def seed_fat_tree(name: str, policy: str, seed: int, flows: list[dict[str, Any]]
             "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "25us"}},
             "network": {"queue": {"capacity": "1000pkt"}},
             "forwarding": {"policy": policy},
-            "transport": {"profile": "ns3", "mss": "1460B", "header": "40B"},
+            "transport": {"profile": "ns3", "mss": "1460B", "header": "40B", **(transport or {})},
             "traffic": {"flows": flows},
         }
     )

@@ -4,7 +4,9 @@ Short (200 KB) and long (10 MB) flows between random host pairs of the seed's k 
 fat-tree, with random packet spraying or single-path routing: the short flows' FCT
 and reordering and the long flows' throughput against the number of long flows
 (Figs. 5-7, 20 short flows), and with 10 against 20 short flows (Figs. 8-9).
-``run_spraying_random`` / ``spraying_random_summary`` / ``spraying_random_checks``.
+``run_spraying_random`` / ``spraying_random_summary`` / ``spraying_random_checks``;
+``run_reordering_tolerance`` / ``reordering_tolerance_summary``: the rps short-flow
+result under the TCP variants of ``TOLERANCE``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ __all__ = [
     "RANDOM_FULL",
     "RANDOM_QUICK",
     "STUDY",
+    "TOLERANCE",
     "random_scenario",
+    "reordering_tolerance_summary",
+    "run_reordering_tolerance",
     "run_spraying_random",
     "spraying_random_checks",
     "spraying_random_summary",
@@ -48,6 +53,14 @@ RANDOM_QUICK = {"n_long": [0, 2, 5], "n_short": [20, 10], "seeds": [1, 2, 3]}
 SEED_OOO_PCT = (10.0, 30.0)
 METRICS = ("short_fct_ms", "short_ooo_pct", "long_goodput_mbps")
 UNITS = {"short_fct_ms": "ms", "short_ooo_pct": "%", "long_goodput_mbps": "Mbps"}
+#: How TCP tolerates reordering: `[transport]` keys over the seed's (profile ns3).
+TOLERANCE: dict[str, dict[str, Any]] = {
+    "dupack3": {},  # the seed's: fast retransmit on the third duplicate ACK
+    "sack": {"sack": True},  # SACK recovery (RFC 6675), still DupThresh 3
+    "rack": {"sack": True, "rack": True},  # RACK-TLP (RFC 8985)
+    "dsack_undo": {"sack": True, "dsack": True, "dsack_undo": True},  # RFC 3708
+    "eifel": {"undo": True},  # Eifel detection and response (RFC 3522, RFC 4015)
+}
 
 
 def random_pairs(count: int, rng: np.random.Generator) -> list[tuple[int, int]]:
@@ -57,9 +70,16 @@ def random_pairs(count: int, rng: np.random.Generator) -> list[tuple[int, int]]:
     return [(int(s), int(d)) for s, d in zip(src, dst, strict=True)]
 
 
-def random_scenario(policy: str, n_long: int, n_short: int = 20, seed: int = 1) -> Scenario:
+def random_scenario(
+    policy: str,
+    n_long: int,
+    n_short: int = 20,
+    seed: int = 1,
+    transport: dict[str, Any] | None = None,
+) -> Scenario:
     """The seed's network and TCP (``spraying_scenario``) with n_long 10 MB flows and
-    then n_short 200 KB flows between random host pairs, all starting at t = 0.
+    then n_short 200 KB flows between random host pairs, all starting at t = 0;
+    ``transport`` keys, if given, over the seed's.
 
     The pairs come from ``seed`` alone, so rps and single run the same pairs; the
     first n_long pairs are the long flows, the next n_short the short ones.
@@ -72,7 +92,7 @@ def random_scenario(policy: str, n_long: int, n_short: int = 20, seed: int = 1) 
         for i, (s, d) in enumerate(pairs)
     ]
     name = f"spraying random policy={policy} long={n_long} short={n_short}"
-    return seed_fat_tree(name, policy, seed, flows)
+    return seed_fat_tree(name, policy, seed, flows, transport)
 
 
 def _reduce_random(results: Any) -> dict[str, Any]:
@@ -120,6 +140,42 @@ def run_spraying_random(
         policy, n, m, seed = points[i]
         rows[i] = {"policy": policy, "n_short": m, "n_long": n, "seed": seed, **answer}
     return pd.DataFrame(rows)
+
+
+def run_reordering_tolerance(
+    n_long: Iterable[int] = (0, 5),
+    seeds: Iterable[int] = range(1, 11),
+    variants: Iterable[str] = TOLERANCE,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """One row per run (variant, policy, n_long, seed) with 20 short flows, TCP as
+    the seed's with the ``TOLERANCE`` variant's keys; columns as ``run_spraying_random``
+    with ``variant`` first."""
+    points = [
+        (v, p, n, s) for v in variants for p in SPRAYING_POLICIES for n in n_long for s in seeds
+    ]
+    tasks = [(_reduce_random, random_scenario(p, n, 20, s, TOLERANCE[v])) for v, p, n, s in points]
+    answers = run_scenarios(tasks, jobs=jobs, progress=progress)
+    return pd.DataFrame(
+        [
+            {"variant": v, "policy": p, "n_short": 20, "n_long": n, "seed": s, **answer}
+            for (v, p, n, s), answer in zip(points, answers, strict=True)
+        ]
+    )
+
+
+def reordering_tolerance_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per (variant, n_long): the short flows' mean FCT with rps and single and the
+    paired difference rps - single (same pairs per seed), each with the half-width of
+    its 95 % interval over seeds, and rps's short flows' out-of-order share."""
+    keys = ["variant", "n_long", "seed"]
+    wide = runs.pivot_table(index=keys, columns="policy", values="short_fct_ms").reset_index()
+    wide["rps_minus_single"] = wide["rps"] - wide["single"]
+    fct = mean_ci(wide, ["variant", "n_long"], ["rps", "single", "rps_minus_single"])
+    rps = runs[runs["policy"] == "rps"]
+    ooo = mean_ci(rps, ["variant", "n_long"], ["short_ooo_pct"])
+    return fct.merge(ooo.drop(columns="runs"), on=["variant", "n_long"])
 
 
 def spraying_random_summary(runs: pd.DataFrame) -> pd.DataFrame:
