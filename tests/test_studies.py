@@ -983,3 +983,20 @@ def test_latency_summary_intervals_and_checks_on_synthetic_runs():
     slower.loc[lost, "lost"] = 1  # pFabric loses a test packet
     verdicts = [c.ok for c in lat.latency_checks(slower)]
     assert verdicts == [True, False, False, True]
+
+
+def test_reordering_tolerance_variants_set_their_keys_and_pair_the_policies():
+    runs = spraying_random.run_reordering_tolerance(
+        n_long=[0], seeds=[2], variants=["dupack3", "rack"], jobs=1
+    )
+    assert len(runs) == 4 and set(runs["variant"]) == {"dupack3", "rack"}
+    rack = spraying_random.random_scenario(
+        "rps", 0, seed=2, transport=spraying_random.TOLERANCE["rack"]
+    )
+    assert rack.get("transport.rack") is True and rack.get("transport.sack") is True
+    # One path per flow: no reordering whatever the sender tolerates.
+    assert (runs[runs["policy"] == "single"]["short_ooo_pct"] == 0).all()
+    summary = spraying_random.reordering_tolerance_summary(runs).set_index("variant")
+    for variant in ("dupack3", "rack"):
+        row = summary.loc[variant]
+        assert row["rps_minus_single"] == pytest.approx(row["rps"] - row["single"])
