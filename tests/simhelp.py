@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -246,3 +247,12 @@ def render_in_chromium(report: Path, workdir: Path) -> tuple[dict, list[str], Pa
     )
     assert done.returncode == 0 and shot.is_file(), done.stderr
     return probe, console, shot
+
+
+def interruptible(command: list[str], **kwargs) -> subprocess.Popen:
+    """Start ``command`` so that SIGINT reaches it as Ctrl-C would, even when the
+    test run itself was started in the background (which ignores SIGINT, and an
+    ignored signal stays ignored across exec)."""
+    return subprocess.Popen(
+        command, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kwargs
+    )

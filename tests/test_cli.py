@@ -24,6 +24,7 @@ from simhelp import (
     assert_one_error_line,
     assert_summary_conserved,
     cli,
+    interruptible,
     run_checked,
 )
 
@@ -297,7 +298,7 @@ def endless(tmp_path: Path) -> Path:
 
 
 def interrupt_after(args, seconds: float) -> subprocess.CompletedProcess:
-    proc = subprocess.Popen(
+    proc = interruptible(
         [sys.executable, "-m", "dcnsim", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

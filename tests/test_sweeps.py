@@ -17,7 +17,7 @@ import tomli_w
 
 import dcnsim
 from dcnsim.sweeps import Sweep, column_name, run_id
-from simhelp import assert_one_error_line, cli
+from simhelp import assert_one_error_line, cli, interruptible
 
 #: Web-search flows on a k = 4 fat-tree: 0.2-0.5 s of wall time per run.
 BASE = {
@@ -80,7 +80,7 @@ def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path, uninterr
     path = write_sweep(tmp_path, GRID_24)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "dcnsim", "sweep", str(path), "--out", str(out)]
-    proc = subprocess.Popen(
+    proc = interruptible(
         [*command, "--jobs", "2", "--no-progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
