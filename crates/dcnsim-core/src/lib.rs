@@ -108,13 +108,11 @@ pattern = "poisson"
 size = "1500B"
 "#;
 
-/// The TCP benchmark: the same fat-tree with DCTCP flows arriving as a
-/// Poisson process at 50% load with web-search sizes, K = 65 packets, 20 ms.
-pub const BENCH_TCP_SCENARIO: &str = r#"
-name = "bench: k=8 fat-tree, 10Gbps, DCTCP web-search flows at 50% load, 20ms"
-seed = 1
-stop_time = "20ms"
-
+/// The fabric, queues, transport and workload of the TCP benchmark and B1
+/// (their TOML tables; the name and stop time go before them).
+macro_rules! dctcp_websearch {
+    () => {
+        r#"
 [topology]
 kind = "fat_tree"
 k = 8
@@ -135,7 +133,20 @@ src = "all"
 dst = "random"
 cdf = "websearch"
 load = 0.5
-"#;
+"#
+    };
+}
+
+/// The TCP benchmark: the same fat-tree with DCTCP flows arriving as a
+/// Poisson process at 50% load with web-search sizes, K = 65 packets, 20 ms.
+pub const BENCH_TCP_SCENARIO: &str = concat!(
+    r#"
+name = "bench: k=8 fat-tree, 10Gbps, DCTCP web-search flows at 50% load, 20ms"
+seed = 1
+stop_time = "20ms"
+"#,
+    dctcp_websearch!()
+);
 
 /// The pFabric benchmark: the same fat-tree and web-search flows at 50% load
 /// with pFabric hosts and 24-packet pFabric switch ports (the paper's
@@ -171,32 +182,14 @@ load = 0.5
 /// queues, DCTCP K = 65, web-search sizes, Poisson arrivals at 50% load
 /// between random pairs, ECMP), run for 1 s with arrivals throughout, about
 /// 300 M packet-hops.
-pub const BENCH_B1_SCENARIO: &str = r#"
+pub const BENCH_B1_SCENARIO: &str = concat!(
+    r#"
 name = "bench B1: k=8 fat-tree, 10Gbps, DCTCP web-search flows at 50% load, 1s"
 seed = 1
 stop_time = "1s"
-
-[topology]
-kind = "fat_tree"
-k = 8
-link = { rate = "10Gbps", delay = "1us" }
-
-[network]
-queue = { capacity = "1000pkt", aqm = { kind = "threshold", k = "65pkt" } }
-
-[forwarding]
-policy = "ecmp"
-
-[transport]
-protocol = "dctcp"
-min_rto = "1ms"
-
-[[traffic.workloads]]
-src = "all"
-dst = "random"
-cdf = "websearch"
-load = 0.5
-"#;
+"#,
+    dctcp_websearch!()
+);
 
 /// The flow-heavy benchmark: the latency-difference seed's 3-tier tree (1
 /// core, 2 aggregation switches, 8 ToRs of 16 hosts, 1 Gbps links of 0.2 us,

@@ -85,6 +85,13 @@ impl Port {
         mask
     }
 
+    /// Record the queue's depth if it is the deepest yet.
+    #[inline]
+    pub fn note_depth(&mut self) {
+        self.max_packets = self.max_packets.max(self.queue.packets());
+        self.max_bytes = self.max_bytes.max(self.queue.bytes());
+    }
+
     /// Time to serialize `bytes` onto this port's link.
     #[inline]
     pub fn serialization(&self, bytes: u32) -> Time {

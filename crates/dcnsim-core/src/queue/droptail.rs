@@ -91,7 +91,7 @@ impl Discipline for DropTail {
 
     #[inline]
     fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>) {
-        if fits(self.capacity, self.packets(), self.bytes, q.size) {
+        if self.admits(q.size) {
             self.bytes += u64::from(q.size);
             self.fifo.push_back(Entry {
                 pkt: q.pkt,

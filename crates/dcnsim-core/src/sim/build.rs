@@ -123,9 +123,9 @@ impl Simulation {
     /// leave the NIC).
     fn schedule_ports(&mut self, tcp: bool) {
         let free = self.agents.is_empty();
-        let node_host = &self.net.node_host;
-        for pt in &mut self.net.ports {
-            let host = node_host[pt.node as usize] != u32::MAX;
+        for i in 0..self.net.ports.len() {
+            let host = self.net.is_host(self.net.ports[i].node);
+            let pt = &mut self.net.ports[i];
             pt.scheduled = free
                 && matches!(pt.queue, Queue::Droptail(_))
                 && pt.trace.is_none()

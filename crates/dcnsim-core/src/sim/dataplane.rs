@@ -33,7 +33,7 @@ use super::Simulation;
 use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
-use crate::queue::{Discipline, Next, Occupancy, Queue, Queued, Verdict};
+use crate::queue::{Next, Occupancy, Queue, Queued, Verdict};
 use crate::units::Time;
 
 impl Simulation {
@@ -245,8 +245,7 @@ impl Simulation {
             if fifo.admits(pkt.size) {
                 let start = pt.busy_until;
                 fifo.commit(start, pkt.size);
-                pt.max_packets = pt.max_packets.max(fifo.packets());
-                pt.max_bytes = pt.max_bytes.max(fifo.bytes());
+                pt.note_depth();
                 self.transmit_at(port, p, start);
             } else {
                 pt.drops += 1;
@@ -281,8 +280,7 @@ impl Simulation {
             }
         }
         let pt = &mut self.net.ports[port as usize];
-        pt.max_packets = pt.max_packets.max(pt.queue.packets());
-        pt.max_bytes = pt.max_bytes.max(pt.queue.bytes());
+        pt.note_depth();
         let at = pt.busy_until.max(now);
         self.wake(port, at);
         self.trace_queue(port);
