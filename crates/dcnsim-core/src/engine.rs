@@ -45,8 +45,9 @@ pub enum Event {
     AgentSend,
 }
 
+/// An event beyond the ring's horizon, with its full ordering key.
 #[derive(Clone, Copy, Debug)]
-struct Entry {
+struct Far {
     time: Time,
     /// When the event was scheduled, or is deemed scheduled (see
     /// [`EventQueue::schedule_from`]).
@@ -55,34 +56,62 @@ struct Entry {
     event: Event,
 }
 
-impl Entry {
+impl Far {
     /// The ordering key: time, then scheduling order.
     #[inline]
     fn key(&self) -> (u64, u64, u64) {
         (self.time.0, self.from.0, self.seq)
     }
-
-    #[inline]
-    fn bucket(&self) -> u64 {
-        self.time.0 >> BUCKET_SHIFT
-    }
 }
 
-impl PartialEq for Entry {
+impl PartialEq for Far {
     fn eq(&self, other: &Self) -> bool {
         self.key() == other.key()
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
+impl Eq for Far {}
+impl PartialOrd for Far {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl Ord for Entry {
+impl Ord for Far {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: the overflow heap pops the earliest (time, seq) first.
+        // Reversed: the overflow heap pops the earliest (time, from, seq) first.
         other.key().cmp(&self.key())
+    }
+}
+
+/// An event in a bucket of the ring (or the current one): 16 bytes, ordered
+/// within its bucket by one `u64`. Its high [`BUCKET_SHIFT`] bits are the
+/// time within the bucket; the low [`RANK_BITS`] rank the event among those
+/// at the same time by when it was scheduled: `RANK_MAX - (time - from)`, so
+/// an earlier `from` ranks lower. Events of equal key keep the order they
+/// were put in the bucket, which is their sequence order (see
+/// [`EventQueue::advance`]), so a stable sort by key gives (time, from, seq).
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    key: u64,
+    event: Event,
+}
+
+/// Bits of a slot key that rank events at one time.
+const RANK_BITS: u32 = 64 - BUCKET_SHIFT;
+const RANK_MAX: u64 = (1 << RANK_BITS) - 1;
+
+impl Slot {
+    /// `time - from` saturates at `RANK_MAX` (281 s). Only events that came
+    /// through the overflow heap can be scheduled that far ahead; the heap
+    /// hands them over in (time, from, seq) order and the stable sort keeps
+    /// it, so the ranks that saturate never decide an order.
+    #[inline]
+    fn new(time: Time, from: Time, event: Event) -> Slot {
+        let within = time.0 & ((1 << BUCKET_SHIFT) - 1);
+        let rank = RANK_MAX - (time.0 - from.0).min(RANK_MAX);
+        Slot {
+            key: within << RANK_BITS | rank,
+            event,
+        }
     }
 }
 
@@ -98,22 +127,24 @@ const WORDS: usize = RING / 64;
 
 /// A calendar queue (Brown, "Calendar queues", CACM 31(10), 1988) for integer
 /// picosecond time: events fall into fixed-width time buckets on a ring; the
-/// current bucket is sorted by (time, seq) when the clock reaches it, and
-/// events beyond the ring's horizon wait in a heap until it comes near. Pushes
-/// are appends and pops are O(1) amortized, where a heap of the same events
-/// costs a logarithmic number of cache-missing moves per operation.
+/// current bucket is sorted when the clock reaches it, and events beyond the
+/// ring's horizon wait in a heap until it comes near. Pushes are appends and
+/// pops are O(1) amortized, where a heap of the same events costs a
+/// logarithmic number of cache-missing moves per operation.
 pub struct EventQueue {
-    /// The current bucket's events, latest first (popped from the back).
-    current: Vec<Entry>,
+    /// The current bucket's events in run order; `head` is the next to run.
+    current: Vec<Slot>,
+    head: usize,
     /// The bucket number (`time >> BUCKET_SHIFT`) of `current`.
     bucket: u64,
-    /// Buckets `bucket + 1 .. bucket + RING`, at slot `number % RING`.
-    ring: Box<[Vec<Entry>]>,
+    /// Buckets `bucket + 1 .. bucket + RING`, at slot `number % RING`, each
+    /// in the order its events were put there.
+    ring: Box<[Vec<Slot>]>,
     /// Which ring slots hold events.
     occupied: [u64; WORDS],
     in_ring: usize,
     /// Events at `bucket + RING` or later.
-    far: QuaternaryHeap<Entry>,
+    far: QuaternaryHeap<Far>,
     seq: u64,
     now: Time,
 }
@@ -122,6 +153,7 @@ impl Default for EventQueue {
     fn default() -> EventQueue {
         EventQueue {
             current: Vec::new(),
+            head: 0,
             bucket: 0,
             ring: (0..RING).map(|_| Vec::new()).collect(),
             occupied: [0; WORDS],
@@ -152,68 +184,82 @@ impl EventQueue {
             time >= from && from >= self.now,
             "event scheduled in the past"
         );
-        self.seq += 1;
-        let e = Entry {
-            from,
-            time,
-            seq: self.seq,
-            event,
-        };
-        let b = e.bucket();
+        let b = time.0 >> BUCKET_SHIFT;
         if b == self.bucket {
-            // Latest first: after every entry with a larger key.
-            let key = e.key();
-            let at = self.current.partition_point(|x| x.key() > key);
-            self.current.insert(at, e);
+            // After every pending entry of a lower or equal key: this one was
+            // scheduled last.
+            let slot = Slot::new(time, from, event);
+            let at = self.head + self.current[self.head..].partition_point(|x| x.key <= slot.key);
+            self.current.insert(at, slot);
         } else if b < self.bucket + RING as u64 {
-            self.put_in_ring(e);
+            self.put_in_ring(b, Slot::new(time, from, event));
         } else {
-            self.far.push(e);
+            self.seq += 1;
+            let seq = self.seq;
+            self.far.push(Far {
+                time,
+                from,
+                seq,
+                event,
+            });
         }
     }
 
     #[inline]
-    fn put_in_ring(&mut self, e: Entry) {
-        let slot = (e.bucket() % RING as u64) as usize;
-        self.ring[slot].push(e);
-        self.occupied[slot / 64] |= 1 << (slot % 64);
+    fn put_in_ring(&mut self, bucket: u64, slot: Slot) {
+        let i = (bucket % RING as u64) as usize;
+        self.ring[i].push(slot);
+        self.occupied[i / 64] |= 1 << (i % 64);
         self.in_ring += 1;
     }
 
     /// Remove the next event and advance the clock to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if self.current.is_empty() && !self.advance() {
+        if self.head == self.current.len() && !self.advance() {
             return None;
         }
-        let e = self.current.pop()?;
-        self.now = e.time;
-        Some((e.time, e.event))
+        let slot = self.current[self.head];
+        self.head += 1;
+        self.now = Time(self.bucket << BUCKET_SHIFT | slot.key >> RANK_BITS);
+        Some((self.now, slot.event))
     }
 
     /// Make the next non-empty bucket current; false when no event is left.
+    ///
+    /// A ring bucket holds its events in sequence order: events scheduled
+    /// straight into it come after those the overflow heap handed over (it
+    /// hands them over, in its (time, from, seq) order, as soon as the
+    /// horizon reaches their bucket, and everything scheduled there later
+    /// has a later sequence number).
     #[inline(never)]
     fn advance(&mut self) -> bool {
         let next = if self.in_ring > 0 {
             self.bucket + self.next_occupied()
         } else if let Some(e) = self.far.peek() {
-            e.bucket()
+            e.time.0 >> BUCKET_SHIFT
         } else {
             return false;
         };
         self.bucket = next;
         // The horizon moved: bring what it now covers into the ring.
         let horizon = next + RING as u64;
-        while self.far.peek().is_some_and(|e| e.bucket() < horizon) {
+        while let Some(e) = self.far.peek() {
+            let b = e.time.0 >> BUCKET_SHIFT;
+            if b >= horizon {
+                break;
+            }
             let e = self.far.pop().expect("peeked");
-            self.put_in_ring(e);
+            self.put_in_ring(b, Slot::new(e.time, e.from, e.event));
         }
-        let slot = (next % RING as u64) as usize;
-        std::mem::swap(&mut self.current, &mut self.ring[slot]);
-        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        let i = (next % RING as u64) as usize;
+        self.current.clear();
+        self.head = 0;
+        std::mem::swap(&mut self.current, &mut self.ring[i]);
+        self.occupied[i / 64] &= !(1 << (i % 64));
         self.in_ring -= self.current.len();
-        self.current
-            .sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+        // Stable: equal keys stay in sequence order.
+        self.current.sort_by_key(|s| s.key);
         true
     }
 
@@ -266,9 +312,10 @@ mod tests {
         assert_eq!(q.now(), Time(5));
     }
 
-    /// The calendar pops exactly what a sorted list of (time, seq) gives, for
-    /// times in the current bucket, across the ring, beyond the horizon and
-    /// after long empty stretches, with pushes interleaved with pops.
+    /// The calendar pops exactly what a sorted list of (time, from, seq)
+    /// gives, for times in the current bucket, across the ring, beyond the
+    /// horizon and after long empty stretches, with `from` now or between now
+    /// and the event (many ties), and pushes interleaved with pops.
     #[test]
     fn pops_in_time_then_scheduling_order() {
         use rand::{Rng, SeedableRng};
@@ -288,13 +335,22 @@ mod tests {
                     4 => rng.random_range(0..bucket * RING as u64 * 5),
                     _ => 1_000_000 * rng.random_range(0..3),
                 };
+                // Coarse times and `from`s, so that many keys tie.
+                let time = (now + ahead) & !0xff;
+                let time = time.max(now);
+                let from = match rng.random_range(0..3) {
+                    0 => now,
+                    1 => time,
+                    _ => rng.random_range(now..=time) & !0xfff,
+                }
+                .max(now);
                 seq += 1;
-                q.schedule(Time(now + ahead), Event::Arrive(seq as u32));
-                model.push(std::cmp::Reverse((now + ahead, seq)));
+                q.schedule_from(Time(time), Time(from), Event::Arrive(seq as u32));
+                model.push(std::cmp::Reverse((time, from, seq)));
             }
             if round % 3 != 0 {
                 match (q.pop(), model.pop()) {
-                    (Some((t, e)), Some(std::cmp::Reverse((mt, ms)))) => {
+                    (Some((t, e)), Some(std::cmp::Reverse((mt, _, ms)))) => {
                         assert_eq!((t.0, e), (mt, Event::Arrive(ms as u32)));
                         now = t.0;
                     }
@@ -303,7 +359,7 @@ mod tests {
                 }
             }
         }
-        while let Some(std::cmp::Reverse((mt, ms))) = model.pop() {
+        while let Some(std::cmp::Reverse((mt, _, ms))) = model.pop() {
             assert_eq!(q.pop(), Some((Time(mt), Event::Arrive(ms as u32))));
         }
         assert_eq!(q.pop(), None);
