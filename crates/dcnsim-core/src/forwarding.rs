@@ -51,29 +51,41 @@ impl Forwarder {
     /// The egress port of switch `node` for packet `pkt`.
     #[inline(always)]
     pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Packet) -> u32 {
-        let salt = self.salt[node as usize];
-        let mut hops = net.next_hops(node, pkt.dst);
-        let hash = match self.policy {
-            Policy::Single => pair_hash(pkt.src, pkt.dst),
-            Policy::Ecmp => pkt.hash,
+        match self.policy {
             Policy::Rps => {
-                let i = pick_random(&mut self.rng[node as usize], hops.len());
-                return hops[i];
+                let hops = net.next_hops(node, pkt.dst);
+                return hops[pick_random(&mut self.rng[node as usize], hops.len())];
             }
+            Policy::Elr if net.tier[node as usize] >= net.top_tier => pkt.climbed = true,
+            _ => {}
+        }
+        self.predict(net, node, pkt)
+            .expect("every policy but spraying picks by hash")
+    }
+
+    /// The port [`Forwarder::egress`] will pick for `pkt` at `node`, when
+    /// no random draw decides it (`None` under spraying): a hint the event
+    /// loop prefetches with.
+    #[inline(always)]
+    pub fn predict(&self, net: &Network, node: u32, pkt: &Packet) -> Option<u32> {
+        let (hops, hash) = match self.policy {
+            Policy::Rps => return None,
+            Policy::Single => (net.next_hops(node, pkt.dst), pair_hash(pkt.src, pkt.dst)),
+            Policy::Ecmp => (net.next_hops(node, pkt.dst), pkt.hash),
             Policy::Elr => {
-                if net.tier[node as usize] >= net.top_tier {
-                    pkt.climbed = true;
-                }
-                if !pkt.climbed {
-                    hops = net.up_ports(node);
-                }
-                pkt.hash
+                let climbed = pkt.climbed || net.tier[node as usize] >= net.top_tier;
+                let hops = if climbed {
+                    net.next_hops(node, pkt.dst)
+                } else {
+                    net.up_ports(node)
+                };
+                (hops, pkt.hash)
             }
         };
         if hops.len() == 1 {
-            return hops[0];
+            return Some(hops[0]);
         }
-        hops[pick_hashed(hash, salt, hops.len())]
+        Some(hops[pick_hashed(hash, self.salt[node as usize], hops.len())])
     }
 }
 
@@ -114,6 +126,42 @@ pub fn pick_random(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::Kind;
+    use crate::scenario::Scenario;
+    use crate::units::Time;
+    use rand::SeedableRng;
+
+    /// The hint the event loop prefetches with is the port `egress` picks,
+    /// at every switch of a fat-tree for packets between every host pair,
+    /// for every policy that hashes; spraying gives none.
+    #[test]
+    fn predict_is_egress_without_spraying() {
+        let sc = Scenario::from_toml_str("[topology]\nkind = \"fat_tree\"\nk = 4").unwrap();
+        let net = Network::build(&sc.topology, &sc.network);
+        let nodes = net.tier.len() as u32;
+        for policy in [Policy::Single, Policy::Ecmp, Policy::Elr, Policy::Rps] {
+            let mut fwd = Forwarder {
+                policy,
+                rng: (0..nodes)
+                    .map(|n| Xoshiro256PlusPlus::seed_from_u64(n.into()))
+                    .collect(),
+                salt: (0..nodes).map(|n| mix(n.into())).collect(),
+            };
+            for (src, dst) in [(0, 15), (3, 4), (7, 1)] {
+                let (src, dst) = (net.host_node(src), net.host_node(dst));
+                let hash = five_tuple_hash(src, dst, 1024, 80, 6);
+                let mut pkt = Packet::new(Kind::Tcp, src, dst, 1500, hash, Time::ZERO);
+                for node in (0..nodes).filter(|&n| !net.is_host(n)) {
+                    let predicted = fwd.predict(&net, node, &pkt);
+                    let port = fwd.egress(&net, node, &mut pkt);
+                    match policy {
+                        Policy::Rps => assert_eq!(predicted, None),
+                        _ => assert_eq!(predicted, Some(port), "{policy:?} at node {node}"),
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn hashed_picks_are_spread_and_stable() {

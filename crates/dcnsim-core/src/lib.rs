@@ -32,6 +32,7 @@
 
 pub mod agent;
 pub mod apps;
+mod cache;
 pub mod cc;
 pub mod engine;
 pub mod error;

@@ -237,21 +237,11 @@ impl Arena {
         &mut self.slots[i as usize]
     }
 
-    /// Start loading packet `i` into the cache (a hint; nothing when `i` is
-    /// not a slot or the target has no prefetch instruction).
+    /// Start loading packet `i` into the cache, if it is a slot.
     #[inline]
     pub fn prefetch(&self, i: u32) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(p) = self.slots.get(i as usize) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let at = std::ptr::from_ref(p).cast::<i8>();
-            // SAFETY: SSE, which `_mm_prefetch` needs, is part of the x86_64
-            // baseline; a prefetch reads nothing and never faults.
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(at);
-                _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(64));
-                _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(128));
-            }
+            crate::cache::prefetch(p);
         }
     }
 

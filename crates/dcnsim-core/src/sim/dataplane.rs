@@ -36,6 +36,10 @@ use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
 use crate::queue::{Next, Occupancy, Queue, Queued, Verdict};
 use crate::units::Time;
 
+/// Events ahead whose packet the loop prefetches, and whose port or flow.
+const PACKET_AHEAD: usize = 6;
+const PORT_AHEAD: usize = 3;
+
 impl Simulation {
     /// A new packet leaves its host's processing and joins its NIC queue.
     pub(super) fn inject(&mut self, pkt: Packet) {
@@ -89,6 +93,28 @@ impl Simulation {
             self.run_agents(port, p, |a, sw, pkt| a.on_arrival(sw, pkt, port));
         }
         self.enqueue(port, p);
+    }
+
+    /// Ask the caches for what events a few places ahead will touch: the
+    /// packet of an arrival or delivery [`PACKET_AHEAD`] places ahead, and
+    /// for the arrival [`PORT_AHEAD`] places ahead (its packet prefetched
+    /// before) the port it will leave by, or at its destination its flow.
+    #[inline(always)]
+    pub(super) fn prefetch_ahead(&self) {
+        if let Some(Event::Arrive(p) | Event::Deliver(p)) = self.events.peek_ahead(PACKET_AHEAD) {
+            self.arena.prefetch(p);
+        }
+        if let Some(Event::Arrive(p)) = self.events.peek_ahead(PORT_AHEAD) {
+            let pkt = self.arena.get(p);
+            let node = pkt.next_node;
+            if node != pkt.dst {
+                if let Some(port) = self.fwd.predict(&self.net, node, pkt) {
+                    crate::cache::prefetch(&self.net.ports[port as usize]);
+                }
+            } else if pkt.is_tcp() {
+                crate::cache::prefetch(&self.flows[pkt.flow as usize]);
+            }
+        }
     }
 
     /// Run `hook` of every agent at the node of `port` on packet `p` (there

@@ -71,9 +71,6 @@ const SALT_ECMP: u64 = 3;
 const RNG_AQM: u64 = 4;
 const RNG_WORKLOAD: u64 = 5;
 
-/// How many events ahead the loop prefetches an arriving packet.
-const PREFETCH_AHEAD: usize = 4;
-
 #[derive(Default)]
 struct Counters {
     events: u64,
@@ -161,11 +158,7 @@ impl Simulation {
                 break;
             }
             self.n.events += 1;
-            if let Some(Event::Arrive(p) | Event::Deliver(p)) =
-                self.events.peek_ahead(PREFETCH_AHEAD)
-            {
-                self.arena.prefetch(p);
-            }
+            self.prefetch_ahead();
             let active = match ev {
                 Event::Rto(f) => self.timer_fired(f, Timer::Rto),
                 Event::DelAck(f) => self.timer_fired(f, Timer::DelAck),
