@@ -181,21 +181,30 @@ impl EventQueue {
 
     /// Schedule `event` at `time` as if it were scheduled at `from` (now or
     /// later): it runs after every event at `time` scheduled before `from`.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_from(&mut self, time: Time, from: Time, event: Event) {
         debug_assert!(
             time >= from && from >= self.now,
             "event scheduled in the past"
         );
         let b = time.0 >> BUCKET_SHIFT;
+        // Most events land in the ring: an append, inline.
+        if b > self.bucket && b < self.bucket + RING as u64 {
+            self.put_in_ring(b, Slot::new(time, from, event));
+        } else {
+            self.schedule_now_or_far(b, time, from, event);
+        }
+    }
+
+    /// Schedule an event in the current bucket or beyond the ring.
+    #[inline(never)]
+    fn schedule_now_or_far(&mut self, b: u64, time: Time, from: Time, event: Event) {
         if b == self.bucket {
             // After every pending entry of a lower or equal key: this one was
             // scheduled last.
             let slot = Slot::new(time, from, event);
             let at = self.head + self.current[self.head..].partition_point(|x| x.key <= slot.key);
             self.current.insert(at, slot);
-        } else if b < self.bucket + RING as u64 {
-            self.put_in_ring(b, Slot::new(time, from, event));
         } else {
             self.seq += 1;
             let seq = self.seq;
@@ -208,7 +217,7 @@ impl EventQueue {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn put_in_ring(&mut self, bucket: u64, slot: Slot) {
         let i = (bucket % RING as u64) as usize;
         self.ring[i].push(slot);

@@ -15,7 +15,7 @@
 //! [`Forwarder::egress`].
 
 use crate::network::Network;
-use crate::packet::Packet;
+use crate::packet::{Packet, NONE};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
@@ -48,33 +48,37 @@ pub struct Forwarder {
 }
 
 impl Forwarder {
-    /// The egress port of switch `node` for packet `pkt`.
+    /// The egress port of switch `node` for packet `pkt`: the one
+    /// [`Forwarder::plan`] decided, if it did.
     #[inline(always)]
     pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Packet) -> u32 {
-        match self.policy {
-            Policy::Rps => {
-                let hops = net.next_hops(node, pkt.dst);
-                return hops[pick_random(&mut self.rng[node as usize], hops.len())];
-            }
-            Policy::Elr if net.tier[node as usize] >= net.top_tier => pkt.climbed = true,
-            _ => {}
+        if pkt.route != NONE {
+            return pkt.route;
         }
-        self.predict(net, node, pkt)
+        if self.policy == Policy::Rps {
+            let hops = net.next_hops(node, pkt.dst);
+            return hops[pick_random(&mut self.rng[node as usize], hops.len())];
+        }
+        self.plan(net, node, pkt)
             .expect("every policy but spraying picks by hash")
     }
 
-    /// The port [`Forwarder::egress`] will pick for `pkt` at `node`, when
-    /// no random draw decides it (`None` under spraying): a hint the event
-    /// loop prefetches with.
+    /// Decide `pkt`'s egress port at `node` ahead of its arrival, when no
+    /// random draw decides it (`None` under spraying): a hashed pick depends
+    /// only on the packet and the switch, so the event loop decides it a
+    /// few events early, to prefetch the port, and keeps it in
+    /// [`Packet::route`] for [`Forwarder::egress`].
     #[inline(always)]
-    pub fn predict(&self, net: &Network, node: u32, pkt: &Packet) -> Option<u32> {
+    pub fn plan(&self, net: &Network, node: u32, pkt: &mut Packet) -> Option<u32> {
         let (hops, hash) = match self.policy {
             Policy::Rps => return None,
             Policy::Single => (net.next_hops(node, pkt.dst), pair_hash(pkt.src, pkt.dst)),
             Policy::Ecmp => (net.next_hops(node, pkt.dst), pkt.hash),
             Policy::Elr => {
-                let climbed = pkt.climbed || net.tier[node as usize] >= net.top_tier;
-                let hops = if climbed {
+                if net.tier[node as usize] >= net.top_tier {
+                    pkt.climbed = true;
+                }
+                let hops = if pkt.climbed {
                     net.next_hops(node, pkt.dst)
                 } else {
                     net.up_ports(node)
@@ -82,10 +86,13 @@ impl Forwarder {
                 (hops, pkt.hash)
             }
         };
-        if hops.len() == 1 {
-            return Some(hops[0]);
-        }
-        Some(hops[pick_hashed(hash, self.salt[node as usize], hops.len())])
+        let port = if hops.len() == 1 {
+            hops[0]
+        } else {
+            hops[pick_hashed(hash, self.salt[node as usize], hops.len())]
+        };
+        pkt.route = port;
+        Some(port)
     }
 }
 
@@ -131,11 +138,12 @@ mod tests {
     use crate::units::Time;
     use rand::SeedableRng;
 
-    /// The hint the event loop prefetches with is the port `egress` picks,
-    /// at every switch of a fat-tree for packets between every host pair,
-    /// for every policy that hashes; spraying gives none.
+    /// A port planned ahead is the one `egress` picks without a plan, at
+    /// every switch of a fat-tree for packets between several host pairs,
+    /// for every policy that hashes (equal-length routing's climb
+    /// included); spraying plans nothing.
     #[test]
-    fn predict_is_egress_without_spraying() {
+    fn a_planned_port_is_the_egress_port() {
         let sc = Scenario::from_toml_str("[topology]\nkind = \"fat_tree\"\nk = 4").unwrap();
         let net = Network::build(&sc.topology, &sc.network);
         let nodes = net.tier.len() as u32;
@@ -150,14 +158,22 @@ mod tests {
             for (src, dst) in [(0, 15), (3, 4), (7, 1)] {
                 let (src, dst) = (net.host_node(src), net.host_node(dst));
                 let hash = five_tuple_hash(src, dst, 1024, 80, 6);
-                let mut pkt = Packet::new(Kind::Tcp, src, dst, 1500, hash, Time::ZERO);
+                let mut unplanned = Packet::new(Kind::Tcp, src, dst, 1500, hash, Time::ZERO);
+                let mut planned = unplanned;
                 for node in (0..nodes).filter(|&n| !net.is_host(n)) {
-                    let predicted = fwd.predict(&net, node, &pkt);
-                    let port = fwd.egress(&net, node, &mut pkt);
+                    let plan = fwd.plan(&net, node, &mut planned);
+                    let port = fwd.egress(&net, node, &mut unplanned);
                     match policy {
-                        Policy::Rps => assert_eq!(predicted, None),
-                        _ => assert_eq!(predicted, Some(port), "{policy:?} at node {node}"),
+                        Policy::Rps => assert_eq!(plan, None),
+                        _ => {
+                            assert_eq!(plan, Some(port), "{policy:?} at node {node}");
+                            assert_eq!(fwd.egress(&net, node, &mut planned), port);
+                            assert_eq!(planned.climbed, unplanned.climbed);
+                        }
                     }
+                    // As transmitting them onto the next link would.
+                    planned.route = NONE;
+                    unplanned.route = NONE;
                 }
             }
         }

@@ -128,6 +128,9 @@ pub struct Packet {
     pub record: u32,
     /// The node its current link leads to.
     pub next_node: u32,
+    /// Its egress port at `next_node` when already decided (see
+    /// [`crate::forwarding::Forwarder::plan`]), else [`NONE`].
+    pub route: u32,
     /// The port of the current node the packet arrived on (the port back
     /// towards the previous node), or [`NONE`] at its origin.
     pub ingress: u32,
@@ -162,6 +165,7 @@ impl Packet {
             flow: NONE,
             record: NONE,
             next_node: 0,
+            route: NONE,
             ingress: NONE,
             hops: 0,
             climbed: false,

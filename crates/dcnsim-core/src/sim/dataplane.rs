@@ -98,17 +98,19 @@ impl Simulation {
     /// Ask the caches for what events a few places ahead will touch: the
     /// packet of an arrival or delivery [`PACKET_AHEAD`] places ahead, and
     /// for the arrival [`PORT_AHEAD`] places ahead (its packet prefetched
-    /// before) the port it will leave by, or at its destination its flow.
+    /// before) the port it will leave by, decided now when the forwarding
+    /// policy hashes ([`crate::forwarding::Forwarder::plan`]), or at its
+    /// destination its flow.
     #[inline(always)]
-    pub(super) fn prefetch_ahead(&self) {
+    pub(super) fn prefetch_ahead(&mut self) {
         if let Some(Event::Arrive(p) | Event::Deliver(p)) = self.events.peek_ahead(PACKET_AHEAD) {
             self.arena.prefetch(p);
         }
         if let Some(Event::Arrive(p)) = self.events.peek_ahead(PORT_AHEAD) {
-            let pkt = self.arena.get(p);
+            let pkt = self.arena.get_mut(p);
             let node = pkt.next_node;
             if node != pkt.dst {
-                if let Some(port) = self.fwd.predict(&self.net, node, pkt) {
+                if let Some(port) = self.fwd.plan(&self.net, node, pkt) {
                     crate::cache::prefetch(&self.net.ports[port as usize]);
                 }
             } else if pkt.is_tcp() {
@@ -377,6 +379,7 @@ impl Simulation {
         pt.sent_packets += 1;
         pt.sent_bytes += u64::from(pkt.size);
         pkt.next_node = pt.peer;
+        pkt.route = NONE;
         pkt.ingress = pt.reverse;
         let at = done + pt.arrive_after;
         let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
