@@ -271,6 +271,7 @@ impl Aqm {
     }
 
     /// Decide for a packet of traffic class `class` that finds `occ`.
+    #[inline]
     pub fn on_arrival(&mut self, occ: Occupancy, ecn_capable: bool, class: u8) -> Verdict {
         let congested = match self {
             Aqm::Threshold(k) => {
@@ -280,7 +281,7 @@ impl Aqm {
                 }
                 return Verdict::Pass;
             }
-            Aqm::Red(red) => red.congested(occ, class),
+            Aqm::Red(red) => red.congested(&occ, class),
         };
         match (congested, ecn_capable) {
             (false, _) => Verdict::Pass,
@@ -303,11 +304,12 @@ impl Red {
     }
 
     /// Update the average and decide whether this packet is marked/dropped.
-    fn congested(&mut self, occ: Occupancy, class: u8) -> bool {
+    #[inline(never)]
+    fn congested(&mut self, occ: &Occupancy, class: u8) -> bool {
         let i = usize::from(class).min(self.profiles.len() - 1);
         let p = self.profiles[i];
-        let (q, min) = level(p.min, &occ);
-        let (_, max) = level(p.max, &occ);
+        let (q, min) = level(p.min, occ);
+        let (_, max) = level(p.max, occ);
         if occ.idle > Time::ZERO {
             self.avg *= (1.0 - self.weight).powf(idle_slots(occ.idle, occ.slot));
         }
@@ -434,7 +436,7 @@ mod tests {
         for (q, pb) in [(50u64, 0.025), (70, 0.075)] {
             let mut r = Red::new(1.0, vec![profile], Xoshiro256PlusPlus::seed_from_u64(7));
             let n = 200_000;
-            let marked = (0..n).filter(|_| r.congested(occ(q), 0)).count();
+            let marked = (0..n).filter(|_| r.congested(&occ(q), 0)).count();
             let frac = marked as f64 / f64::from(n);
             let want = 2.0 * pb / (1.0 + pb);
             assert!(
@@ -443,8 +445,8 @@ mod tests {
             );
         }
         let mut r = Red::new(1.0, vec![profile], Xoshiro256PlusPlus::seed_from_u64(7));
-        assert!(!r.congested(occ(39), 0));
-        assert!(r.congested(occ(80), 0));
+        assert!(!r.congested(&occ(39), 0));
+        assert!(r.congested(&occ(80), 0));
     }
 
     #[test]
@@ -455,9 +457,9 @@ mod tests {
             max_p: 0.1,
         };
         let mut r = Red::new(0.5, vec![profile], Xoshiro256PlusPlus::seed_from_u64(1));
-        r.congested(occ(100), 0);
+        r.congested(&occ(100), 0);
         assert_eq!(r.avg, 50.0);
-        r.congested(occ(100), 0);
+        r.congested(&occ(100), 0);
         assert_eq!(r.avg, 75.0);
         let idle = Occupancy {
             packets: 0,
@@ -465,7 +467,7 @@ mod tests {
             idle: Time(24_000_000),
             slot: Time(12_000_000),
         };
-        r.congested(idle, 0);
+        r.congested(&idle, 0);
         // 75 · 0.5² = 18.75, then the arrival's EWMA step towards 0.
         assert_eq!(r.avg, 18.75 / 2.0);
     }

@@ -7,7 +7,7 @@
 use super::Simulation;
 use crate::apps::Origin;
 use crate::cc::Protocol;
-use crate::engine::Event;
+use crate::engine::{Event, EventQueue};
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
 use crate::tcp::{Arrival, Conn, Seg, MIN_MSS};
@@ -202,22 +202,30 @@ impl Simulation {
     /// has (a pending event for a later time is kept: when it fires early it
     /// finds nothing to do and re-arms).
     fn sync_timers(&mut self, id: u32) {
-        let f = &mut self.flows[id as usize];
-        let timers = [
-            (&mut f.rto_event, f.conn.rto_at, Event::Rto(id)),
-            (&mut f.delack_event, f.conn.delack_at, Event::DelAck(id)),
-            (&mut f.pace_event, f.conn.pace_at, Event::Pace(id)),
-            (&mut f.reo_event, f.conn.reo_at, Event::Reo(id)),
-            (&mut f.tlp_event, f.conn.tlp_at, Event::Tlp(id)),
-        ];
-        for (pending, deadline, event) in timers {
+        /// Schedule `event` at `deadline` unless an event at or before it is
+        /// pending.
+        #[inline(always)]
+        fn arm(
+            events: &mut EventQueue,
+            pending: &mut Option<Time>,
+            deadline: Option<Time>,
+            event: Event,
+        ) {
             if let Some(t) = deadline {
                 if pending.is_none_or(|e| e > t) {
                     *pending = Some(t);
-                    self.events.schedule(t, event);
+                    events.schedule(t, event);
                 }
             }
         }
+        let f = &mut self.flows[id as usize];
+        let c = &f.conn;
+        let q = &mut self.events;
+        arm(q, &mut f.rto_event, c.rto_at, Event::Rto(id));
+        arm(q, &mut f.delack_event, c.delack_at, Event::DelAck(id));
+        arm(q, &mut f.pace_event, c.pace_at, Event::Pace(id));
+        arm(q, &mut f.reo_event, c.reo_at, Event::Reo(id));
+        arm(q, &mut f.tlp_event, c.tlp_at, Event::Tlp(id));
     }
 
     /// An ICMP "fragmentation needed" with next-hop MTU `mtu` reached flow
