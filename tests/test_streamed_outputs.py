@@ -251,6 +251,12 @@ def test_run_loads_only_the_table_libraries(tmp_path):
     assert loaded_after(["run", TREE3, "--out", str(tmp_path / "out")]) == ["pandas", "pyarrow"]
 
 
+def test_run_without_outputs_loads_no_table_library():
+    # Its summary (TCP flows, incast rounds) is computed on the core's columns.
+    assert loaded_after(["run", TREE3, "--no-progress"]) == []
+    assert loaded_after(["run", str(EXAMPLES / "dctcp_incast.toml"), "--no-progress"]) == []
+
+
 def test_the_public_api_loads_on_first_use():
     check = (
         "import dcnsim\n"

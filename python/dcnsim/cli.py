@@ -40,8 +40,6 @@ from dcnsim.results import (
 from dcnsim.scenario import Scenario
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from dcnsim.studies import Study
 
 EXIT_BAD_INPUT = 2
@@ -315,44 +313,50 @@ def format_summary(results: Results) -> str:
                 f"min {latency.min * 1e6:.2f}, max {latency.max * 1e6:.2f}"
             )
         lines.append(line)
-    lines.extend(_tcp_lines(results.flows))
-    lines.extend(_round_lines(results.rounds))
+    lines.extend(_tcp_lines(results.columns("flows")))
+    lines.extend(_round_lines(results.columns("rounds")))
     return "\n".join(lines)
 
 
-def _tcp_lines(flows: pd.DataFrame) -> list[str]:
-    """TCP flows: how many finished, losses, FCT mean and 99th percentile, slowdown."""
-    if "kind" not in flows.columns:
+def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
+    """TCP flows: how many finished, losses, FCT mean and 99th percentile, slowdown.
+    Computed on the core's columns, so a summary needs no DataFrame (nor pandas)."""
+    if "kind" not in flows:
         return []
-    tcp = flows[flows["kind"] == "tcp"]
-    if not len(tcp):
-        return []
-    done = tcp[tcp["fct_s"].notna()]
-    lines = [
-        f"  tcp flows    {len(done):,} finished of {len(tcp):,}; "
-        f"{int(tcp['retransmits'].sum()):,} retransmits, {int(tcp['timeouts'].sum()):,} timeouts"
-    ]
-    if len(done):
-        import numpy as np
+    import numpy as np
 
-        fct = done["fct_s"].to_numpy(dtype=float)
+    tcp = np.asarray(flows["kind"]) == "tcp"
+    if not tcp.any():
+        return []
+    fct = np.asarray(flows["fct_s"], dtype=float)
+    done = tcp & ~np.isnan(fct)
+    retransmits = int(np.asarray(flows["retransmits"])[tcp].sum())
+    timeouts = int(np.asarray(flows["timeouts"])[tcp].sum())
+    lines = [
+        f"  tcp flows    {int(done.sum()):,} finished of {int(tcp.sum()):,}; "
+        f"{retransmits:,} retransmits, {timeouts:,} timeouts"
+    ]
+    if done.any():
+        slowdown = np.asarray(flows["slowdown"], dtype=float)[done]
         lines.append(
-            f"  flow times   FCT mean {format_seconds(float(fct.mean()))}, "
-            f"p99 {format_seconds(float(np.percentile(fct, 99)))}; "
-            f"slowdown mean {float(done['slowdown'].mean()):.2f}"
+            f"  flow times   FCT mean {format_seconds(float(fct[done].mean()))}, "
+            f"p99 {format_seconds(float(np.percentile(fct[done], 99)))}; "
+            f"slowdown mean {float(np.nanmean(slowdown)):.2f}"
         )
     return lines
 
 
-def _round_lines(rounds: pd.DataFrame) -> list[str]:
+def _round_lines(rounds: Mapping[str, Any]) -> list[str]:
     """Incast rounds: how many, mean round time and goodput, share with a timeout."""
-    if not len(rounds):
+    if "round_time_s" not in rounds or not len(rounds["round_time_s"]):
         return []
-    with_timeout = float(rounds["any_timeout"].astype(bool).mean())
+    import numpy as np
+
+    with_timeout = float(np.asarray(rounds["any_timeout"]).astype(bool).mean())
     return [
-        f"  incast       {len(rounds):,} rounds; round time mean "
-        f"{format_seconds(float(rounds['round_time_s'].mean()))}, goodput mean "
-        f"{format_rate(float(rounds['goodput_bps'].mean()))}; "
+        f"  incast       {len(rounds['round_time_s']):,} rounds; round time mean "
+        f"{format_seconds(float(np.mean(rounds['round_time_s'])))}, goodput mean "
+        f"{format_rate(float(np.mean(rounds['goodput_bps'])))}; "
         f"{100.0 * with_timeout:.1f}% of rounds with a timeout"
     ]
 

@@ -97,24 +97,42 @@ class Results:
         probe_latency: LatencyStats | None = None,
         stored: Path | None = None,
     ) -> None:
-        import pandas as pd
-
         self.scenario = scenario
         self.summary: dict[str, Any] = dict(raw["summary"])
-        self.flows = pd.DataFrame(raw["flows"])
-        self.ports = pd.DataFrame(raw["ports"])
-        self.rounds = pd.DataFrame(raw["rounds"])
         self.pcaps: dict[str, bytes] = {str(k): bytes(v) for k, v in raw["pcaps"].items()}
+        # Each table as the core returned it (columns of numpy arrays, strings as
+        # lists) until it is first asked for as a DataFrame: a run whose caller only
+        # reads the summary never imports pandas.
+        self._columns: dict[str, Mapping[str, Any]] = {
+            name: raw[name] for name in ("flows", "ports", "rounds")
+        }
         # A recorded table is held here, or (streamed) in a file of `out_dir`.
         self._held: dict[str, pd.DataFrame] = {}
         #: The directory a streamed run wrote (``run(..., out=DIR)``), else None.
         self.out_dir = stored
         if probe_latency is None:
-            self._held = {name: pd.DataFrame(raw[name]) for name in RECORDED}
+            self._columns.update({name: raw[name] for name in RECORDED})
             probe_latency = LatencyStats()
             probe_latency.add(raw["probes"]["latency_s"])
         #: Count, and mean, spread and range of the latencies, of the probe rows.
         self.probe_latency = probe_latency
+
+    def columns(self, name: str) -> Mapping[str, Any]:
+        """The columns of table ``name`` (``flows``, ``ports``, ``rounds``) as the core
+        returned them: numpy arrays, strings as lists, no DataFrame made."""
+        return self._columns[name]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self._frame("flows")
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        return self._frame("ports")
+
+    @property
+    def rounds(self) -> pd.DataFrame:
+        return self._frame("rounds")
 
     @property
     def probes(self) -> pd.DataFrame:
@@ -124,14 +142,22 @@ class Results:
     def traces(self) -> dict[str, pd.DataFrame]:
         return {"queues": self._recorded("queues"), "flows": self._recorded("flow_trace")}
 
-    def _recorded(self, name: str) -> pd.DataFrame:
+    def _frame(self, name: str) -> pd.DataFrame:
+        """Table ``name`` as a DataFrame, made from its columns the first time."""
         if name not in self._held:
+            import pandas as pd
+
+            self._held[name] = pd.DataFrame(self._columns[name])
+        return self._held[name]
+
+    def _recorded(self, name: str) -> pd.DataFrame:
+        if name not in self._held and name not in self._columns:
             if self.out_dir is None:
                 raise LookupError(f"{name}: the rows of this run were not kept")
             import pandas as pd
 
             self._held[name] = pd.read_parquet(self.out_dir / RECORDED[name][0])
-        return self._held[name]
+        return self._frame(name)
 
     def __repr__(self) -> str:
         s = self.summary
@@ -158,16 +184,16 @@ class Results:
         self.flows.to_parquet(directory / "flows.parquet", index=False)
         self.ports.to_parquet(directory / "ports.parquet", index=False)
         optional = [
-            (table, asked_by, file)
+            (self._recorded(name), asked_by, file)
             for name, (file, asked_by) in RECORDED.items()
-            if (table := self._held.get(name)) is not None
+            if name in self._columns or name in self._held
         ]
         optional.append((self.rounds, "traffic.incast", "rounds.parquet"))
         for table, asked_by, name in optional:
             if len(table) or asked_by is None or self.scenario.get(asked_by):
                 table.to_parquet(directory / name, index=False)
         for name, (file, _) in RECORDED.items():
-            if name not in self._held and self.out_dir is not None:
+            if name not in self._columns and name not in self._held and self.out_dir is not None:
                 shutil.copyfile(self.out_dir / file, directory / file)
         if self.pcaps:
             (directory / PCAP_DIR).mkdir()

@@ -9,10 +9,12 @@
 //! - [`Policy::Elr`]: equal-length routing, the first seed's scheme (§3.2):
 //!   every packet climbs to the top tier before it descends, so every host pair
 //!   sees the same hop count; among equal-length choices it hashes like ECMP.
-
 //!
 //! Add a policy by adding a variant to [`Policy`] and its arm in
-//! [`Forwarder::egress`].
+//! [`Forwarder::plan`], when its pick depends only on the packet and the
+//! switch (the event loop then plans it a few events ahead and prefetches
+//! the port), or in [`Forwarder::egress`], when it draws at random or reads
+//! state at arrival (`plan` returns `None` for it, as for spraying).
 
 use crate::network::Network;
 use crate::packet::{Packet, NONE};
