@@ -22,7 +22,7 @@
 mod common;
 use common::{port_sent, run_toml};
 use dcnsim_core::agent::{Switch, SwitchAgent};
-use dcnsim_core::packet::{Kind, Packet};
+use dcnsim_core::packet::{Kind, Packet, NONE};
 use dcnsim_core::units::Time;
 use dcnsim_core::{Scenario, Simulation};
 use std::cell::RefCell;
@@ -322,4 +322,74 @@ fn per_class_pause_leaves_the_other_classes_running() {
         all > 50.0,
         "802.3x: class 7 should sit out pauses, worst {all} us"
     );
+}
+
+/// Sends back to its source a copy of each of the first data segments it
+/// sees whose port was planned ahead ([`Packet::route`]), as an ICMP (with
+/// an MTU above the segments, so it changes nothing), and checks on their
+/// departure that the copies left towards their own destination.
+#[derive(Default)]
+struct Bouncer {
+    sent: Rc<RefCell<u32>>,
+    checked: Rc<RefCell<u32>>,
+}
+
+impl SwitchAgent for Bouncer {
+    fn on_arrival(&mut self, sw: &mut Switch, pkt: &mut Packet, _egress: u32) {
+        if pkt.kind == Kind::Tcp && pkt.size > 100 && pkt.route != NONE && *self.sent.borrow() < 50
+        {
+            *self.sent.borrow_mut() += 1;
+            let mut back = *pkt;
+            back.kind = Kind::IcmpMtu { mtu: 9000 };
+            back.src = sw.node;
+            back.dst = pkt.src;
+            back.size = ICMP_BYTES;
+            sw.send(back);
+        }
+    }
+
+    fn on_departure(&mut self, sw: &mut Switch, pkt: &mut Packet, port: u32) {
+        if matches!(pkt.kind, Kind::IcmpMtu { .. }) {
+            assert_eq!(
+                sw.port(port).peer,
+                pkt.dst,
+                "the copy leaves towards its own destination"
+            );
+            *self.checked.borrow_mut() += 1;
+        }
+    }
+}
+
+#[test]
+fn a_copy_an_agent_sends_is_routed_to_its_own_destination() {
+    // Busy enough that the loop plans ports ahead (a star of 64 hosts).
+    let sc = Scenario::from_toml_str(
+        r#"
+stop_time = "1ms"
+[topology]
+kind = "star"
+hosts = 64
+link = { rate = "10Gbps", delay = "1us" }
+[transport]
+protocol = "dctcp"
+[[traffic.workloads]]
+src = "all"
+dst = "random"
+cdf = "websearch"
+load = 0.8
+"#,
+    )
+    .unwrap();
+    let sw = sc.topology.node_id("sw0").unwrap() as u32;
+    let mut sim = Simulation::new(&sc);
+    let bouncer = Bouncer::default();
+    let (sent, checked) = (bouncer.sent.clone(), bouncer.checked.clone());
+    sim.attach_agent(sw, Box::new(bouncer));
+    sim.run(&mut |_| true).unwrap();
+    assert_eq!(
+        *sent.borrow(),
+        50,
+        "packets arrived with their port planned"
+    );
+    assert_eq!(*checked.borrow(), 50);
 }

@@ -157,7 +157,10 @@ impl Simulation {
                 self.n.from_switches += 1;
                 match e {
                     Emit::Routed { from, pkt } => {
-                        let p = self.arena.alloc(pkt);
+                        // Routed afresh: an agent may send a copy of a
+                        // packet whose port here was planned for its old
+                        // destination.
+                        let p = self.arena.alloc(Packet { route: NONE, ..pkt });
                         let port = self.fwd.egress(&self.net, from, self.arena.get_mut(p));
                         self.enqueue(port, p);
                     }
