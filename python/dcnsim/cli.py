@@ -337,10 +337,11 @@ def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
         f"{retransmits:,} retransmits, {timeouts:,} timeouts"
     ]
     if done.any():
+        fct = fct[done]
         slowdown = np.asarray(flows["slowdown"], dtype=float)[done]
         lines.append(
-            f"  flow times   FCT mean {format_seconds(float(fct[done].mean()))}, "
-            f"p99 {format_seconds(float(np.percentile(fct[done], 99)))}; "
+            f"  flow times   FCT mean {format_seconds(float(fct.mean()))}, "
+            f"p99 {format_seconds(float(np.percentile(fct, 99)))}; "
             f"slowdown mean {float(np.nanmean(slowdown)):.2f}"
         )
     return lines

@@ -106,7 +106,8 @@ class Results:
         self._columns: dict[str, Mapping[str, Any]] = {
             name: raw[name] for name in ("flows", "ports", "rounds")
         }
-        # A recorded table is held here, or (streamed) in a file of `out_dir`.
+        # The DataFrames made so far: from `_columns`, or read from the file of a
+        # recorded table a streamed run wrote into `out_dir`.
         self._held: dict[str, pd.DataFrame] = {}
         #: The directory a streamed run wrote (``run(..., out=DIR)``), else None.
         self.out_dir = stored

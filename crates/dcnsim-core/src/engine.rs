@@ -1,7 +1,9 @@
-//! The event queue: a calendar queue keyed by (time, sequence number).
+//! The event queue: a calendar queue keyed by (time, scheduled at, sequence).
 //!
 //! Ordering contract: events run in increasing time; events at the same time
-//! run in the order they were scheduled (each gets the next sequence number).
+//! run in the order they were scheduled: by when they were scheduled (or are
+//! deemed scheduled, [`EventQueue::schedule_from`]), then in the order of the
+//! calls.
 //! With randomness drawn only from the scenario seed, a scenario therefore runs
 //! bit-identically on every machine. Scheduling in the past is a bug and panics
 //! in debug builds.
