@@ -85,45 +85,97 @@ impl Ord for Far {
 }
 
 /// An event in a bucket of the ring (or the current one): 16 bytes, ordered
-/// within its bucket by one `u64`. Its high [`BUCKET_SHIFT`] bits are the
-/// time within the bucket; the low [`RANK_BITS`] rank the event among those
-/// at the same time by when it was scheduled: `RANK_MAX - (time - from)`, so
-/// an earlier `from` ranks lower. Events of equal key keep the order they
-/// were put in the bucket, which is their sequence order (see
-/// [`EventQueue::advance`]), so a stable sort by key gives (time, from, seq).
+/// within its bucket by one `u64`. Its high `shift` bits (the bucket width
+/// is 2^`shift` ps) are the time within the bucket; the low `64 - shift`
+/// rank the event among those at the same time by when it was scheduled:
+/// `rank_max - (time - from)`, so an earlier `from` ranks lower. Events of
+/// equal key keep the order they were put in the bucket, which is their
+/// sequence order (see [`EventQueue::advance`]), so a stable sort by key
+/// gives (time, from, seq).
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     key: u64,
     event: Event,
 }
 
-/// Bits of a slot key that rank events at one time.
-const RANK_BITS: u32 = 64 - BUCKET_SHIFT;
-const RANK_MAX: u64 = (1 << RANK_BITS) - 1;
+/// The width of the buckets, 2^`shift` ps, and what slot keys derive from
+/// it (kept, not recomputed per event).
+#[derive(Clone, Copy, Debug)]
+struct Width {
+    shift: u32,
+    /// Bits of a slot key that rank events at one time: `64 - shift`.
+    rank_bits: u32,
+    /// The largest rank.
+    rank_max: u64,
+}
 
-impl Slot {
-    /// `time - from` saturates at `RANK_MAX` (281 s). Only events that came
-    /// through the overflow heap can be scheduled that far ahead; the heap
-    /// hands them over in (time, from, seq) order and the stable sort keeps
-    /// it, so the ranks that saturate never decide an order.
-    #[inline]
-    fn new(time: Time, from: Time, event: Event) -> Slot {
-        let within = time.0 & ((1 << BUCKET_SHIFT) - 1);
-        let rank = RANK_MAX - (time.0 - from.0).min(RANK_MAX);
+impl Width {
+    fn new(shift: u32) -> Width {
+        Width {
+            shift,
+            rank_bits: 64 - shift,
+            rank_max: u64::MAX >> shift,
+        }
+    }
+
+    #[inline(always)]
+    fn bucket(self, time: Time) -> u64 {
+        time.0 >> self.shift
+    }
+
+    /// `time - from` saturates at the largest rank (281 s with the narrowest
+    /// buckets, 1.1 s with the widest), far beyond the ring's horizon. Only
+    /// events that came through the overflow heap can be scheduled that far
+    /// ahead; the heap hands them over in (time, from, seq) order and the
+    /// stable sort keeps it, so the ranks that saturate never decide an order.
+    #[inline(always)]
+    fn slot(self, time: Time, from: Time, event: Event) -> Slot {
+        let rank = self.rank_max - (time.0 - from.0).min(self.rank_max);
         Slot {
-            key: within << RANK_BITS | rank,
+            key: time.0 << self.rank_bits | rank,
             event,
         }
     }
+
+    /// The first time of bucket `bucket`.
+    fn start(self, bucket: u64) -> Time {
+        Time(bucket << self.shift)
+    }
+
+    /// The time and (up to the saturation above) the `from` of a slot of
+    /// bucket `bucket`.
+    fn times(self, bucket: u64, slot: &Slot) -> (Time, Time) {
+        let time = Time(self.start(bucket).0 | slot.key >> self.rank_bits);
+        let from = Time(time.0 - (self.rank_max - (slot.key & self.rank_max)));
+        (time, from)
+    }
 }
 
-/// A bucket spans 2^16 ps (65.5 ns): a few tens of events on a loaded 10 Gbps
-/// fabric, so sorting one as it becomes current is cheap.
-const BUCKET_SHIFT: u32 = 16;
-/// Buckets in the ring: 2048 cover 134 us ahead of the current one, past every
-/// packet's next hop; timers further out wait in the overflow heap. Measured
-/// on the fixed benchmarks against 2^14 ps x 16384 and 2^15 ps x 4096 buckets
-/// (docs/performance.md): a smaller ring stays in cache.
+/// Buckets start 2^16 ps (65.5 ns) wide: a few tens of events on a loaded
+/// 10 Gbps fabric, so sorting one as it becomes current is cheap. On a
+/// sparser one (1 Gbps links, light load) most buckets would hold one event
+/// and each would cost a turn of [`EventQueue::advance`], so the queue widens
+/// its buckets, up to 2^24 ps (16.8 us), while they hold few events, and
+/// narrows them again, never below 2^16 ps, when they fill up. Measured in
+/// docs/performance.md: narrower buckets than 2^16 ps were slower on every
+/// benchmark, even at k = 24 with hundreds of events per bucket.
+const MIN_SHIFT: u32 = 16;
+const MAX_SHIFT: u32 = 24;
+/// The queue looks at how full its buckets are every [`LOOK_EVERY`] buckets
+/// made current, or sooner once they held [`DENSE`] times as many events.
+const LOOK_EVERY: u32 = 1024;
+/// Below [`SPARSE`] events per bucket on average the buckets widen, above
+/// [`DENSE`] they narrow, by the power of two that brings them nearest
+/// [`TARGET`]; the bounds are a factor of 8 apart, so that the new width
+/// does not swing back.
+const SPARSE: u64 = 8;
+const TARGET: u64 = 16;
+const DENSE: u64 = 64;
+/// Buckets in the ring: 2048 cover 134 us ahead of the current one at the
+/// narrowest width, past every packet's next hop; timers further out wait in
+/// the overflow heap. Measured on the fixed benchmarks against 2^14 ps x
+/// 16384 and 2^15 ps x 4096 buckets (docs/performance.md): a smaller ring
+/// stays in cache.
 const RING: usize = 2048;
 const WORDS: usize = RING / 64;
 
@@ -137,8 +189,15 @@ pub struct EventQueue {
     /// The current bucket's events in run order; `head` is the next to run.
     current: Vec<Slot>,
     head: usize,
-    /// The bucket number (`time >> BUCKET_SHIFT`) of `current`.
+    /// The bucket number (`time >> shift`) of `current`.
     bucket: u64,
+    /// The first time of the current bucket.
+    start: Time,
+    width: Width,
+    /// Buckets made current since the last look at how full they are, and
+    /// the events they held (with those scheduled into them once current).
+    made_current: u32,
+    held: u64,
     /// Buckets `bucket + 1 .. bucket + RING`, at slot `number % RING`, each
     /// in the order its events were put there.
     ring: Box<[Vec<Slot>]>,
@@ -159,6 +218,10 @@ impl Default for EventQueue {
             current: Vec::new(),
             head: 0,
             bucket: 0,
+            start: Time::ZERO,
+            width: Width::new(MIN_SHIFT),
+            made_current: 0,
+            held: 0,
             ring: (0..RING).map(|_| Vec::new()).collect(),
             occupied: [0; WORDS],
             in_ring: 0,
@@ -189,10 +252,10 @@ impl EventQueue {
             time >= from && from >= self.now,
             "event scheduled in the past"
         );
-        let b = time.0 >> BUCKET_SHIFT;
+        let b = self.width.bucket(time);
         // Most events land in the ring: an append, inline.
         if b > self.bucket && b < self.bucket + RING as u64 {
-            self.put_in_ring(b, Slot::new(time, from, event));
+            self.put_in_ring(b, self.width.slot(time, from, event));
         } else {
             self.schedule_now_or_far(b, time, from, event);
         }
@@ -204,9 +267,10 @@ impl EventQueue {
         if b == self.bucket {
             // After every pending entry of a lower or equal key: this one was
             // scheduled last.
-            let slot = Slot::new(time, from, event);
+            let slot = self.width.slot(time, from, event);
             let at = self.head + self.current[self.head..].partition_point(|x| x.key <= slot.key);
             self.current.insert(at, slot);
+            self.held += 1;
         } else {
             self.seq += 1;
             let seq = self.seq;
@@ -235,7 +299,7 @@ impl EventQueue {
         }
         let slot = self.current[self.head];
         self.head += 1;
-        self.now = Time(self.bucket << BUCKET_SHIFT | slot.key >> RANK_BITS);
+        self.now = Time(self.start.0 | slot.key >> self.width.rank_bits);
         Some((self.now, slot.event))
     }
 
@@ -244,6 +308,11 @@ impl EventQueue {
     #[inline]
     pub fn peek_ahead(&self, ahead: usize) -> Option<Event> {
         self.current.get(self.head + ahead).map(|s| s.event)
+    }
+
+    /// The width of a bucket (it adapts to how many events the buckets hold).
+    pub fn bucket_width(&self) -> Time {
+        Time(1 << self.width.shift)
     }
 
     /// Make the next non-empty bucket current; false when no event is left.
@@ -255,32 +324,123 @@ impl EventQueue {
     /// has a later sequence number).
     #[inline(never)]
     fn advance(&mut self) -> bool {
-        let next = if self.in_ring > 0 {
-            self.bucket + self.next_occupied()
-        } else if let Some(e) = self.far.peek() {
-            e.time.0 >> BUCKET_SHIFT
-        } else {
-            return false;
-        };
-        self.bucket = next;
-        // The horizon moved: bring what it now covers into the ring.
-        let horizon = next + RING as u64;
+        self.current.clear();
+        self.head = 0;
+        if self.made_current == LOOK_EVERY || self.held >= DENSE * u64::from(LOOK_EVERY) {
+            self.look();
+        }
+        if self.current.is_empty() {
+            let next = if self.in_ring > 0 {
+                self.bucket + self.next_occupied()
+            } else if let Some(e) = self.far.peek() {
+                self.width.bucket(e.time)
+            } else {
+                return false;
+            };
+            self.bucket = next;
+            self.start = self.width.start(next);
+            let i = (next % RING as u64) as usize;
+            std::mem::swap(&mut self.current, &mut self.ring[i]);
+            self.occupied[i / 64] &= !(1 << (i % 64));
+            self.in_ring -= self.current.len();
+            // Only when the ring was empty can the heap hold events of the
+            // new current bucket.
+            self.hand_over_far();
+        }
+        self.made_current += 1;
+        self.held += self.current.len() as u64;
+        sort_stably(&mut self.current, &mut self.scratch);
+        true
+    }
+
+    /// The horizon moved: bring what it now covers from the overflow heap
+    /// into the ring (or the current bucket, after a rescale).
+    fn hand_over_far(&mut self) {
+        let horizon = self.bucket + RING as u64;
         while let Some(e) = self.far.peek() {
-            let b = e.time.0 >> BUCKET_SHIFT;
+            let b = self.width.bucket(e.time);
             if b >= horizon {
                 break;
             }
             let e = self.far.pop().expect("peeked");
-            self.put_in_ring(b, Slot::new(e.time, e.from, e.event));
+            self.place(b, e.time, e.from, e.event);
         }
-        let i = (next % RING as u64) as usize;
-        self.current.clear();
-        self.head = 0;
-        std::mem::swap(&mut self.current, &mut self.ring[i]);
-        self.occupied[i / 64] &= !(1 << (i % 64));
-        self.in_ring -= self.current.len();
-        sort_stably(&mut self.current, &mut self.scratch);
-        true
+    }
+
+    /// Put an event in bucket `b`: the current one or one on the ring.
+    fn place(&mut self, b: u64, time: Time, from: Time, event: Event) {
+        let slot = self.width.slot(time, from, event);
+        if b == self.bucket {
+            self.current.push(slot);
+        } else {
+            self.put_in_ring(b, slot);
+        }
+    }
+
+    /// Widen the buckets if those made current since the last look held
+    /// fewer than [`SPARSE`] events on average, narrow them if more than
+    /// [`DENSE`]. Called with the current bucket used up.
+    fn look(&mut self) {
+        let per_bucket = (self.held / u64::from(self.made_current.max(1))).max(1);
+        self.made_current = 0;
+        self.held = 0;
+        let was = self.width.shift;
+        let shift = if per_bucket < SPARSE {
+            was + (TARGET / per_bucket).ilog2()
+        } else if per_bucket > DENSE {
+            was.saturating_sub((per_bucket / TARGET).ilog2())
+        } else {
+            return;
+        };
+        let shift = shift.clamp(MIN_SHIFT, MAX_SHIFT);
+        if shift != was {
+            self.rescale(shift);
+        }
+    }
+
+    /// Re-bucket every pending event at buckets 2^`shift` ps wide; the bucket
+    /// holding now becomes current (it may hold events). The current bucket
+    /// is used up, so every pending event is on the ring or beyond it.
+    ///
+    /// The order is kept. The ring is emptied bucket by bucket in time
+    /// order, each bucket in the order it holds, and refilled in that order,
+    /// so events of one time (all in one old bucket) stay in their relative
+    /// order. Narrower buckets bring the horizon closer: events on the ring
+    /// beyond it go back to the heap, in that same order, with new sequence
+    /// numbers; the heap held only events beyond the old horizon, so none of
+    /// its events has the time of one of them. Wider buckets move the horizon
+    /// out: the heap's events then join the ring after those already there,
+    /// all of which are earlier.
+    fn rescale(&mut self, shift: u32) {
+        let mut pending = Vec::with_capacity(self.in_ring);
+        for d in 1..RING as u64 {
+            let i = ((self.bucket + d) % RING as u64) as usize;
+            for slot in self.ring[i].drain(..) {
+                pending.push((self.width.times(self.bucket + d, &slot), slot.event));
+            }
+        }
+        self.occupied = [0; WORDS];
+        self.in_ring = 0;
+        self.width = Width::new(shift);
+        self.bucket = self.width.bucket(self.now);
+        self.start = self.width.start(self.bucket);
+        let horizon = self.bucket + RING as u64;
+        for ((time, from), event) in pending {
+            let b = self.width.bucket(time);
+            if b < horizon {
+                self.place(b, time, from, event);
+            } else {
+                self.seq += 1;
+                let seq = self.seq;
+                self.far.push(Far {
+                    time,
+                    from,
+                    seq,
+                    event,
+                });
+            }
+        }
+        self.hand_over_far();
     }
 
     /// Distance (1..RING) from the current bucket to the next occupied ring
@@ -396,56 +556,130 @@ mod tests {
         }
     }
 
+    /// A reference queue: a heap of (time, from, seq), against which the
+    /// calendar is checked pop by pop.
+    struct Check {
+        q: EventQueue,
+        model: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64, u64)>>,
+        seq: u64,
+        now: u64,
+        rng: rand_xoshiro::Xoshiro256PlusPlus,
+    }
+
+    impl Check {
+        fn new(seed: u64) -> Check {
+            use rand::SeedableRng;
+            Check {
+                q: EventQueue::default(),
+                model: Default::default(),
+                seq: 0,
+                now: 0,
+                rng: rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed),
+            }
+        }
+
+        /// Schedule an event `ahead` ps from now, with a coarse time and
+        /// `from` (now, the event's time or between), so that keys tie often.
+        fn push(&mut self, ahead: u64) {
+            use rand::Rng;
+            let now = self.now;
+            let time = ((now + ahead) & !0xff).max(now);
+            let from = match self.rng.random_range(0..3) {
+                0 => now,
+                1 => time,
+                _ => self.rng.random_range(now..=time) & !0xfff,
+            }
+            .max(now);
+            self.seq += 1;
+            let event = Event::Arrive(self.seq as u32);
+            self.q.schedule_from(Time(time), Time(from), event);
+            self.model.push(std::cmp::Reverse((time, from, self.seq)));
+        }
+
+        fn pop(&mut self) {
+            match (self.q.pop(), self.model.pop()) {
+                (Some((t, e)), Some(std::cmp::Reverse((mt, _, ms)))) => {
+                    assert_eq!((t.0, e), (mt, Event::Arrive(ms as u32)));
+                    self.now = t.0;
+                }
+                (None, None) => {}
+                (got, want) => panic!("{got:?} against {want:?}"),
+            }
+        }
+
+        fn drain(&mut self) {
+            while !self.model.is_empty() {
+                self.pop();
+            }
+            assert_eq!(self.q.pop(), None);
+        }
+    }
+
     /// The calendar pops exactly what a sorted list of (time, from, seq)
     /// gives, for times in the current bucket, across the ring, beyond the
     /// horizon and after long empty stretches, with `from` now or between now
     /// and the event (many ties), and pushes interleaved with pops.
     #[test]
     fn pops_in_time_then_scheduling_order() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        let mut q = EventQueue::default();
-        let mut model = std::collections::BinaryHeap::new();
-        let mut seq = 0;
-        let mut now = 0u64;
-        let bucket = 1u64 << BUCKET_SHIFT;
+        use rand::Rng;
+        let mut c = Check::new(7);
+        let bucket = 1u64 << MIN_SHIFT;
         for round in 0..20_000 {
-            for _ in 0..rng.random_range(0..4) {
-                let ahead = match rng.random_range(0..6) {
+            for _ in 0..c.rng.random_range(0..4) {
+                let ahead = match c.rng.random_range(0..6) {
                     0 => 0,
-                    1 => rng.random_range(0..bucket),
-                    2 => rng.random_range(0..bucket * 8),
-                    3 => rng.random_range(0..bucket * RING as u64),
-                    4 => rng.random_range(0..bucket * RING as u64 * 5),
-                    _ => 1_000_000 * rng.random_range(0..3),
+                    1 => c.rng.random_range(0..bucket),
+                    2 => c.rng.random_range(0..bucket * 8),
+                    3 => c.rng.random_range(0..bucket * RING as u64),
+                    4 => c.rng.random_range(0..bucket * RING as u64 * 5),
+                    _ => 1_000_000 * c.rng.random_range(0..3),
                 };
-                // Coarse times and `from`s, so that many keys tie.
-                let time = (now + ahead) & !0xff;
-                let time = time.max(now);
-                let from = match rng.random_range(0..3) {
-                    0 => now,
-                    1 => time,
-                    _ => rng.random_range(now..=time) & !0xfff,
-                }
-                .max(now);
-                seq += 1;
-                q.schedule_from(Time(time), Time(from), Event::Arrive(seq as u32));
-                model.push(std::cmp::Reverse((time, from, seq)));
+                c.push(ahead);
             }
             if round % 3 != 0 {
-                match (q.pop(), model.pop()) {
-                    (Some((t, e)), Some(std::cmp::Reverse((mt, _, ms)))) => {
-                        assert_eq!((t.0, e), (mt, Event::Arrive(ms as u32)));
-                        now = t.0;
-                    }
-                    (None, None) => {}
-                    (got, want) => panic!("{got:?} against {want:?}"),
-                }
+                c.pop();
             }
         }
-        while let Some(std::cmp::Reverse((mt, _, ms))) = model.pop() {
-            assert_eq!(q.pop(), Some((Time(mt), Event::Arrive(ms as u32))));
+        c.drain();
+    }
+
+    /// The order holds while the buckets widen (sparse events, some beyond
+    /// the horizon) and narrow again (hundreds of events per narrowest
+    /// bucket), back and forth, with events pending across every rescale.
+    #[test]
+    fn pops_in_order_while_buckets_widen_and_narrow() {
+        use rand::Rng;
+        let mut c = Check::new(11);
+        let narrowest = 1u64 << MIN_SHIFT;
+        for _ in 0..2 {
+            // Sparse: a few hundred events spread over 30 ms (and a few 1 s
+            // out), one pushed per pop.
+            for _ in 0..300 {
+                let ahead = c.rng.random_range(0..30_000_000_000);
+                c.push(ahead);
+            }
+            for _ in 0..60_000 {
+                let ahead = match c.rng.random_range(0..50) {
+                    0 => 1_000_000_000_000,
+                    1 => 0,
+                    _ => c.rng.random_range(0..30_000_000_000),
+                };
+                c.push(ahead);
+                c.pop();
+            }
+            assert!(c.q.bucket_width().0 > narrowest, "the buckets widened");
+            // Dense: about 200 events per narrowest bucket.
+            for _ in 0..6_000 {
+                for _ in 0..c.rng.random_range(0..400) {
+                    let ahead = c.rng.random_range(0..narrowest * 2);
+                    c.push(ahead);
+                }
+                for _ in 0..200 {
+                    c.pop();
+                }
+            }
+            assert_eq!(c.q.bucket_width().0, narrowest, "the buckets narrowed");
         }
-        assert_eq!(q.pop(), None);
+        c.drain();
     }
 }
