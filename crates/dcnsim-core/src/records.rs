@@ -119,6 +119,9 @@ pub struct Summary {
     pub packets_dropped: u64,
     /// Packets still queued, on a wire or in host processing at the end.
     pub packets_in_flight: u64,
+    /// The most TCP connections whose state was held at once: a connection
+    /// is let go once both its ends are done and nothing of it is pending.
+    pub tcp_connections_peak: u64,
     pub sim_time_s: f64,
     pub wall_s: f64,
     pub packet_hops_per_s: f64,

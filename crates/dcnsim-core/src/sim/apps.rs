@@ -150,12 +150,10 @@ impl Simulation {
         let last = round + 1 == spec.rounds;
         if reuse {
             let flows = app.flows.clone();
-            app.timeouts_before = flows
-                .iter()
-                .map(|&f| self.flows[f as usize].conn.stats.timeouts)
-                .sum();
+            let before = flows.iter().map(|&f| self.outcome(f).stats.timeouts).sum();
+            self.incasts[a as usize].timeouts_before = before;
             for id in flows {
-                self.drive(id, |conn, now, segs| {
+                self.drive(self.slot_of(id), |conn, now, segs| {
                     conn.append(now, spec.bytes_per_worker, last, segs)
                 });
             }
@@ -174,7 +172,8 @@ impl Simulation {
                 origin: Origin::Incast { app: a, round },
             });
             if spec.persistent && !last {
-                self.flows[id as usize].conn.keep_open();
+                let slot = self.slot_of(id);
+                self.flows[slot as usize].conn.keep_open();
             }
             flows.push(id);
         }
@@ -185,7 +184,7 @@ impl Simulation {
 
     /// Flow `id`'s receiver has all its data.
     pub(super) fn flow_completed(&mut self, id: u32) {
-        let Origin::Incast { app, .. } = self.flows[id as usize].origin else {
+        let Origin::Incast { app, .. } = self.records[id as usize].origin else {
             return;
         };
         let now = self.now();
@@ -194,13 +193,15 @@ impl Simulation {
         if inc.pending > 0 {
             return;
         }
-        let n = inc.spec.workers.len() as u32;
+        let inc = &self.incasts[app as usize];
         let timeouts: u64 = inc
             .flows
             .iter()
-            .map(|&f| self.flows[f as usize].conn.stats.timeouts)
+            .map(|&f| self.outcome(f).stats.timeouts)
             .sum::<u64>()
             - inc.timeouts_before;
+        let inc = &mut self.incasts[app as usize];
+        let n = inc.spec.workers.len() as u32;
         let r = &mut self.rounds;
         r.app.push(app.into());
         r.round.push(inc.round.into());

@@ -157,6 +157,9 @@ impl Simulation {
                 self.n.from_switches += 1;
                 match e {
                     Emit::Routed { from, pkt } => {
+                        if matches!(pkt.kind, Kind::Tcp | Kind::IcmpMtu { .. }) {
+                            self.flows[pkt.flow as usize].in_network += 1;
+                        }
                         // Routed afresh: an agent may send a copy of a
                         // packet whose port here was planned for its old
                         // destination.
@@ -411,7 +414,14 @@ impl Simulation {
                 if pkt.hops == 0 {
                     self.left_host(pkt.flow, p);
                 }
-                self.flows[pkt.flow as usize].drops += 1;
+                let f = &mut self.flows[pkt.flow as usize];
+                f.in_network -= 1;
+                self.records[f.id as usize].drops += 1;
+                self.maybe_ending(pkt.flow);
+            }
+            Kind::IcmpMtu { .. } => {
+                self.flows[pkt.flow as usize].in_network -= 1;
+                self.maybe_ending(pkt.flow);
             }
             Kind::Datagram => {
                 if pkt.flow != NONE {
@@ -437,8 +447,16 @@ impl Simulation {
             self.capture(c, &pkt);
         }
         match pkt.kind {
-            Kind::Tcp => self.tcp_deliver(&pkt),
-            Kind::IcmpMtu { mtu } => self.icmp_mtu(pkt.flow, u32::from(mtu)),
+            Kind::Tcp | Kind::IcmpMtu { .. } => {
+                let f = &mut self.flows[pkt.flow as usize];
+                debug_assert!(f.in_network > 0, "a packet of a connection let go");
+                f.in_network -= 1;
+                match pkt.kind {
+                    Kind::IcmpMtu { mtu } => self.icmp_mtu(pkt.flow, u32::from(mtu)),
+                    _ => self.tcp_deliver(&pkt),
+                }
+                self.maybe_ending(pkt.flow);
+            }
             Kind::Datagram => {
                 if pkt.record != NONE {
                     self.probes.delivered(pkt.record, now, pkt.hops);

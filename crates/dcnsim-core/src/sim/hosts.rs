@@ -10,7 +10,7 @@ use crate::cc::Protocol;
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
-use crate::tcp::{Arrival, Conn, Seg, MIN_MSS};
+use crate::tcp::{Arrival, Conn, Outcome, Seg, MIN_MSS};
 use crate::units::Time;
 
 /// IP protocol number of TCP and the well-known port flows connect to.
@@ -22,22 +22,48 @@ pub fn tcp_sport(id: u32) -> u16 {
     1024 + (id % 64_512) as u16
 }
 
-pub struct Flow {
-    pub conn: Conn,
-    /// Source and destination hosts, and their node ids.
+/// What is kept of every TCP flow opened, for the flow table: one per flow
+/// for the whole run, its `flow_id` its index.
+pub struct FlowRecord {
+    /// Source and destination hosts.
     pub src: u32,
     pub dst: u32,
-    src_node: u32,
-    dst_node: u32,
     pub class: u8,
     pub origin: Origin,
+    /// Completion time on an empty network (see [`Simulation::ideal_fct`]).
+    pub ideal: Time,
+    pub drops: u64,
+    pub kept: Kept,
+}
+
+/// Where a flow's connection is.
+pub enum Kept {
+    /// In this slot of the live connections.
+    Live(u32),
+    /// Let go; what it reported.
+    Ended(Outcome),
+}
+
+/// A live TCP connection: from its opening until both ends are done, no
+/// packet of it is left in the network and no timer event of it is
+/// pending. Its slot is then given to the next flow opened, so the memory
+/// of connections follows the flows open at once, not every flow of the
+/// run. Events and packets name a connection by its slot.
+pub struct Flow {
+    pub conn: Conn,
+    /// The flow's record (its `flow_id`).
+    pub id: u32,
+    /// Node ids of the source and destination hosts.
+    pub src_node: u32,
+    dst_node: u32,
+    class: u8,
     /// Five-tuple hashes of the data and ACK directions.
     hash_fwd: u64,
     hash_rev: u64,
-    pub drops: u64,
-    /// Completion time on an empty network (see [`Simulation::ideal_fct`]).
-    pub ideal: Time,
     traced: bool,
+    /// Packets naming this connection in the network (sent, or emitted by
+    /// switches, and neither delivered nor dropped).
+    pub in_network: u32,
     /// Pending timer events (the earliest scheduled, if any).
     rto_event: Option<Time>,
     delack_event: Option<Time>,
@@ -82,32 +108,102 @@ pub struct NewFlow {
 }
 
 impl Simulation {
+    /// Open a flow; returns its id (its record's index).
     pub(super) fn open_flow(&mut self, f: NewFlow) -> u32 {
-        let id = self.flows.len() as u32;
+        let id = self.records.len() as u32;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
-        let conn = Conn::new(f.size, f.start, f.deadline, protocol, &self.transport);
         let sport = tcp_sport(id);
-        self.flows.push(Flow {
-            ideal: self.ideal_fct(f.src, f.dst, f.size),
-            conn,
-            src: f.src,
-            dst: f.dst,
+        let flow = Flow {
+            conn: Conn::new(f.size, f.start, f.deadline, protocol, &self.transport),
+            id,
             src_node: self.net.host_node(f.src),
             dst_node: self.net.host_node(f.dst),
             class: f.class,
-            origin: f.origin,
             hash_fwd: five_tuple_hash(f.src, f.dst, sport, TCP_PORT, TCP),
             hash_rev: five_tuple_hash(f.dst, f.src, TCP_PORT, sport, TCP),
-            drops: 0,
             traced: self.traced_flows.contains(&id),
+            in_network: 0,
             rto_event: None,
             delack_event: None,
             pace_event: None,
             reo_event: None,
             tlp_event: None,
+        };
+        let slot = match self.free_slots.pop() {
+            Some(slot) => {
+                self.flows[slot as usize] = flow;
+                slot
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() as u32 - 1
+            }
+        };
+        self.records.push(FlowRecord {
+            src: f.src,
+            dst: f.dst,
+            class: f.class,
+            origin: f.origin,
+            ideal: self.ideal_fct(f.src, f.dst, f.size),
+            drops: 0,
+            kept: Kept::Live(slot),
         });
-        self.events.schedule(f.start, Event::FlowStart(id));
+        self.events.schedule(f.start, Event::FlowStart(slot));
         id
+    }
+
+    /// The live connection of flow `id` (an application that still drives
+    /// it keeps it open).
+    pub(super) fn slot_of(&self, id: u32) -> u32 {
+        match self.records[id as usize].kept {
+            Kept::Live(slot) => slot,
+            Kept::Ended(_) => unreachable!("flow {id} is driven after it ended"),
+        }
+    }
+
+    /// What flow `id` reports, live or ended.
+    pub(super) fn outcome(&self, id: u32) -> Outcome {
+        match self.records[id as usize].kept {
+            Kept::Live(slot) => self.flows[slot as usize].conn.outcome(),
+            Kept::Ended(o) => o,
+        }
+    }
+
+    /// Once both ends of connection `slot` are done, no packet of it is in
+    /// the network and no timer event of it pending, its slot may be let go:
+    /// called when the last of these may have become true (after a packet
+    /// naming it was delivered or dropped, after a timer event of it); the
+    /// rest is checked after the current event ([`Simulation::let_go`]).
+    #[inline]
+    pub(super) fn maybe_ending(&mut self, slot: u32) {
+        let f = &self.flows[slot as usize];
+        if f.in_network == 0 && f.conn.is_done() {
+            self.ending.push(slot);
+        }
+    }
+
+    /// Let go of the connections whose ends are done, with no packet in the
+    /// network and no timer event pending: their records keep what they
+    /// reported and their slots go to the next flows opened.
+    pub(super) fn let_go(&mut self) {
+        while let Some(slot) = self.ending.pop() {
+            let f = &self.flows[slot as usize];
+            let record = &mut self.records[f.id as usize];
+            let idle = [
+                f.rto_event,
+                f.delack_event,
+                f.pace_event,
+                f.reo_event,
+                f.tlp_event,
+            ]
+            .iter()
+            .all(Option::is_none);
+            let live = matches!(record.kept, Kept::Live(s) if s == slot);
+            if live && idle && f.in_network == 0 && f.conn.is_done() {
+                record.kept = Kept::Ended(f.conn.outcome());
+                self.free_slots.push(slot);
+            }
+        }
     }
 
     pub(super) fn flow_start(&mut self, id: u32) {
@@ -156,7 +252,7 @@ impl Simulation {
             }
         });
         if completed {
-            self.flow_completed(id);
+            self.flow_completed(self.flows[id as usize].id);
         }
     }
 
@@ -178,6 +274,7 @@ impl Simulation {
             pkt.class = f.class;
             pkt.prio = seg.prio;
             pkt.tcp = seg.hdr;
+            self.flows[id as usize].in_network += 1;
             self.send(pkt);
         }
         self.segs = segs;
@@ -187,7 +284,7 @@ impl Simulation {
             let c = &f.conn;
             let r = &mut self.flow_trace;
             r.time.push(now.as_secs_f64());
-            r.flow.push(id.into());
+            r.flow.push(f.id.into());
             r.cwnd.push(c.win.cwnd);
             r.ssthresh.push(c.win.ssthresh);
             r.snd_una.push(c.snd_una as i64);
@@ -271,6 +368,7 @@ impl Simulation {
         }
         if deadline.is_none_or(|t| t > now) {
             self.sync_timers(id);
+            self.maybe_ending(id);
             return false;
         }
         self.drive(id, |conn, now, segs| match timer {
@@ -280,6 +378,7 @@ impl Simulation {
             Timer::Reo => conn.on_reo(now, segs),
             Timer::Tlp => conn.on_tlp(now, segs),
         });
+        self.maybe_ending(id);
         true
     }
 

@@ -30,7 +30,7 @@ use crate::records::{Output, Sink, Summary};
 use crate::tcp::{Seg, TransportSpec};
 use crate::traffic::Stream;
 use crate::units::Time;
-use hosts::{Flow, FlowTraceRows, Timer};
+use hosts::{Flow, FlowRecord, FlowTraceRows, Timer};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use records::{ProbeRows, QueueRows};
@@ -94,7 +94,14 @@ pub struct Simulation {
     emitted: Vec<Emit>,
     host_delay: Time,
     streams: Vec<Stream>,
+    /// Live TCP connections, by slot (see [`hosts::Flow`]).
     flows: Vec<Flow>,
+    /// Slots of `flows` let go, for the next flows opened.
+    free_slots: Vec<u32>,
+    /// Slots whose connections may be let go after the current event.
+    ending: Vec<u32>,
+    /// Every TCP flow opened, by flow id.
+    records: Vec<FlowRecord>,
     transport: TransportSpec,
     workloads: Vec<WorkloadSource>,
     incasts: Vec<Incast>,
@@ -176,6 +183,9 @@ impl Simulation {
             if !self.resume.is_empty() {
                 self.resume_flows();
             }
+            if !self.ending.is_empty() {
+                self.let_go();
+            }
             if self.n.events & 0xffff == 0 {
                 if let Some(sink) = sink.as_deref_mut() {
                     if self.held_rows() >= sink.chunk_rows && !self.send_rows(sink, false) {
@@ -253,6 +263,7 @@ impl Simulation {
             }
         }
         let in_flight = self.arena.live();
+        let flows = records::flow_table(&self);
         let [(_, probes), (_, queues), (_, flow_trace)] = self.take_rows(true);
         debug_assert_eq!(
             self.n.injected,
@@ -270,6 +281,7 @@ impl Simulation {
             packets_delivered: self.n.delivered,
             packets_dropped: self.n.dropped,
             packets_in_flight: in_flight,
+            tcp_connections_peak: self.flows.len() as u64,
             sim_time_s: end.as_secs_f64(),
             wall_s: wall,
             packet_hops_per_s: self.n.packet_hops as f64 / wall.max(1e-9),
@@ -277,7 +289,7 @@ impl Simulation {
         };
         Output {
             summary,
-            flows: records::flow_table(&self.streams, &self.flows),
+            flows,
             probes,
             queues,
             ports: records::port_table(&self.net, &self.port_names),

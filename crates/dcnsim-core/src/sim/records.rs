@@ -4,14 +4,14 @@
 //! ([`Simulation::send_rows`]); the flow, port and round tables from the
 //! simulation's state at the end.
 
-use super::hosts::{tcp_sport, Flow, FlowTraceRows, TCP_PORT};
+use super::hosts::{tcp_sport, FlowRecord, FlowTraceRows, TCP_PORT};
 use super::Simulation;
 use crate::apps::{Origin, RoundRows};
 use crate::network::{Network, Port};
 use crate::packet::{Kind, Packet, NONE};
 use crate::pcap::{Frame, Transport};
 use crate::records::{Column, Sink, Table};
-use crate::tcp::{HEADER, NO_TS};
+use crate::tcp::{Outcome, HEADER, NO_TS};
 use crate::traffic::{datagram_sport, Stream, PROBE_PORT, STREAM_PORT};
 use crate::units::Time;
 
@@ -219,8 +219,7 @@ fn stream_row(id: usize, s: &Stream) -> FlowRow {
     }
 }
 
-fn tcp_row(id: usize, f: &Flow) -> FlowRow {
-    let c = &f.conn;
+fn tcp_row(id: usize, f: &FlowRecord, c: &Outcome) -> FlowRow {
     let (origin, app, round) = match f.origin {
         Origin::Listed => ("flow", -1, -1),
         Origin::Workload(w) => ("workload", i64::from(w), -1),
@@ -246,7 +245,7 @@ fn tcp_row(id: usize, f: &Flow) -> FlowRow {
         packets_sent: c.stats.packets_sent as i64,
         packets_delivered: c.stats.data_packets_received as i64,
         drops: f.drops as i64,
-        bytes_delivered: c.bytes_received() as i64,
+        bytes_delivered: c.bytes_received as i64,
         retransmits: c.stats.retransmits as i64,
         timeouts: c.stats.timeouts as i64,
         ooo: c.stats.ooo_packets as i64,
@@ -256,12 +255,18 @@ fn tcp_row(id: usize, f: &Flow) -> FlowRow {
 
 /// Streams first (`kind = "stream"`, `flow_id` = stream index), then TCP
 /// flows (`kind = "tcp"`, `flow_id` = flow index, as in `trace.flows`).
-pub(super) fn flow_table(streams: &[Stream], flows: &[Flow]) -> Table {
-    let rows: Vec<FlowRow> = streams
+pub(super) fn flow_table(sim: &Simulation) -> Table {
+    let rows: Vec<FlowRow> = sim
+        .streams
         .iter()
         .enumerate()
         .map(|(i, s)| stream_row(i, s))
-        .chain(flows.iter().enumerate().map(|(i, f)| tcp_row(i, f)))
+        .chain(
+            sim.records
+                .iter()
+                .enumerate()
+                .map(|(i, f)| tcp_row(i, f, &sim.outcome(i as u32))),
+        )
         .collect();
     let f = |g: &dyn Fn(&FlowRow) -> f64| Column::F64(rows.iter().map(g).collect());
     let i = |g: &dyn Fn(&FlowRow) -> i64| Column::I64(rows.iter().map(g).collect());
@@ -419,8 +424,8 @@ impl Simulation {
         let transport = match pkt.kind {
             Kind::Tcp => {
                 let f = &self.flows[pkt.flow as usize];
-                let sport = tcp_sport(pkt.flow);
-                let (src_port, dst_port) = if host(pkt.src) == f.src {
+                let sport = tcp_sport(f.id);
+                let (src_port, dst_port) = if pkt.src == f.src_node {
                     (sport, TCP_PORT)
                 } else {
                     (TCP_PORT, sport)

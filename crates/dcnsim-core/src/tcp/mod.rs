@@ -204,6 +204,19 @@ pub struct Stats {
     pub bytes_sent: u64,
 }
 
+/// What the flow table reports of a connection: kept when the connection's
+/// state is let go.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outcome {
+    pub size: u64,
+    pub start: Time,
+    pub deadline: Option<Time>,
+    pub protocol: Protocol,
+    pub completed_at: Option<Time>,
+    pub bytes_received: u64,
+    pub stats: Stats,
+}
+
 pub struct Conn {
     pub size: u64,
     pub start: Time,
@@ -386,6 +399,18 @@ impl Conn {
     /// In-order payload bytes the receiver has.
     pub fn bytes_received(&self) -> u64 {
         self.rcv_nxt.saturating_sub(1).min(self.size)
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        Outcome {
+            size: self.size,
+            start: self.start,
+            deadline: self.deadline,
+            protocol: self.protocol,
+            completed_at: self.completed_at,
+            bytes_received: self.bytes_received(),
+            stats: self.stats,
+        }
     }
 
     pub fn mss(&self) -> u32 {
