@@ -34,8 +34,8 @@ FLOW_TRACE_COLUMNS = [
 ]  # fmt: skip
 SUMMARY_KEYS = {
     "events", "packet_hops", "packets_injected", "packets_from_switches", "packets_delivered",
-    "packets_dropped", "packets_in_flight", "tcp_connections_peak", "sim_time_s", "wall_s", "packet_hops_per_s",
-    "stopped_at_stop_time", "name", "seed", "version",
+    "packets_dropped", "packets_in_flight", "tcp_connections_peak", "sim_time_s", "wall_s",
+    "packet_hops_per_s", "stopped_at_stop_time", "name", "seed", "version",
 }  # fmt: skip
 
 US = 1e-6
