@@ -110,6 +110,7 @@ pub struct NewFlow {
 impl Simulation {
     /// Open a flow; returns its id (its record's index).
     pub(super) fn open_flow(&mut self, f: NewFlow) -> u32 {
+        self.let_go();
         let id = self.records.len() as u32;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
         let sport = tcp_sport(id);
@@ -173,7 +174,7 @@ impl Simulation {
     /// the network and no timer event of it pending, its slot may be let go:
     /// called when the last of these may have become true (after a packet
     /// naming it was delivered or dropped, after a timer event of it); the
-    /// rest is checked after the current event ([`Simulation::let_go`]).
+    /// rest is checked when the next flow opens ([`Simulation::let_go`]).
     #[inline]
     pub(super) fn maybe_ending(&mut self, slot: u32) {
         let f = &self.flows[slot as usize];
@@ -183,10 +184,17 @@ impl Simulation {
     }
 
     /// Let go of the connections whose ends are done, with no packet in the
-    /// network and no timer event pending: their records keep what they
-    /// reported and their slots go to the next flows opened.
-    pub(super) fn let_go(&mut self) {
-        while let Some(slot) = self.ending.pop() {
+    /// network, no timer event pending and no wake-up due (a slot waiting in
+    /// `resume` is driven once more when the current event ends): their
+    /// records keep what they reported and their slots go to the flows
+    /// opened from now on. Called when a flow opens, so the loop pays
+    /// nothing per event for it.
+    fn let_go(&mut self) {
+        let mut ending = std::mem::take(&mut self.ending);
+        ending.retain(|&slot| {
+            if self.resume.contains(&slot) {
+                return true;
+            }
             let f = &self.flows[slot as usize];
             let record = &mut self.records[f.id as usize];
             let idle = [
@@ -203,7 +211,9 @@ impl Simulation {
                 record.kept = Kept::Ended(f.conn.outcome());
                 self.free_slots.push(slot);
             }
-        }
+            false
+        });
+        self.ending = ending;
     }
 
     pub(super) fn flow_start(&mut self, id: u32) {

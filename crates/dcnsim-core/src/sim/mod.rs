@@ -98,7 +98,7 @@ pub struct Simulation {
     flows: Vec<Flow>,
     /// Slots of `flows` let go, for the next flows opened.
     free_slots: Vec<u32>,
-    /// Slots whose connections may be let go after the current event.
+    /// Slots whose connections may be let go when the next flow opens.
     ending: Vec<u32>,
     /// Every TCP flow opened, by flow id.
     records: Vec<FlowRecord>,
@@ -182,9 +182,6 @@ impl Simulation {
             }
             if !self.resume.is_empty() {
                 self.resume_flows();
-            }
-            if !self.ending.is_empty() {
-                self.let_go();
             }
             if self.n.events & 0xffff == 0 {
                 if let Some(sink) = sink.as_deref_mut() {
