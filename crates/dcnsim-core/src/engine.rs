@@ -272,15 +272,20 @@ impl EventQueue {
             self.current.insert(at, slot);
             self.held += 1;
         } else {
-            self.seq += 1;
-            let seq = self.seq;
-            self.far.push(Far {
-                time,
-                from,
-                seq,
-                event,
-            });
+            self.push_far(time, from, event);
         }
+    }
+
+    /// Put an event in the overflow heap, after every one already scheduled.
+    fn push_far(&mut self, time: Time, from: Time, event: Event) {
+        self.seq += 1;
+        let seq = self.seq;
+        self.far.push(Far {
+            time,
+            from,
+            seq,
+            event,
+        });
     }
 
     #[inline(always)]
@@ -430,14 +435,7 @@ impl EventQueue {
             if b < horizon {
                 self.place(b, time, from, event);
             } else {
-                self.seq += 1;
-                let seq = self.seq;
-                self.far.push(Far {
-                    time,
-                    from,
-                    seq,
-                    event,
-                });
+                self.push_far(time, from, event);
             }
         }
         self.hand_over_far();
