@@ -205,10 +205,10 @@ fn l2dct_finishes_a_short_flow_sooner_than_dctcp() {
 }
 
 /// A connection's state is let go once both ends are done and nothing of it
-/// is pending, and its slot goes to a later flow: about 2,000 short flows arriving
-/// one after another at 30 % load are held a few at a time, and every one of
-/// them still reports its whole size delivered, at least its ideal FCT and at
-/// least one data packet per MSS. Incast rounds (new connections each round,
+/// is pending, and its slot goes to a later flow: about 2,000 short flows
+/// arriving one after another at 30 % load are held a few at a time, and
+/// every one of them still reports its whole size delivered, at least its
+/// ideal FCT and at least one data packet per MSS. Incast rounds (new connections each round,
 /// which read their timeouts after earlier ones were let go) and a capture of
 /// the aggregator's deliveries (which names each connection's ports) run
 /// alongside.

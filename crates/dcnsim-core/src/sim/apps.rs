@@ -150,8 +150,7 @@ impl Simulation {
         let last = round + 1 == spec.rounds;
         if reuse {
             let flows = app.flows.clone();
-            let before = flows.iter().map(|&f| self.outcome(f).stats.timeouts).sum();
-            self.incasts[a as usize].timeouts_before = before;
+            self.incasts[a as usize].timeouts_before = self.incast_timeouts(a);
             for id in flows {
                 self.drive(self.slot_of(id), |conn, now, segs| {
                     conn.append(now, spec.bytes_per_worker, last, segs)
@@ -182,6 +181,13 @@ impl Simulation {
         app.timeouts_before = 0;
     }
 
+    /// Timeouts so far of the current round's connections of incast `a`
+    /// (on persistent connections, of every round so far).
+    fn incast_timeouts(&self, a: u32) -> u64 {
+        let flows = &self.incasts[a as usize].flows;
+        flows.iter().map(|&f| self.outcome(f).stats.timeouts).sum()
+    }
+
     /// Flow `id`'s receiver has all its data.
     pub(super) fn flow_completed(&mut self, id: u32) {
         let Origin::Incast { app, .. } = self.records[id as usize].origin else {
@@ -193,13 +199,7 @@ impl Simulation {
         if inc.pending > 0 {
             return;
         }
-        let inc = &self.incasts[app as usize];
-        let timeouts: u64 = inc
-            .flows
-            .iter()
-            .map(|&f| self.outcome(f).stats.timeouts)
-            .sum::<u64>()
-            - inc.timeouts_before;
+        let timeouts = self.incast_timeouts(app) - self.incasts[app as usize].timeouts_before;
         let inc = &mut self.incasts[app as usize];
         let n = inc.spec.workers.len() as u32;
         let r = &mut self.rounds;

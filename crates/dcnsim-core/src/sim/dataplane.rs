@@ -410,17 +410,15 @@ impl Simulation {
         self.n.dropped += 1;
         let pkt = *self.arena.get(p);
         match pkt.kind {
-            Kind::Tcp => {
-                if pkt.hops == 0 {
-                    self.left_host(pkt.flow, p);
+            Kind::Tcp | Kind::IcmpMtu { .. } => {
+                if pkt.is_tcp() {
+                    if pkt.hops == 0 {
+                        self.left_host(pkt.flow, p);
+                    }
+                    let id = self.flows[pkt.flow as usize].id;
+                    self.records[id as usize].drops += 1;
                 }
-                let f = &mut self.flows[pkt.flow as usize];
-                f.in_network -= 1;
-                self.records[f.id as usize].drops += 1;
-                self.maybe_ending(pkt.flow);
-            }
-            Kind::IcmpMtu { .. } => {
-                self.flows[pkt.flow as usize].in_network -= 1;
+                self.left_network(pkt.flow);
                 self.maybe_ending(pkt.flow);
             }
             Kind::Datagram => {
@@ -448,9 +446,7 @@ impl Simulation {
         }
         match pkt.kind {
             Kind::Tcp | Kind::IcmpMtu { .. } => {
-                let f = &mut self.flows[pkt.flow as usize];
-                debug_assert!(f.in_network > 0, "a packet of a connection let go");
-                f.in_network -= 1;
+                self.left_network(pkt.flow);
                 match pkt.kind {
                     Kind::IcmpMtu { mtu } => self.icmp_mtu(pkt.flow, u32::from(mtu)),
                     _ => self.tcp_deliver(&pkt),

@@ -170,6 +170,15 @@ impl Simulation {
         }
     }
 
+    /// A packet naming connection `slot` (a segment, an ICMP message, a copy a
+    /// switch emitted) was delivered or dropped.
+    #[inline]
+    pub(super) fn left_network(&mut self, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        debug_assert!(f.in_network > 0, "a packet of a connection let go");
+        f.in_network -= 1;
+    }
+
     /// Once both ends of connection `slot` are done, no packet of it is in
     /// the network and no timer event of it pending, its slot may be let go:
     /// called when the last of these may have become true (after a packet
