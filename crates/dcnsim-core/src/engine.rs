@@ -200,7 +200,7 @@ pub struct EventQueue {
     held: u64,
     /// Buckets `bucket + 1 .. bucket + RING`, at slot `number % RING`, each
     /// in the order its events were put there.
-    ring: Box<[Vec<Slot>]>,
+    ring: Box<[Vec<Slot>; RING]>,
     /// Which ring slots hold events.
     occupied: [u64; WORDS],
     in_ring: usize,
@@ -222,7 +222,7 @@ impl Default for EventQueue {
             width: Width::new(MIN_SHIFT),
             made_current: 0,
             held: 0,
-            ring: (0..RING).map(|_| Vec::new()).collect(),
+            ring: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
             in_ring: 0,
             far: QuaternaryHeap::new(),

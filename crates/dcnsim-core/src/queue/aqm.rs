@@ -270,13 +270,24 @@ impl Aqm {
         }
     }
 
+    /// Whether the decision reads [`Occupancy::idle`] and
+    /// [`Occupancy::slot`] (RED's average decays while the port is idle);
+    /// otherwise the caller may leave them zero.
+    #[inline]
+    pub fn decays_when_idle(&self) -> bool {
+        matches!(self, Aqm::Red(_))
+    }
+
     /// Decide for a packet of traffic class `class` that finds `occ`.
     #[inline]
     pub fn on_arrival(&mut self, occ: Occupancy, ecn_capable: bool, class: u8) -> Verdict {
         let congested = match self {
             Aqm::Threshold(k) => {
-                let (q, k) = level(*k, &occ);
-                if q >= k && ecn_capable {
+                let over = match *k {
+                    Capacity::Packets(n) => occ.packets >= n,
+                    Capacity::Bytes(b) => occ.bytes >= b,
+                };
+                if over && ecn_capable {
                     return Verdict::Mark;
                 }
                 return Verdict::Pass;

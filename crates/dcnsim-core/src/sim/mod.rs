@@ -159,8 +159,9 @@ impl Simulation {
         // flow is done does not extend the run.
         let mut last_active = Time::ZERO;
         let hosts = self.net.host_port.len() as u32;
+        let stop = self.stop.unwrap_or(Time(u64::MAX));
         while let Some((t, ev)) = self.events.pop() {
-            if self.stop.is_some_and(|s| t > s) {
+            if t > stop {
                 stopped = true;
                 break;
             }
