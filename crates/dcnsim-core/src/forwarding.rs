@@ -17,7 +17,7 @@
 //! state at arrival (`plan` returns `None` for it, as for spraying).
 
 use crate::network::Network;
-use crate::packet::{Packet, NONE};
+use crate::packet::{Hop, NONE};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
@@ -53,7 +53,7 @@ impl Forwarder {
     /// The egress port of switch `node` for packet `pkt`: the one
     /// [`Forwarder::plan`] decided, if it did.
     #[inline(always)]
-    pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Packet) -> u32 {
+    pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Hop) -> u32 {
         if pkt.route != NONE {
             return pkt.route;
         }
@@ -69,9 +69,9 @@ impl Forwarder {
     /// random draw decides it (`None` under spraying): a hashed pick depends
     /// only on the packet and the switch, so the event loop decides it a
     /// few events early, to prefetch the port, and keeps it in
-    /// [`Packet::route`] for [`Forwarder::egress`].
+    /// [`Hop::route`] for [`Forwarder::egress`].
     #[inline(always)]
-    pub fn plan(&self, net: &Network, node: u32, pkt: &mut Packet) -> Option<u32> {
+    pub fn plan(&self, net: &Network, node: u32, pkt: &mut Hop) -> Option<u32> {
         let (hops, hash) = match self.policy {
             Policy::Rps => return None,
             Policy::Single => (net.next_hops(node, pkt.dst), pair_hash(pkt.src, pkt.dst)),
@@ -135,7 +135,7 @@ pub fn pick_random(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::Kind;
+    use crate::packet::{Kind, Packet};
     use crate::scenario::Scenario;
     use crate::units::Time;
     use rand::SeedableRng;

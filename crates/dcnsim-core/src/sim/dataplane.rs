@@ -50,7 +50,7 @@ impl Simulation {
 
     /// Packet `p` (already counted as injected) joins its source's NIC queue.
     pub(super) fn nic_enqueue(&mut self, p: u32) {
-        let src = self.arena.get(p).src;
+        let src = self.arena.hop(p).src;
         let host = self.net.node_host[src as usize];
         self.enqueue(self.net.host_port[host as usize], p);
     }
@@ -70,7 +70,7 @@ impl Simulation {
 
     pub(super) fn arrive(&mut self, p: u32) {
         self.n.packet_hops += 1;
-        let pkt = self.arena.get_mut(p);
+        let pkt = self.arena.hop_mut(p);
         pkt.hops += 1;
         let node = pkt.next_node;
         if node == pkt.dst {
@@ -107,7 +107,7 @@ impl Simulation {
             self.arena.prefetch(p);
         }
         if let Some(Event::Arrive(p)) = self.events.peek_ahead(PORT_AHEAD) {
-            let pkt = self.arena.get_mut(p);
+            let pkt = self.arena.hop_mut(p);
             let node = pkt.next_node;
             if node != pkt.dst {
                 if let Some(port) = self.fwd.plan(&self.net, node, pkt) {
@@ -138,10 +138,11 @@ impl Simulation {
         let was_empty = self.emitted.is_empty();
         let now = self.events.now();
         let mut sw = Switch::new(now, node, &self.net, &mut self.emitted);
-        let pkt = self.arena.get_mut(p);
+        let mut pkt = self.arena.get(p);
         for agent in agents {
-            hook(agent.as_mut(), &mut sw, pkt);
+            hook(agent.as_mut(), &mut sw, &mut pkt);
         }
+        self.arena.put(p, pkt);
         if was_empty && !self.emitted.is_empty() {
             self.events.schedule(now, Event::AgentSend);
         }
@@ -156,15 +157,16 @@ impl Simulation {
                 self.n.injected += 1;
                 self.n.from_switches += 1;
                 match e {
-                    Emit::Routed { from, pkt } => {
+                    Emit::Routed { from, mut pkt } => {
                         if matches!(pkt.kind, Kind::Tcp | Kind::IcmpMtu { .. }) {
                             self.flows[pkt.flow as usize].in_network += 1;
                         }
                         // Routed afresh: an agent may send a copy of a
                         // packet whose port here was planned for its old
                         // destination.
-                        let p = self.arena.alloc(Packet { route: NONE, ..pkt });
-                        let port = self.fwd.egress(&self.net, from, self.arena.get_mut(p));
+                        pkt.route = NONE;
+                        let p = self.arena.alloc(pkt);
+                        let port = self.fwd.egress(&self.net, from, self.arena.hop_mut(p));
                         self.enqueue(port, p);
                     }
                     Emit::Control(port, pkt) => {
@@ -239,7 +241,7 @@ impl Simulation {
                 fifo.retire(now);
             }
         }
-        let pkt = self.arena.get_mut(p);
+        let pkt = self.arena.hop_mut(p);
         let class = pkt.class;
         if !pt.aqm.is_empty() {
             let (domain, packets, bytes) = pt.queue.aqm_domain(class);
@@ -304,7 +306,7 @@ impl Simulation {
     fn enqueue_waiting(&mut self, port: u32, p: u32) {
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
-        let pkt = self.arena.get(p);
+        let pkt = self.arena.hop(p);
         let q = Queued {
             pkt: p,
             size: pkt.size,
@@ -400,7 +402,7 @@ impl Simulation {
             self.run_agents(port, p, |a, sw, pkt| a.on_departure(sw, pkt, port));
         }
         let pt = &mut self.net.ports[port as usize];
-        let pkt = self.arena.get_mut(p);
+        let pkt = self.arena.hop_mut(p);
         let done = start + pt.serialization(pkt.size);
         pt.busy_until = done;
         pt.sent_packets += 1;
@@ -433,7 +435,7 @@ impl Simulation {
 
     fn drop_packet(&mut self, p: u32) {
         self.n.dropped += 1;
-        let pkt = *self.arena.get(p);
+        let pkt = self.arena.get(p);
         match pkt.kind {
             Kind::Tcp | Kind::IcmpMtu { .. } => {
                 if pkt.is_tcp() {
@@ -463,7 +465,7 @@ impl Simulation {
     pub(super) fn deliver(&mut self, p: u32) {
         self.n.delivered += 1;
         let now = self.now();
-        let pkt = *self.arena.get(p);
+        let pkt = self.arena.get(p);
         self.arena.release(p);
         let host = self.net.node_host[pkt.dst as usize];
         if let Some(c) = self.host_capture[host as usize] {

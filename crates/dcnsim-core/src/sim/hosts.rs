@@ -358,7 +358,7 @@ impl Simulation {
     /// A TCP packet left its source host (on the wire, or dropped at the NIC).
     pub(super) fn left_host(&mut self, flow: u32, p: u32) {
         let f = &mut self.flows[flow as usize];
-        if self.arena.get(p).src == f.src_node && f.conn.left_host() {
+        if self.arena.hop(p).src == f.src_node && f.conn.left_host() {
             self.resume.push(flow);
         }
     }
