@@ -323,6 +323,15 @@ impl Arena {
         }
     }
 
+    /// Start loading what packet `i` keeps besides its hop fields (read
+    /// where it is delivered).
+    #[inline]
+    pub fn prefetch_ends(&self, i: u32) {
+        if let Some(e) = self.ends.get(i as usize) {
+            crate::cache::prefetch(e);
+        }
+    }
+
     /// Packets allocated and not yet released.
     pub fn live(&self) -> u64 {
         (self.hops.len() - self.free.len()) as u64

@@ -96,15 +96,21 @@ impl Simulation {
     }
 
     /// Ask the caches for what events a few places ahead will touch: the
-    /// packet of an arrival or delivery [`PACKET_AHEAD`] places ahead, and
-    /// for the arrival [`PORT_AHEAD`] places ahead (its packet prefetched
-    /// before) the port it will leave by, decided now when the forwarding
-    /// policy hashes ([`crate::forwarding::Forwarder::plan`]), or at its
-    /// destination its flow.
+    /// hop fields of the packet of an arrival or delivery [`PACKET_AHEAD`]
+    /// places ahead (and the rest of a delivered one), and for the arrival
+    /// [`PORT_AHEAD`] places ahead (its hop fields prefetched before) the
+    /// port it will leave by, decided now when the forwarding policy hashes
+    /// ([`crate::forwarding::Forwarder::plan`]), or at its destination the
+    /// rest of the packet and its flow.
     #[inline(always)]
     pub(super) fn prefetch_ahead(&mut self) {
-        if let Some(Event::Arrive(p) | Event::Deliver(p)) = self.events.peek_ahead(PACKET_AHEAD) {
-            self.arena.prefetch(p);
+        match self.events.peek_ahead(PACKET_AHEAD) {
+            Some(Event::Arrive(p)) => self.arena.prefetch(p),
+            Some(Event::Deliver(p)) => {
+                self.arena.prefetch(p);
+                self.arena.prefetch_ends(p);
+            }
+            _ => {}
         }
         if let Some(Event::Arrive(p)) = self.events.peek_ahead(PORT_AHEAD) {
             let pkt = self.arena.hop_mut(p);
@@ -113,8 +119,13 @@ impl Simulation {
                 if let Some(port) = self.fwd.plan(&self.net, node, pkt) {
                     crate::cache::prefetch(&self.net.ports[port as usize]);
                 }
-            } else if pkt.is_tcp() {
-                crate::cache::prefetch(&self.flows[pkt.flow as usize]);
+            } else {
+                // Delivered on arrival (or a delivery event scheduled then):
+                // the rest of the packet, and its flow.
+                if pkt.is_tcp() {
+                    crate::cache::prefetch(&self.flows[pkt.flow as usize]);
+                }
+                self.arena.prefetch_ends(p);
             }
         }
     }
