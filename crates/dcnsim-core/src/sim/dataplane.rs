@@ -121,9 +121,12 @@ impl Simulation {
                 }
             } else {
                 // Delivered on arrival (or a delivery event scheduled then):
-                // the rest of the packet, and its flow.
+                // the rest of the packet, its flow and the NIC its answer
+                // leaves by.
                 if pkt.is_tcp() {
                     crate::cache::prefetch(&self.flows[pkt.flow as usize]);
+                    let nic = self.net.host_port[self.net.node_host[node as usize] as usize];
+                    crate::cache::prefetch(&self.net.ports[nic as usize]);
                 }
                 self.arena.prefetch_ends(p);
             }
