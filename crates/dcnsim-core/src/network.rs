@@ -227,6 +227,18 @@ impl Network {
         self.routes.next_hops(node, dst)
     }
 
+    /// Whether the routing tables outgrow the caches (see
+    /// [`Network::prefetch_next_hops`]).
+    pub fn routes_outgrow_caches(&self) -> bool {
+        self.routes.outgrow_caches()
+    }
+
+    /// Start loading what [`Network::next_hops`] will read for (`node`, `dst`).
+    #[inline(always)]
+    pub fn prefetch_next_hops(&self, node: u32, dst: u32) {
+        self.routes.prefetch(node, dst);
+    }
+
     /// Bytes the routing tables hold.
     #[cfg(test)]
     pub fn route_bytes(&self) -> usize {

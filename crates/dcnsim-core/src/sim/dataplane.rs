@@ -39,6 +39,7 @@ use crate::units::Time;
 /// Events ahead whose packet the loop prefetches, and whose port or flow.
 const PACKET_AHEAD: usize = 6;
 const PORT_AHEAD: usize = 3;
+const ROUTE_AHEAD: usize = 4;
 
 impl Simulation {
     /// A new packet leaves its host's processing and joins its NIC queue.
@@ -101,7 +102,9 @@ impl Simulation {
     /// [`PORT_AHEAD`] places ahead (its hop fields prefetched before) the
     /// port it will leave by, decided now when the forwarding policy hashes
     /// ([`crate::forwarding::Forwarder::plan`]), or at its destination the
-    /// rest of the packet and its flow.
+    /// rest of the packet, its flow and its host's NIC port. With routing
+    /// tables too big for the caches, the routing cell of the arrival
+    /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it.
     #[inline(always)]
     pub(super) fn prefetch_ahead(&mut self) {
         match self.events.peek_ahead(PACKET_AHEAD) {
@@ -111,6 +114,14 @@ impl Simulation {
                 self.arena.prefetch_ends(p);
             }
             _ => {}
+        }
+        if self.prefetch_routes {
+            if let Some(Event::Arrive(p)) = self.events.peek_ahead(ROUTE_AHEAD) {
+                let pkt = self.arena.hop(p);
+                if pkt.next_node != pkt.dst {
+                    self.net.prefetch_next_hops(pkt.next_node, pkt.dst);
+                }
+            }
         }
         if let Some(Event::Arrive(p)) = self.events.peek_ahead(PORT_AHEAD) {
             let pkt = self.arena.hop_mut(p);
