@@ -39,6 +39,9 @@ use crate::units::Time;
 /// Events ahead whose packet the loop prefetches, and whose port or flow.
 const PACKET_AHEAD: usize = 6;
 const PORT_AHEAD: usize = 3;
+/// Events ahead whose routing table cell the loop prefetches, on fabrics
+/// whose tables outgrow the caches: one before [`PORT_AHEAD`] plans the
+/// route.
 const ROUTE_AHEAD: usize = 4;
 
 impl Simulation {
@@ -411,8 +414,9 @@ impl Simulation {
         }
     }
 
-    /// Serialize packet `p` onto `port`'s link, starting now (from the
-    /// wake-up paths; [`Simulation::enqueue`] has its own copy inline).
+    /// Serialize packet `p` onto `port`'s link, starting now: the wake-up
+    /// paths' call, out of line ([`Simulation::enqueue`] calls
+    /// [`Simulation::transmit_at`] itself, inline).
     #[inline(never)]
     fn transmit(&mut self, port: u32, p: u32) {
         self.transmit_at(port, p, self.now());
