@@ -229,6 +229,7 @@ impl Network {
 
     /// Whether the routing tables outgrow the caches (see
     /// [`Network::prefetch_next_hops`]).
+    #[inline]
     pub fn routes_outgrow_caches(&self) -> bool {
         self.routes.outgrow_caches()
     }

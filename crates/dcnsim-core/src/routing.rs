@@ -165,13 +165,19 @@ impl Routes {
         if node == d.attach {
             return std::slice::from_ref(&d.last);
         }
-        let at = self.cells[self.row[node as usize] as usize * self.groups + d.group as usize];
-        let at = at as usize;
+        let at = self.cells[self.cell(node, d)] as usize;
         &self.lists[at + 1..at + 1 + self.lists[at] as usize]
+    }
+
+    /// The index in `cells` of (`node`, the group of destination `d`).
+    #[inline(always)]
+    fn cell(&self, node: u32, d: &Dest) -> usize {
+        self.row[node as usize] as usize * self.groups + d.group as usize
     }
 
     /// Whether the cells are too many to stay in the caches, so that
     /// [`Routes::prefetch`] pays.
+    #[inline]
     pub fn outgrow_caches(&self) -> bool {
         4 * self.cells.len() >= LARGE_TABLES
     }
@@ -182,8 +188,7 @@ impl Routes {
     pub fn prefetch(&self, node: u32, dst: u32) {
         let d = &self.dest[dst as usize];
         if node != d.attach {
-            let i = self.row[node as usize] as usize * self.groups + d.group as usize;
-            if let Some(cell) = self.cells.get(i) {
+            if let Some(cell) = self.cells.get(self.cell(node, d)) {
                 crate::cache::prefetch(cell);
             }
         }

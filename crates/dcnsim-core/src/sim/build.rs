@@ -73,7 +73,6 @@ impl Simulation {
                     format!("{}->{}", name(p.node), name(p.peer))
                 })
                 .collect(),
-            prefetch_routes: net.routes_outgrow_caches(),
             net,
             events: EventQueue::default(),
             arena: Arena::default(),

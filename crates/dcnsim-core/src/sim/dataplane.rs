@@ -118,7 +118,7 @@ impl Simulation {
             }
             _ => {}
         }
-        if self.prefetch_routes {
+        if self.net.routes_outgrow_caches() {
             if let Some(Event::Arrive(p)) = self.events.peek_ahead(ROUTE_AHEAD) {
                 let pkt = self.arena.hop(p);
                 if pkt.next_node != pkt.dst {

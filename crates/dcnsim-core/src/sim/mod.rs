@@ -93,9 +93,6 @@ pub struct Simulation {
     /// Packets agents just emitted (reused buffer).
     emitted: Vec<Emit>,
     host_delay: Time,
-    /// Whether the loop prefetches routing table cells
-    /// ([`Network::routes_outgrow_caches`]).
-    prefetch_routes: bool,
     streams: Vec<Stream>,
     /// Live TCP connections, by slot (see [`hosts::Flow`]).
     flows: Vec<Flow>,
