@@ -19,7 +19,9 @@ pub enum Event {
     Arrive(u32),
     /// A port finished serializing; send the next queued packet.
     PortFree(u32),
-    /// A host finished processing a received packet.
+    /// A host finished processing a received packet. With a host delay, the
+    /// packet's arrival at the host is folded into this event, a host delay
+    /// after it (`sim/dataplane.rs`).
     Deliver(u32),
     /// A stream's next packet leaves the application.
     StreamSend(u32),

@@ -123,3 +123,45 @@ dst = 15
         6 * 2_200_000 + 5 * 500_000 + 2 * 1_000_000
     );
 }
+
+/// A run that stops while a packet is in its destination host's processing
+/// counts the packet's last hop (its arrival at the host is folded into the
+/// delivery, a host delay later): one 1500 B probe over two 1 Gbps links of
+/// 1 us with 5 us of host delay leaves the NIC at 5 us, reaches the switch
+/// at 18 us and its host at 31 us, and is delivered at 36 us.
+#[test]
+fn a_stop_during_host_processing_counts_the_last_hop() {
+    let run = |stop_us: u32| {
+        run_toml(&format!(
+            r#"
+stop_time = "{stop_us}us"
+[topology]
+kind = "star"
+hosts = 2
+link = {{ rate = "1Gbps", delay = "1us" }}
+[network]
+host_delay = "5us"
+[[traffic.probes]]
+src = 0
+dst = 1
+size = "1500B"
+"#
+        ))
+        .summary
+    };
+    for (stop_us, hops, delivered) in [
+        (17, 0, 0),
+        (18, 1, 0),
+        (30, 1, 0),
+        (31, 2, 0),
+        (35, 2, 0),
+        (36, 2, 1),
+    ] {
+        let s = run(stop_us);
+        assert_eq!(
+            (s.packet_hops, s.packets_delivered, s.packets_in_flight),
+            (hops, delivered, 1 - delivered),
+            "stop at {stop_us} us"
+        );
+    }
+}

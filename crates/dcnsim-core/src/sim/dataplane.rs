@@ -84,11 +84,11 @@ impl Simulation {
                 self.n.delivered += 1;
                 self.arena.release(p);
                 self.pause(port, classes, quanta);
-            } else if self.host_delay == Time::ZERO {
-                self.deliver(p);
             } else {
-                let at = self.now() + self.host_delay;
-                self.events.schedule(at, Event::Deliver(p));
+                // With a host delay the last hop is folded into the delivery
+                // event (see `transmit_at`).
+                debug_assert!(self.host_delay == Time::ZERO);
+                self.deliver(p);
             }
             return;
         }
@@ -126,24 +126,26 @@ impl Simulation {
                 }
             }
         }
-        if let Some(Event::Arrive(p)) = self.events.peek_ahead(PORT_AHEAD) {
-            let pkt = self.arena.hop_mut(p);
-            let node = pkt.next_node;
-            if node != pkt.dst {
-                if let Some(port) = self.fwd.plan(&self.net, node, pkt) {
-                    crate::cache::prefetch(&self.net.ports[port as usize]);
-                }
-            } else {
-                // Delivered on arrival (or a delivery event scheduled then):
-                // the rest of the packet, its flow and the NIC its answer
-                // leaves by.
-                if pkt.is_tcp() {
-                    crate::cache::prefetch(&self.flows[pkt.flow as usize]);
-                    let nic = self.net.host_port[self.net.node_host[node as usize] as usize];
-                    crate::cache::prefetch(&self.net.ports[nic as usize]);
-                }
-                self.arena.prefetch_ends(p);
+        let (p, delivered) = match self.events.peek_ahead(PORT_AHEAD) {
+            Some(Event::Arrive(p)) => (p, false),
+            Some(Event::Deliver(p)) => (p, true),
+            _ => return,
+        };
+        let pkt = self.arena.hop_mut(p);
+        let node = pkt.next_node;
+        if !delivered && node != pkt.dst {
+            if let Some(port) = self.fwd.plan(&self.net, node, pkt) {
+                crate::cache::prefetch(&self.net.ports[port as usize]);
             }
+        } else {
+            // Delivered: the rest of the packet, its flow and the NIC its
+            // answer leaves by.
+            if pkt.is_tcp() {
+                crate::cache::prefetch(&self.flows[pkt.flow as usize]);
+                let nic = self.net.host_port[self.net.node_host[node as usize] as usize];
+                crate::cache::prefetch(&self.net.ports[nic as usize]);
+            }
+            self.arena.prefetch_ends(p);
         }
     }
 
@@ -442,7 +444,18 @@ impl Simulation {
         let at = done + pt.arrive_after;
         let captured = !pt.pcap.is_empty();
         let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
-        self.events.schedule_from(at, start, Event::Arrive(p));
+        if pkt.next_node == pkt.dst
+            && self.host_delay != Time::ZERO
+            && !matches!(pkt.kind, Kind::Pause { .. })
+        {
+            // The last hop: the arrival would only start the host's
+            // processing, so the delivery is scheduled now, with the key the
+            // arrival would give it (time, then scheduled at the arrival).
+            self.events
+                .schedule_from(at + self.host_delay, at, Event::Deliver(p));
+        } else {
+            self.events.schedule_from(at, start, Event::Arrive(p));
+        }
         if leaves_host {
             self.left_host(flow, p);
         }
@@ -488,6 +501,15 @@ impl Simulation {
             _ => {}
         }
         self.arena.release(p);
+    }
+
+    /// Packet `p` reached its destination host a host delay ago, in an
+    /// arrival folded into this event ([`Simulation::transmit_at`]): that
+    /// hop counts now, and the host delivers it.
+    pub(super) fn arrive_and_deliver(&mut self, p: u32) {
+        self.n.packet_hops += 1;
+        self.arena.hop_mut(p).hops += 1;
+        self.deliver(p);
     }
 
     #[inline(always)]

@@ -163,6 +163,7 @@ impl Simulation {
         while let Some((t, ev)) = self.events.pop() {
             if t > stop {
                 stopped = true;
+                self.count_last_hops_by(stop, t, ev);
                 break;
             }
             self.n.events += 1;
@@ -221,7 +222,7 @@ impl Simulation {
         match ev {
             Event::Arrive(p) => self.arrive(p),
             Event::PortFree(port) => self.port_free(port),
-            Event::Deliver(p) => self.deliver(p),
+            Event::Deliver(p) => self.arrive_and_deliver(p),
             Event::StreamSend(s) => self.stream_send(s, hosts),
             Event::ProbeSend(row) => self.probe_send(row),
             Event::HostSend(p) => self.nic_enqueue(p),
@@ -232,6 +233,23 @@ impl Simulation {
             Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) | Event::Reo(_) | Event::Tlp(_) => {
                 unreachable!("timers are handled by the loop")
             }
+        }
+    }
+
+    /// At the stop time: packets that reached their destination host by then
+    /// and are still in its processing have taken their last hop, though its
+    /// arrival is folded into a delivery event after the stop time (`(t,
+    /// ev)`, the first event after it, and what follows within a host delay).
+    fn count_last_hops_by(&mut self, stop: Time, t: Time, ev: Event) {
+        let mut next = Some((t, ev));
+        while let Some((t, ev)) = next {
+            if t > stop + self.host_delay {
+                break;
+            }
+            if let Event::Deliver(_) = ev {
+                self.n.packet_hops += 1;
+            }
+            next = self.events.pop();
         }
     }
 
