@@ -916,12 +916,25 @@ def test_latency_full_elr_does_not_shrink_tcp_spread(latency_full_tcp):
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="full (seeds 1..5): pFabric's mean and std stay below half TCP's at every loaded "
+    "point, but 9 of its 45 loaded runs lose test packets (84 in all, at 32:4:1 90 % and "
+    "64:4:1 50 % and 90 %); the seed loses none",
+)
 def test_latency_full_pfabric_far_below_tcp(latency_full):
     check_latency_runs_complete(latency_full)
     check_pfabric_far_below_tcp(latency_full)
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="full (seeds 1..5), mean/std in us: pFabric+ELR's std is not the smallest at "
+    "32:4:1 50 % (37.1 against pFabric's 20.8) or 64:4:1 10 % (109.9 against 66.9); its mean "
+    "is below pFabric's at 16:4:1 50 % and 90 % (50.2/53.4, 58.5/63.7) and over 1.5 times it "
+    "at 32:4:1 50 % (110.9/66.2) and 64:4:1 10 % and 50 % (275.0/121.8, 409.0/258.9)",
+)
 def test_latency_full_pfabric_elr_smallest_spread(latency_full):
     check_pfabric_elr_smallest_spread(latency_full)
 

@@ -270,3 +270,74 @@ fn connections_are_let_go_when_done_and_their_slots_reused() {
     assert_eq!(out.rounds.rows(), 20);
     assert!(!out.pcaps.is_empty() && out.pcaps[0].1.len() > 24);
 }
+
+/// A receiver's segment (an ACK) that will find its NIC idle a host delay
+/// after it is sent starts serializing then, committed when sent, without a
+/// `HostSend` event; a NIC whose queue is traced takes every packet at its
+/// `HostSend`. With no two events at one picosecond the runs agree. Host 0
+/// both sends and receives, so ACKs and data share its NIC.
+#[test]
+fn acks_committed_ahead_to_an_idle_nic_match_host_send_events() {
+    let run = |traced: &str| {
+        run_toml(&format!(
+            r#"
+seed = 5
+stop_time = "40ms"
+[topology]
+kind = "star"
+hosts = 5
+link = {{ rate = "1Gbps", delay = "1.37us" }}
+[network]
+host_delay = "2.3us"
+queue = {{ capacity = "40pkt", aqm = {{ kind = "threshold", k = "11pkt" }} }}
+[transport]
+protocol = "dctcp"
+[[traffic.flows]]
+src = 0
+dst = 4
+size = "1.3MB"
+start = "0.11ms"
+[[traffic.flows]]
+src = 3
+dst = 0
+size = "0.7MB"
+start = "0.53ms"
+[[traffic.flows]]
+src = 1
+dst = 4
+size = "2.1MB"
+start = "0.29ms"
+[[traffic.flows]]
+src = 2
+dst = 4
+size = "0.9MB"
+start = "1.07ms"
+[trace]
+queues = [{traced}]
+"#
+        ))
+    };
+    let nics = (0..5)
+        .map(|h| format!("\"host{h}->sw0\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (ahead, at_host_send) = (run(""), run(&nics));
+    let (a, h) = (&ahead.summary, &at_host_send.summary);
+    assert_eq!(a.packet_hops, h.packet_hops);
+    // Almost all of the ~3,400 ACKs find their NIC idle.
+    assert!(
+        a.events + 3000 < h.events,
+        "{} against {} events",
+        a.events,
+        h.events
+    );
+    assert_eq!(ahead.flows, at_host_send.flows);
+    assert_eq!(ahead.ports, at_host_send.ports);
+    let done = ahead
+        .flows
+        .f64("fct_s")
+        .iter()
+        .filter(|f| f.is_finite())
+        .count();
+    assert_eq!(done, 4);
+}

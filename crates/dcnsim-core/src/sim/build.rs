@@ -90,6 +90,8 @@ impl Simulation {
             incasts: Vec::new(),
             segs: Vec::new(),
             resume: Vec::new(),
+            host_sends: Vec::new(),
+            tcp_only_nic: Vec::new(),
             traced_flows: sc.trace.flows.clone(),
             flow_trace: Default::default(),
             rounds: Default::default(),
@@ -115,6 +117,17 @@ impl Simulation {
         }
         let t = &sc.traffic;
         sim.schedule_ports(!t.flows.is_empty() || !t.workloads.is_empty() || !t.incast.is_empty());
+        let hosts = sim.net.host_port.len();
+        sim.host_sends = vec![0; hosts];
+        sim.tcp_only_nic = vec![true; hosts];
+        for h in t
+            .probes
+            .iter()
+            .map(|p| p.src)
+            .chain(t.streams.iter().map(|s| s.src))
+        {
+            sim.tcp_only_nic[h as usize] = false;
+        }
         sim.start_applications(sc);
         sim
     }

@@ -59,17 +59,56 @@ impl Simulation {
         self.enqueue(self.net.host_port[host as usize], p);
     }
 
-    /// An application hands a packet to its host: it joins the NIC queue
-    /// after the host processing delay.
-    pub(super) fn send(&mut self, pkt: Packet) {
+    /// A TCP host hands a packet to its NIC after the host processing delay.
+    /// `unwatched`: the host stack need not learn when it leaves the NIC (a
+    /// receiver's segment; see [`crate::tcp::Conn::left_host`]). Such a packet
+    /// that will find the NIC idle starts serializing then, committed now
+    /// ([`Simulation::nic_idle_at`]); any other waits for a
+    /// [`Event::HostSend`].
+    pub(super) fn send(&mut self, pkt: Packet, unwatched: bool) {
         if self.host_delay == Time::ZERO {
             self.inject(pkt);
+            return;
+        }
+        self.n.injected += 1;
+        let p = self.arena.alloc(pkt);
+        let at = self.now() + self.host_delay;
+        let host = self.net.node_host[pkt.src as usize];
+        if unwatched && self.nic_idle_at(host, at) {
+            self.enqueue_at(self.net.host_port[host as usize], p, at);
         } else {
-            self.n.injected += 1;
-            let p = self.arena.alloc(pkt);
-            let at = self.now() + self.host_delay;
+            self.host_sends[host as usize] += 1;
             self.events.schedule(at, Event::HostSend(p));
         }
+    }
+
+    /// Whether host `host`'s NIC is known now to be idle at `at`, a host
+    /// delay ahead, when a packet sent now reaches it: nothing but the host's
+    /// TCP packets reaches it (no datagram application sends from the host,
+    /// no switch agent may pause it), all a host delay after they were sent,
+    /// so in the order sent; none of them is still on its way (a
+    /// [`Event::HostSend`] pending); the wire is free by then, nothing is
+    /// queued and no pause holds it; nothing records its queue or packets as
+    /// they come; and `at` is not past the stop time.
+    fn nic_idle_at(&self, host: u32, at: Time) -> bool {
+        let pt = &self.net.ports[self.net.host_port[host as usize] as usize];
+        self.host_sends[host as usize] == 0
+            && self.tcp_only_nic[host as usize]
+            && self.agents.is_empty()
+            && pt.busy_until <= at
+            && pt.queue.is_empty()
+            && pt.control.is_empty()
+            && pt.pause_latest <= at
+            && pt.trace.is_none()
+            && pt.pcap.is_empty()
+            && self.stop.is_none_or(|s| at <= s)
+    }
+
+    /// A packet a TCP host sent a host delay ago reaches its NIC.
+    pub(super) fn host_send(&mut self, p: u32) {
+        let host = self.net.node_host[self.arena.hop(p).src as usize];
+        self.host_sends[host as usize] -= 1;
+        self.nic_enqueue(p);
     }
 
     pub(super) fn arrive(&mut self, p: u32) {
@@ -256,10 +295,17 @@ impl Simulation {
         }
     }
 
-    /// Offer packet `p` to `port`: start serializing if the port is idle,
-    /// otherwise queue it (or drop it) and make sure the port will wake.
+    /// Offer packet `p` to `port` now.
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, port: u32, p: u32) {
-        let now = self.now();
+        self.enqueue_at(port, p, self.now());
+    }
+
+    /// Offer packet `p` to `port` at `now`: start serializing if the port is
+    /// idle, otherwise queue it (or drop it) and make sure the port will
+    /// wake. `now` is the current time, or later for a NIC known to be idle
+    /// then ([`Simulation::send`]).
+    fn enqueue_at(&mut self, port: u32, p: u32, now: Time) {
         let pt = &mut self.net.ports[port as usize];
         if !pt.outages.is_empty() && pt.is_down(now) {
             pt.drops += 1;

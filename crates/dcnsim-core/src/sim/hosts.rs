@@ -294,7 +294,7 @@ impl Simulation {
             pkt.prio = seg.prio;
             pkt.tcp = seg.hdr;
             self.flows[id as usize].in_network += 1;
-            self.send(pkt);
+            self.send(pkt, !seg.to_receiver);
         }
         self.segs = segs;
         self.sync_timers(id);

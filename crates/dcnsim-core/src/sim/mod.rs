@@ -109,6 +109,11 @@ pub struct Simulation {
     segs: Vec<Seg>,
     /// Flows whose host queue drained while they were held back by it.
     resume: Vec<u32>,
+    /// Per host: packets it sent that wait for a [`Event::HostSend`], and
+    /// whether only its TCP packets reach its NIC (no datagram application
+    /// sends from it).
+    host_sends: Vec<u32>,
+    tcp_only_nic: Vec<bool>,
     traced_flows: Vec<u32>,
     flow_trace: FlowTraceRows,
     rounds: RoundRows,
@@ -225,7 +230,7 @@ impl Simulation {
             Event::Deliver(p) => self.arrive_and_deliver(p),
             Event::StreamSend(s) => self.stream_send(s, hosts),
             Event::ProbeSend(row) => self.probe_send(row),
-            Event::HostSend(p) => self.nic_enqueue(p),
+            Event::HostSend(p) => self.host_send(p),
             Event::FlowStart(f) => self.flow_start(f),
             Event::FlowArrival(w) => self.flow_arrival(w, hosts),
             Event::RoundStart(a) => self.round_start(a),
