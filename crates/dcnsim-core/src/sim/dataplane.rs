@@ -490,8 +490,8 @@ impl Simulation {
         let at = done + pt.arrive_after;
         let captured = !pt.pcap.is_empty();
         let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
-        if pkt.next_node == pkt.dst
-            && self.host_delay != Time::ZERO
+        if self.host_delay != Time::ZERO
+            && pkt.next_node == pkt.dst
             && !matches!(pkt.kind, Kind::Pause { .. })
         {
             // The last hop: the arrival would only start the host's
