@@ -199,6 +199,17 @@ struct Ends {
     tcp: TcpHeader,
 }
 
+impl Ends {
+    fn of(p: &Packet) -> Ends {
+        Ends {
+            record: p.record,
+            option: p.option,
+            sent: p.sent,
+            tcp: p.tcp,
+        }
+    }
+}
+
 impl Packet {
     /// A packet of `kind` with everything else zero or absent.
     pub fn new(kind: Kind, src: u32, dst: u32, size: u32, hash: u64, sent: Time) -> Packet {
@@ -258,12 +269,7 @@ pub struct Arena {
 impl Arena {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
-        let ends = Ends {
-            record: p.record,
-            option: p.option,
-            sent: p.sent,
-            tcp: p.tcp,
-        };
+        let ends = Ends::of(&p);
         match self.free.pop() {
             Some(i) => {
                 self.hops[i as usize] = p.hop;
@@ -309,8 +315,7 @@ impl Arena {
 
     /// Replace packet `i` (a switch agent changed it).
     pub fn put(&mut self, i: u32, p: Packet) {
-        let e = &mut self.ends[i as usize];
-        (e.record, e.option, e.sent, e.tcp) = (p.record, p.option, p.sent, p.tcp);
+        self.ends[i as usize] = Ends::of(&p);
         self.hops[i as usize] = p.hop;
     }
 

@@ -6,7 +6,7 @@ use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECM
 use crate::agent::{Switch, SwitchAgent};
 use crate::engine::EventQueue;
 use crate::forwarding::{mix, Forwarder, Policy};
-use crate::network::Network;
+use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
 use crate::queue::{Aqm, Queue};
@@ -90,8 +90,8 @@ impl Simulation {
             incasts: Vec::new(),
             segs: Vec::new(),
             resume: Vec::new(),
-            host_sends: Vec::new(),
-            tcp_only_nic: Vec::new(),
+            host_sends: vec![0; hosts_n],
+            nic_ahead: Vec::new(),
             traced_flows: sc.trace.flows.clone(),
             flow_trace: Default::default(),
             rounds: Default::default(),
@@ -116,18 +116,13 @@ impl Simulation {
             }
         }
         let t = &sc.traffic;
-        sim.schedule_ports(!t.flows.is_empty() || !t.workloads.is_empty() || !t.incast.is_empty());
-        let hosts = sim.net.host_port.len();
-        sim.host_sends = vec![0; hosts];
-        sim.tcp_only_nic = vec![true; hosts];
-        for h in t
-            .probes
-            .iter()
-            .map(|p| p.src)
-            .chain(t.streams.iter().map(|s| s.src))
-        {
-            sim.tcp_only_nic[h as usize] = false;
-        }
+        sim.schedule_ports(
+            !t.flows.is_empty() || !t.workloads.is_empty() || !t.incast.is_empty(),
+            t.probes
+                .iter()
+                .map(|p| p.src)
+                .chain(t.streams.iter().map(|s| s.src)),
+        );
         sim.start_applications(sc);
         sim
     }
@@ -136,17 +131,27 @@ impl Simulation {
     /// (`queue/droptail.rs`): FIFO ports whose queue is neither traced nor
     /// captured, when no switch agent runs (a PAUSE may hold any port), and
     /// host NICs only without TCP (a host stack learns when its segments
-    /// leave the NIC).
-    fn schedule_ports(&mut self, tcp: bool) {
+    /// leave the NIC). And the hosts whose NIC may take a TCP answer a host
+    /// delay ahead ([`Simulation::send`]): on the same conditions but any
+    /// discipline and with TCP, when no datagram application
+    /// (`datagram_sources`: probes, streams) sends from the host, so that
+    /// only its TCP packets reach the NIC, all a host delay after they were
+    /// sent.
+    fn schedule_ports(&mut self, tcp: bool, datagram_sources: impl Iterator<Item = u32>) {
         let free = self.agents.is_empty();
+        let unobserved = |pt: &Port| free && pt.trace.is_none() && pt.pcap.is_empty();
         for i in 0..self.net.ports.len() {
             let host = self.net.is_host(self.net.ports[i].node);
             let pt = &mut self.net.ports[i];
-            pt.scheduled = free
-                && matches!(pt.queue, Queue::Droptail(_))
-                && pt.trace.is_none()
-                && pt.pcap.is_empty()
-                && !(tcp && host);
+            pt.scheduled =
+                unobserved(pt) && matches!(pt.queue, Queue::Droptail(_)) && !(tcp && host);
+        }
+        let net = &self.net;
+        self.nic_ahead = (0..net.host_port.len())
+            .map(|h| unobserved(&net.ports[net.host_port[h] as usize]))
+            .collect();
+        for h in datagram_sources {
+            self.nic_ahead[h as usize] = false;
         }
     }
 
@@ -162,6 +167,7 @@ impl Simulation {
             for pt in &mut self.net.ports {
                 pt.scheduled = false;
             }
+            self.nic_ahead.fill(false);
         }
         self.agents[node as usize].push(agent);
     }

@@ -84,23 +84,19 @@ impl Simulation {
 
     /// Whether host `host`'s NIC is known now to be idle at `at`, a host
     /// delay ahead, when a packet sent now reaches it: nothing but the host's
-    /// TCP packets reaches it (no datagram application sends from the host,
-    /// no switch agent may pause it), all a host delay after they were sent,
-    /// so in the order sent; none of them is still on its way (a
-    /// [`Event::HostSend`] pending); the wire is free by then, nothing is
-    /// queued and no pause holds it; nothing records its queue or packets as
-    /// they come; and `at` is not past the stop time.
+    /// TCP packets reaches it, all a host delay after they were sent, so in
+    /// the order sent, and nothing records its queue or packets as they come
+    /// (`nic_ahead`: no datagram application on the host, no queue trace or
+    /// capture, no switch agent, the only source of pauses and control
+    /// frames); none of those packets is still on its way (a
+    /// [`Event::HostSend`] pending); the wire is free by then and nothing is
+    /// queued; and `at` is not past the stop time.
     fn nic_idle_at(&self, host: u32, at: Time) -> bool {
         let pt = &self.net.ports[self.net.host_port[host as usize] as usize];
-        self.host_sends[host as usize] == 0
-            && self.tcp_only_nic[host as usize]
-            && self.agents.is_empty()
+        self.nic_ahead[host as usize]
+            && self.host_sends[host as usize] == 0
             && pt.busy_until <= at
             && pt.queue.is_empty()
-            && pt.control.is_empty()
-            && pt.pause_latest <= at
-            && pt.trace.is_none()
-            && pt.pcap.is_empty()
             && self.stop.is_none_or(|s| at <= s)
     }
 
@@ -141,10 +137,10 @@ impl Simulation {
     /// Ask the caches for what events a few places ahead will touch: the
     /// hop fields of the packet of an arrival or delivery [`PACKET_AHEAD`]
     /// places ahead (and the rest of a delivered one), and for the arrival
-    /// [`PORT_AHEAD`] places ahead (its hop fields prefetched before) the
-    /// port it will leave by, decided now when the forwarding policy hashes
-    /// ([`crate::forwarding::Forwarder::plan`]), or at its destination the
-    /// rest of the packet, its flow and its host's NIC port. With routing
+    /// or delivery [`PORT_AHEAD`] places ahead (its hop fields prefetched
+    /// before) the port it will leave by, decided now when the forwarding
+    /// policy hashes ([`crate::forwarding::Forwarder::plan`]), or at its
+    /// destination the rest of the packet, its flow and its host's NIC port. With routing
     /// tables too big for the caches, the routing cell of the arrival
     /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it.
     #[inline(always)]

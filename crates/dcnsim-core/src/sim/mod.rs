@@ -110,10 +110,10 @@ pub struct Simulation {
     /// Flows whose host queue drained while they were held back by it.
     resume: Vec<u32>,
     /// Per host: packets it sent that wait for a [`Event::HostSend`], and
-    /// whether only its TCP packets reach its NIC (no datagram application
-    /// sends from it).
+    /// whether its NIC may take a TCP answer a host delay ahead (see
+    /// `schedule_ports`).
     host_sends: Vec<u32>,
-    tcp_only_nic: Vec<bool>,
+    nic_ahead: Vec<bool>,
     traced_flows: Vec<u32>,
     flow_trace: FlowTraceRows,
     rounds: RoundRows,
