@@ -8,12 +8,18 @@
 /// targets without a prefetch instruction, and results never depend on it).
 #[inline(always)]
 pub fn prefetch<T>(value: &T) {
+    prefetch_bytes(value, std::mem::size_of::<T>());
+}
+
+/// Start loading the cache lines of the first `bytes` bytes of `value`.
+#[inline(always)]
+pub fn prefetch_bytes<T>(value: &T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let start = std::ptr::from_ref(value).cast::<i8>();
         let mut line = 0;
-        while line < std::mem::size_of::<T>() {
+        while line < bytes.min(std::mem::size_of::<T>()) {
             // SAFETY: SSE, which `_mm_prefetch` needs, is part of the x86_64
             // baseline; a prefetch reads nothing and never faults.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(line)) };
@@ -21,5 +27,5 @@ pub fn prefetch<T>(value: &T) {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
+    let _ = (value, bytes);
 }

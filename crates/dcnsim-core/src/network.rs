@@ -15,9 +15,12 @@ use crate::topology::{NodeKind, Topology};
 use crate::units::{Rate, Time};
 use std::collections::{HashMap, VecDeque};
 
-/// Laid out by hand (`repr(C)`): what serializing a packet touches first,
-/// then what queueing touches, then what is rarely read.
-#[repr(C)]
+/// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
+/// serializing a packet touches; the next two what a scheduled FIFO port's
+/// queue and AQM touch on every arrival (`queue/droptail.rs`: its queue
+/// begins the second line); the rest is read off the hot path. A packet's
+/// hop through a scheduled port so touches three adjacent lines.
+#[repr(C, align(64))]
 pub struct Port {
     /// When the packet on the wire (if any) has been fully serialized.
     pub busy_until: Time,
@@ -35,28 +38,32 @@ pub struct Port {
     /// A FIFO port that commits packets to the wire on arrival, with no
     /// wake-up events ([`crate::queue::DropTail::commit`]).
     pub scheduled: bool,
-    pub node: u32,
+    /// Whether `outages` and `pcap` have entries: read on every packet, so
+    /// kept on this line rather than read from the vectors further down.
+    has_outages: bool,
+    captured: bool,
     pub peer: u32,
     /// The port of the peer back towards this port's node.
     pub reverse: u32,
-    /// Index into the queue trace, when this port is traced.
-    pub trace: Option<u32>,
+    pub node: u32,
     pub queue: Queue,
+    /// ECN marking / early drop on arrival, one per AQM domain of the queue
+    /// (empty without AQM).
+    pub aqm: Box<[Aqm]>,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
     pub max_bytes: u64,
+    /// Index into the queue trace, when this port is traced.
+    pub trace: Option<u32>,
     /// The earliest pending wake-up event of this port, if any.
     pub wake_at: Option<Time>,
-    /// ECN marking / early drop on arrival, one per AQM domain of the queue
-    /// (empty without AQM).
-    pub aqm: Vec<Aqm>,
     /// Windows `[start, stop)` during which the port drops every packet.
-    pub outages: Vec<(Time, Time)>,
+    outages: Vec<(Time, Time)>,
     /// MAC control frames (PAUSE) a switch agent sends out of this port:
     /// served before the queue and never paused.
     pub control: VecDeque<u32>,
     /// Captures recording what this port sends.
-    pub pcap: Vec<u32>,
+    pcap: Vec<u32>,
     pub drops: u64,
     pub rate: Rate,
     /// Until when each class is paused by an 802.1Qbb PAUSE from the peer.
@@ -67,7 +74,53 @@ impl Port {
     /// Whether an outage drops what arrives at `now`.
     #[inline]
     pub fn is_down(&self, now: Time) -> bool {
-        self.outages.iter().any(|&(a, b)| a <= now && now < b)
+        self.has_outages && self.outages.iter().any(|&(a, b)| a <= now && now < b)
+    }
+
+    /// Start loading the lines of the port an arrival reads (see the
+    /// layout above).
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        crate::cache::prefetch_bytes(self, Port::HOT_BYTES);
+    }
+
+    /// The port's first lines, which an arrival reads.
+    const HOT_BYTES: usize = 192;
+
+    /// Start loading what an arrival reads beyond the port itself: its
+    /// first AQM domain and, on a scheduled FIFO, the oldest committed
+    /// packet's entry.
+    #[inline(always)]
+    pub fn prefetch_queue(&self) {
+        if let Some(a) = self.aqm.first() {
+            crate::cache::prefetch(a);
+        }
+        if let Queue::Droptail(fifo) = &self.queue {
+            fifo.prefetch_head();
+        }
+    }
+
+    /// Drop every packet offered in `[start, stop)`.
+    pub fn add_outage(&mut self, start: Time, stop: Time) {
+        self.outages.push((start, stop));
+        self.has_outages = true;
+    }
+
+    /// Record what this port sends in capture `c`.
+    pub fn add_capture(&mut self, c: u32) {
+        self.pcap.push(c);
+        self.captured = true;
+    }
+
+    /// The captures recording what this port sends.
+    pub fn captures(&self) -> &[u32] {
+        &self.pcap
+    }
+
+    /// Whether any capture records what this port sends.
+    #[inline]
+    pub fn captured(&self) -> bool {
+        self.captured
     }
 
     /// The classes paused at `now` (bit c for class c).
@@ -155,12 +208,14 @@ impl Network {
                 ps_per_byte: l.rate.exact_ps_per_byte().unwrap_or(0),
                 reverse,
                 queue: Queue::new(queue),
-                aqm: Vec::new(),
+                aqm: Box::new([]),
                 paused_until: Box::new([Time::ZERO; CLASSES]),
                 pause_latest: Time::ZERO,
                 scheduled: false,
                 control: VecDeque::new(),
+                has_outages: false,
                 outages: Vec::new(),
+                captured: false,
                 pcap: Vec::new(),
                 busy_until: Time::ZERO,
                 wake_at: None,
@@ -278,5 +333,39 @@ impl Network {
     pub fn up_ports(&self, node: u32) -> &[u32] {
         let i = node as usize;
         &self.up_ports[self.up_off[i] as usize..self.up_off[i + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::DropTail;
+    use crate::scenario::Scenario;
+    use std::mem::{offset_of, size_of};
+
+    /// The layout the hot path and [`Port::prefetch`] rely on: what
+    /// serializing touches in the first line, a scheduled FIFO's queue
+    /// fields in the second, its AQM and depth record in the third.
+    #[test]
+    fn an_arrival_reads_the_first_three_lines_of_a_port() {
+        let sc = Scenario::from_toml_str(
+            "[topology]\nkind = \"fat_tree\"\nk = 4\nlink = { rate = \"10Gbps\", delay = \"1us\" }\n\
+             [network]\nqueue = { capacity = \"100pkt\", aqm = { kind = \"threshold\", k = \"65pkt\" } }\n",
+        )
+        .unwrap();
+        let net = Network::build(&sc.topology, &sc.network);
+        let pt = &net.ports[0];
+        assert_eq!(std::mem::align_of::<Port>(), 64);
+        let end = |offset: usize, size: usize| offset + size;
+        assert!(end(offset_of!(Port, node), 4) <= 64);
+        assert_eq!(offset_of!(Port, queue), 64);
+        let Queue::Droptail(fifo) = &pt.queue else {
+            panic!("a FIFO port")
+        };
+        let fifo_at = std::ptr::from_ref(fifo) as usize - std::ptr::from_ref(pt) as usize;
+        assert!(end(fifo_at, DropTail::HOT_END) <= 128);
+        assert!(end(offset_of!(Port, max_bytes), 8) <= Port::HOT_BYTES);
+        assert!(end(offset_of!(Port, aqm), size_of::<Box<[Aqm]>>()) <= Port::HOT_BYTES);
+        assert_eq!(Port::HOT_BYTES, 192);
     }
 }

@@ -22,7 +22,7 @@ impl Simulation {
             net.ports[p as usize].trace = Some(i as u32);
         }
         for &(p, start, stop) in &sc.resolved.outages {
-            net.ports[p as usize].outages.push((start, stop));
+            net.ports[p as usize].add_outage(start, stop);
         }
         for (i, port) in net.ports.iter_mut().enumerate() {
             let spec = match sc.topology.nodes[port.node as usize].kind {
@@ -43,11 +43,11 @@ impl Simulation {
         for (c, target) in sc.resolved.pcap.iter().enumerate() {
             let c = c as u32;
             match *target {
-                PcapTarget::Port(p) => net.ports[p as usize].pcap.push(c),
+                PcapTarget::Port(p) => net.ports[p as usize].add_capture(c),
                 PcapTarget::Host(h) => {
                     host_capture[h as usize] = Some(c);
                     let nic = net.host_port[h as usize] as usize;
-                    net.ports[nic].pcap.push(c);
+                    net.ports[nic].add_capture(c);
                 }
             }
         }
@@ -139,7 +139,7 @@ impl Simulation {
     /// sent.
     fn schedule_ports(&mut self, tcp: bool, datagram_sources: impl Iterator<Item = u32>) {
         let free = self.agents.is_empty();
-        let unobserved = |pt: &Port| free && pt.trace.is_none() && pt.pcap.is_empty();
+        let unobserved = |pt: &Port| free && pt.trace.is_none() && !pt.captured();
         for i in 0..self.net.ports.len() {
             let host = self.net.is_host(self.net.ports[i].node);
             let pt = &mut self.net.ports[i];

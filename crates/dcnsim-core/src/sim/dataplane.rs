@@ -39,6 +39,9 @@ use crate::units::Time;
 /// Events ahead whose packet the loop prefetches, and whose port or flow.
 const PACKET_AHEAD: usize = 6;
 const PORT_AHEAD: usize = 3;
+/// Events ahead whose planned port's AQM state and queue head the loop
+/// prefetches (the port itself arrived in the cache since [`PORT_AHEAD`]).
+const QUEUE_AHEAD: usize = 1;
 /// Events ahead whose routing table cell the loop prefetches, on fabrics
 /// whose tables outgrow the caches: one before [`PORT_AHEAD`] plans the
 /// route.
@@ -142,7 +145,10 @@ impl Simulation {
     /// policy hashes ([`crate::forwarding::Forwarder::plan`]), or at its
     /// destination the rest of the packet, its flow and its host's NIC port. With routing
     /// tables too big for the caches, the routing cell of the arrival
-    /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it.
+    /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it. For
+    /// the next arrival ([`QUEUE_AHEAD`]), whose planned port is in the
+    /// cache by now, what the port points to: its AQM state and the head of
+    /// a scheduled FIFO.
     #[inline(always)]
     pub(super) fn prefetch_ahead(&mut self) {
         match self.events.peek_ahead(PACKET_AHEAD) {
@@ -161,6 +167,12 @@ impl Simulation {
                 }
             }
         }
+        if let Some(Event::Arrive(p)) = self.events.peek_ahead(QUEUE_AHEAD) {
+            let route = self.arena.hop(p).route;
+            if route != NONE {
+                self.net.ports[route as usize].prefetch_queue();
+            }
+        }
         let (p, delivered) = match self.events.peek_ahead(PORT_AHEAD) {
             Some(Event::Arrive(p)) => (p, false),
             Some(Event::Deliver(p)) => (p, true),
@@ -170,7 +182,7 @@ impl Simulation {
         let node = pkt.next_node;
         if !delivered && node != pkt.dst {
             if let Some(port) = self.fwd.plan(&self.net, node, pkt) {
-                crate::cache::prefetch(&self.net.ports[port as usize]);
+                self.net.ports[port as usize].prefetch();
             }
         } else {
             // Delivered: the rest of the packet, its flow and the NIC its
@@ -178,7 +190,7 @@ impl Simulation {
             if pkt.is_tcp() {
                 crate::cache::prefetch(&self.flows[pkt.flow as usize]);
                 let nic = self.net.host_port[self.net.node_host[node as usize] as usize];
-                crate::cache::prefetch(&self.net.ports[nic as usize]);
+                self.net.ports[nic as usize].prefetch();
             }
             self.arena.prefetch_ends(p);
         }
@@ -250,7 +262,7 @@ impl Simulation {
     fn enqueue_control(&mut self, port: u32, p: u32) {
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
-        if !pt.outages.is_empty() && pt.is_down(now) {
+        if pt.is_down(now) {
             pt.drops += 1;
             self.drop_at(port, p);
         } else if pt.busy_until <= now && pt.control.is_empty() {
@@ -303,7 +315,7 @@ impl Simulation {
     /// then ([`Simulation::send`]).
     fn enqueue_at(&mut self, port: u32, p: u32, now: Time) {
         let pt = &mut self.net.ports[port as usize];
-        if !pt.outages.is_empty() && pt.is_down(now) {
+        if pt.is_down(now) {
             pt.drops += 1;
             self.drop_at(port, p);
             return;
@@ -484,7 +496,7 @@ impl Simulation {
         pkt.route = NONE;
         pkt.ingress = pt.reverse;
         let at = done + pt.arrive_after;
-        let captured = !pt.pcap.is_empty();
+        let captured = pt.captured();
         let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
         if self.host_delay != Time::ZERO
             && pkt.next_node == pkt.dst

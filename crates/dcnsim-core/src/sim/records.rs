@@ -412,8 +412,8 @@ impl Simulation {
     /// Record packet `p` in every capture of `port` as it starts serializing.
     pub(super) fn capture_port(&mut self, port: u32, p: u32) {
         let pkt = self.arena.get(p);
-        for i in 0..self.net.ports[port as usize].pcap.len() {
-            let c = self.net.ports[port as usize].pcap[i];
+        for i in 0..self.net.ports[port as usize].captures().len() {
+            let c = self.net.ports[port as usize].captures()[i];
             self.capture(c, &pkt);
         }
     }
