@@ -15,6 +15,12 @@ use crate::topology::{NodeKind, Topology};
 use crate::units::{Rate, Time};
 use std::collections::{HashMap, VecDeque};
 
+/// Bytes of ports beyond which they outgrow a core's second-level cache
+/// (1 MB on the development machine's cores): on smaller fabrics what a
+/// port points to stays cached and prefetching it only costs instructions
+/// (docs/performance.md, item 17).
+const LARGE_PORTS: usize = 1 << 20;
+
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
 /// serializing a packet touches; the next two what a scheduled FIFO port's
 /// queue and AQM touch on every arrival (`queue/droptail.rs`: its queue
@@ -171,6 +177,8 @@ pub struct Network {
     host_nodes: Vec<u32>,
     /// Equal-cost next hops of (node, destination host).
     routes: Routes,
+    /// Whether the ports outgrow the caches ([`LARGE_PORTS`]).
+    ports_outgrow_caches: bool,
     /// Ports of each switch towards a higher tier (equal-length routing).
     up_off: Vec<u32>,
     up_ports: Vec<u32>,
@@ -247,10 +255,12 @@ impl Network {
             host_port,
             host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
             routes: Routes::default(),
+            ports_outgrow_caches: false,
             up_off: Vec::new(),
             up_ports: Vec::new(),
         };
         net.routes = Routes::build(&net);
+        net.ports_outgrow_caches = net.ports.len() * std::mem::size_of::<Port>() >= LARGE_PORTS;
         net.build_up_ports();
         net
     }
@@ -280,6 +290,13 @@ impl Network {
     #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
         self.routes.next_hops(node, dst)
+    }
+
+    /// Whether the ports are too many to stay in the caches, so that
+    /// prefetching what they point to ([`Port::prefetch_queue`]) pays.
+    #[inline]
+    pub fn ports_outgrow_caches(&self) -> bool {
+        self.ports_outgrow_caches
     }
 
     /// Whether the routing tables outgrow the caches (see

@@ -40,7 +40,8 @@ use crate::units::Time;
 const PACKET_AHEAD: usize = 6;
 const PORT_AHEAD: usize = 3;
 /// Events ahead whose planned port's AQM state and queue head the loop
-/// prefetches (the port itself arrived in the cache since [`PORT_AHEAD`]).
+/// prefetches (the port itself arrived in the cache since [`PORT_AHEAD`]),
+/// on fabrics whose ports outgrow the caches.
 const QUEUE_AHEAD: usize = 1;
 /// Events ahead whose routing table cell the loop prefetches, on fabrics
 /// whose tables outgrow the caches: one before [`PORT_AHEAD`] plans the
@@ -145,10 +146,10 @@ impl Simulation {
     /// policy hashes ([`crate::forwarding::Forwarder::plan`]), or at its
     /// destination the rest of the packet, its flow and its host's NIC port. With routing
     /// tables too big for the caches, the routing cell of the arrival
-    /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it. For
-    /// the next arrival ([`QUEUE_AHEAD`]), whose planned port is in the
-    /// cache by now, what the port points to: its AQM state and the head of
-    /// a scheduled FIFO.
+    /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it. With
+    /// ports too many for the caches, for the next arrival
+    /// ([`QUEUE_AHEAD`]), whose planned port is in the cache by now, what
+    /// the port points to: its AQM state and the head of a scheduled FIFO.
     #[inline(always)]
     pub(super) fn prefetch_ahead(&mut self) {
         match self.events.peek_ahead(PACKET_AHEAD) {
@@ -167,10 +168,12 @@ impl Simulation {
                 }
             }
         }
-        if let Some(Event::Arrive(p)) = self.events.peek_ahead(QUEUE_AHEAD) {
-            let route = self.arena.hop(p).route;
-            if route != NONE {
-                self.net.ports[route as usize].prefetch_queue();
+        if self.net.ports_outgrow_caches() {
+            if let Some(Event::Arrive(p)) = self.events.peek_ahead(QUEUE_AHEAD) {
+                let route = self.arena.hop(p).route;
+                if route != NONE {
+                    self.net.ports[route as usize].prefetch_queue();
+                }
             }
         }
         let (p, delivered) = match self.events.peek_ahead(PORT_AHEAD) {
