@@ -177,8 +177,6 @@ pub struct Network {
     host_nodes: Vec<u32>,
     /// Equal-cost next hops of (node, destination host).
     routes: Routes,
-    /// Whether the ports outgrow the caches ([`LARGE_PORTS`]).
-    ports_outgrow_caches: bool,
     /// Ports of each switch towards a higher tier (equal-length routing).
     up_off: Vec<u32>,
     up_ports: Vec<u32>,
@@ -255,12 +253,10 @@ impl Network {
             host_port,
             host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
             routes: Routes::default(),
-            ports_outgrow_caches: false,
             up_off: Vec::new(),
             up_ports: Vec::new(),
         };
         net.routes = Routes::build(&net);
-        net.ports_outgrow_caches = net.ports.len() * std::mem::size_of::<Port>() >= LARGE_PORTS;
         net.build_up_ports();
         net
     }
@@ -296,7 +292,7 @@ impl Network {
     /// prefetching what they point to ([`Port::prefetch_queue`]) pays.
     #[inline]
     pub fn ports_outgrow_caches(&self) -> bool {
-        self.ports_outgrow_caches
+        self.ports.len() * std::mem::size_of::<Port>() >= LARGE_PORTS
     }
 
     /// Whether the routing tables outgrow the caches (see

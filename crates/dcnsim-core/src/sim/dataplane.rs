@@ -144,10 +144,10 @@ impl Simulation {
     /// or delivery [`PORT_AHEAD`] places ahead (its hop fields prefetched
     /// before) the port it will leave by, decided now when the forwarding
     /// policy hashes ([`crate::forwarding::Forwarder::plan`]), or at its
-    /// destination the rest of the packet, its flow and its host's NIC port. With routing
-    /// tables too big for the caches, the routing cell of the arrival
-    /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it. With
-    /// ports too many for the caches, for the next arrival
+    /// destination the rest of the packet, its flow and its host's NIC
+    /// port. With routing tables too big for the caches, the routing cell of
+    /// the arrival [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads
+    /// it. With ports too many for the caches, for the next arrival
     /// ([`QUEUE_AHEAD`]), whose planned port is in the cache by now, what
     /// the port points to: its AQM state and the head of a scheduled FIFO.
     #[inline(always)]
