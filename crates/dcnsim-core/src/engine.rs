@@ -100,6 +100,14 @@ struct Slot {
     event: Event,
 }
 
+impl Slot {
+    /// What fills a chunk before events are put in it.
+    const EMPTY: Slot = Slot {
+        key: 0,
+        event: Event::AgentSend,
+    };
+}
+
 /// The width of the buckets, 2^`shift` ps, and what slot keys derive from
 /// it (kept, not recomputed per event).
 #[derive(Clone, Copy, Debug)]
@@ -153,6 +161,108 @@ impl Width {
     }
 }
 
+/// Slots in a chunk of a ring bucket: with the link to the next chunk, two
+/// cache lines.
+const CHUNK: usize = 7;
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Chunk {
+    slots: [Slot; CHUNK],
+    /// The next chunk of its bucket.
+    next: u32,
+}
+
+impl Chunk {
+    const EMPTY: Chunk = Chunk {
+        slots: [Slot::EMPTY; CHUNK],
+        next: 0,
+    };
+}
+
+/// A ring bucket: a chain of chunks, the first and the last, and how many
+/// events it holds.
+#[derive(Clone, Copy, Default)]
+struct Bucket {
+    first: u32,
+    last: u32,
+    len: u32,
+}
+
+/// The ring's buckets, their events in chunks of seven (two cache lines with
+/// the link) drawn from one pool. A bucket fills while the clock is a few hundred ns to a few
+/// tens of us short of it, and gives its chunks back when it becomes
+/// current; the pool hands out the chunk given back last, whose line is
+/// still in the cache. With a vector per bucket, each bucket's memory was
+/// last touched a whole turn of the ring earlier (134 us), so appends
+/// missed the caches at every new line (docs/performance.md).
+struct Ring {
+    buckets: Vec<Bucket>,
+    chunks: Vec<Chunk>,
+    /// Chunks holding no bucket's events, the one given back last on top.
+    free: Vec<u32>,
+}
+
+impl Default for Ring {
+    fn default() -> Ring {
+        Ring {
+            buckets: vec![Bucket::default(); RING],
+            chunks: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl Ring {
+    /// Append `slot` to bucket `i`.
+    #[inline(always)]
+    fn push(&mut self, i: usize, slot: Slot) {
+        let at = self.buckets[i].len as usize % CHUNK;
+        if at == 0 {
+            self.chain(i);
+        }
+        let b = &mut self.buckets[i];
+        b.len += 1;
+        self.chunks[b.last as usize].slots[at] = slot;
+    }
+
+    /// Give bucket `i` a new last chunk.
+    #[inline(always)]
+    fn chain(&mut self, i: usize) {
+        let c = self.free.pop().unwrap_or_else(|| {
+            self.chunks.push(Chunk::EMPTY);
+            (self.chunks.len() - 1) as u32
+        });
+        let b = &mut self.buckets[i];
+        if b.len == 0 {
+            b.first = c;
+        } else {
+            self.chunks[b.last as usize].next = c;
+        }
+        b.last = c;
+    }
+
+    /// Move bucket `i`'s events, in order, to the end of `into`, and give
+    /// its chunks back.
+    fn take(&mut self, i: usize, into: &mut Vec<Slot>) {
+        let b = std::mem::take(&mut self.buckets[i]);
+        let (mut c, mut left) = (b.first, b.len as usize);
+        into.reserve(left);
+        while left > 0 {
+            let n = left.min(CHUNK);
+            // Slot by slot: `extend_from_slice` called `memmove` for these
+            // few bytes.
+            let chunk = &self.chunks[c as usize];
+            for &slot in &chunk.slots[..n] {
+                into.push(slot);
+            }
+            self.free.push(c);
+            left -= n;
+            c = chunk.next;
+        }
+    }
+}
+
 /// Buckets start 2^16 ps (65.5 ns) wide: a few tens of events on a loaded
 /// 10 Gbps fabric, so sorting one as it becomes current is cheap. On a
 /// sparser one (1 Gbps links, light load) most buckets would hold one event
@@ -202,7 +312,7 @@ pub struct EventQueue {
     held: u64,
     /// Buckets `bucket + 1 .. bucket + RING`, at slot `number % RING`, each
     /// in the order its events were put there.
-    ring: Box<[Vec<Slot>; RING]>,
+    ring: Ring,
     /// Which ring slots hold events.
     occupied: [u64; WORDS],
     in_ring: usize,
@@ -224,7 +334,7 @@ impl Default for EventQueue {
             width: Width::new(MIN_SHIFT),
             made_current: 0,
             held: 0,
-            ring: Box::new(std::array::from_fn(|_| Vec::new())),
+            ring: Ring::default(),
             occupied: [0; WORDS],
             in_ring: 0,
             far: QuaternaryHeap::new(),
@@ -293,7 +403,7 @@ impl EventQueue {
     #[inline(always)]
     fn put_in_ring(&mut self, bucket: u64, slot: Slot) {
         let i = (bucket % RING as u64) as usize;
-        self.ring[i].push(slot);
+        self.ring.push(i, slot);
         self.occupied[i / 64] |= 1 << (i % 64);
         self.in_ring += 1;
     }
@@ -347,7 +457,7 @@ impl EventQueue {
             self.bucket = next;
             self.start = self.width.start(next);
             let i = (next % RING as u64) as usize;
-            std::mem::swap(&mut self.current, &mut self.ring[i]);
+            self.ring.take(i, &mut self.current);
             self.occupied[i / 64] &= !(1 << (i % 64));
             self.in_ring -= self.current.len();
             // Only when the ring was empty can the heap hold events of the
@@ -420,9 +530,11 @@ impl EventQueue {
     /// all of which are earlier.
     fn rescale(&mut self, shift: u32) {
         let mut pending = Vec::with_capacity(self.in_ring);
+        let mut bucket = Vec::new();
         for d in 1..RING as u64 {
             let i = ((self.bucket + d) % RING as u64) as usize;
-            for slot in self.ring[i].drain(..) {
+            self.ring.take(i, &mut bucket);
+            for slot in bucket.drain(..) {
                 pending.push((self.width.times(self.bucket + d, &slot), slot.event));
             }
         }
@@ -554,6 +666,27 @@ mod tests {
                 assert_eq!(events(&slots), events(&want));
             }
         }
+    }
+
+    /// The ring's chunks go back to its pool when their bucket becomes
+    /// current and are drawn again: over a million events, with at most 64
+    /// pending at once, the ring never holds more chunks than events
+    /// pending, however long the run.
+    #[test]
+    fn ring_memory_follows_the_pending_events_not_the_run() {
+        let mut q = EventQueue::default();
+        for i in 0..64 {
+            q.schedule(Time(70_000 + 9_000 * i), Event::Arrive(i as u32));
+        }
+        for i in 0..1_000_000u64 {
+            let (t, e) = q.pop().expect("64 events pending");
+            q.schedule(t + Time(200_000 + 1_000 * (i % 97)), e);
+        }
+        assert!(
+            q.ring.chunks.len() <= 64,
+            "{} chunks for 64 pending events",
+            q.ring.chunks.len()
+        );
     }
 
     /// A reference queue: a heap of (time, from, seq), against which the
