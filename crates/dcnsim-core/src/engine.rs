@@ -161,24 +161,12 @@ impl Width {
     }
 }
 
-/// Slots in a chunk of a ring bucket: with the link to the next chunk, two
-/// cache lines.
-const CHUNK: usize = 7;
+/// Slots in a chunk of a ring bucket: two cache lines.
+const CHUNK: usize = 8;
 
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-struct Chunk {
-    slots: [Slot; CHUNK],
-    /// The next chunk of its bucket.
-    next: u32,
-}
-
-impl Chunk {
-    const EMPTY: Chunk = Chunk {
-        slots: [Slot::EMPTY; CHUNK],
-        next: 0,
-    };
-}
+struct Chunk([Slot; CHUNK]);
 
 /// A ring bucket: a chain of chunks, the first and the last, and how many
 /// events it holds.
@@ -189,16 +177,23 @@ struct Bucket {
     len: u32,
 }
 
-/// The ring's buckets, their events in chunks of seven (two cache lines with
-/// the link) drawn from one pool. A bucket fills while the clock is a few hundred ns to a few
-/// tens of us short of it, and gives its chunks back when it becomes
-/// current; the pool hands out the chunk given back last, whose line is
-/// still in the cache. With a vector per bucket, each bucket's memory was
+/// The ring's buckets, their events in chunks of eight (two cache lines)
+/// drawn from one pool, and the links of the chunks apart from them. A
+/// bucket fills while the clock is a few hundred ns to a few tens of us
+/// short of it, and gives its chunks back when it becomes current; the
+/// pool hands out the chunk given back last, whose lines are still in the
+/// cache. With a vector per bucket, each bucket's memory was
 /// last touched a whole turn of the ring earlier (134 us), so appends
 /// missed the caches at every new line (docs/performance.md).
 struct Ring {
     buckets: Vec<Bucket>,
     chunks: Vec<Chunk>,
+    /// The chunk after each chunk in its bucket. Apart from the chunks, in
+    /// a small table that stays cached: a bucket's walk through its chunks
+    /// ([`Ring::take`]) finds each next chunk without waiting for the one
+    /// before, so a dense bucket's chunks (a hundred at k = 24) load
+    /// together.
+    next: Vec<u32>,
     /// Chunks holding no bucket's events, the one given back last on top.
     free: Vec<u32>,
 }
@@ -208,6 +203,7 @@ impl Default for Ring {
         Ring {
             buckets: vec![Bucket::default(); RING],
             chunks: Vec::new(),
+            next: Vec::new(),
             free: Vec::new(),
         }
     }
@@ -223,21 +219,22 @@ impl Ring {
         }
         let b = &mut self.buckets[i];
         b.len += 1;
-        self.chunks[b.last as usize].slots[at] = slot;
+        self.chunks[b.last as usize].0[at] = slot;
     }
 
     /// Give bucket `i` a new last chunk.
     #[inline(always)]
     fn chain(&mut self, i: usize) {
         let c = self.free.pop().unwrap_or_else(|| {
-            self.chunks.push(Chunk::EMPTY);
+            self.chunks.push(Chunk([Slot::EMPTY; CHUNK]));
+            self.next.push(0);
             (self.chunks.len() - 1) as u32
         });
         let b = &mut self.buckets[i];
         if b.len == 0 {
             b.first = c;
         } else {
-            self.chunks[b.last as usize].next = c;
+            self.next[b.last as usize] = c;
         }
         b.last = c;
     }
@@ -252,13 +249,12 @@ impl Ring {
             let n = left.min(CHUNK);
             // Slot by slot: `extend_from_slice` called `memmove` for these
             // few bytes.
-            let chunk = &self.chunks[c as usize];
-            for &slot in &chunk.slots[..n] {
+            for &slot in &self.chunks[c as usize].0[..n] {
                 into.push(slot);
             }
             self.free.push(c);
             left -= n;
-            c = chunk.next;
+            c = self.next[c as usize];
         }
     }
 }
