@@ -186,7 +186,9 @@ struct Bucket {
 /// last touched a whole turn of the ring earlier (134 us), so appends
 /// missed the caches at every new line (docs/performance.md).
 struct Ring {
-    buckets: Vec<Bucket>,
+    buckets: Box<[Bucket; RING]>,
+    /// Which buckets hold events.
+    occupied: [u64; WORDS],
     chunks: Vec<Chunk>,
     /// The chunk after each chunk in its bucket. Apart from the chunks, in
     /// a small table that stays cached: a bucket's walk through its chunks
@@ -201,7 +203,8 @@ struct Ring {
 impl Default for Ring {
     fn default() -> Ring {
         Ring {
-            buckets: vec![Bucket::default(); RING],
+            buckets: Box::new([Bucket::default(); RING]),
+            occupied: [0; WORDS],
             chunks: Vec::new(),
             next: Vec::new(),
             free: Vec::new(),
@@ -222,7 +225,7 @@ impl Ring {
         self.chunks[b.last as usize].0[at] = slot;
     }
 
-    /// Give bucket `i` a new last chunk.
+    /// Give bucket `i` a new last chunk (its first: it now holds events).
     #[inline(always)]
     fn chain(&mut self, i: usize) {
         let c = self.free.pop().unwrap_or_else(|| {
@@ -233,29 +236,93 @@ impl Ring {
         let b = &mut self.buckets[i];
         if b.len == 0 {
             b.first = c;
+            self.occupied[i / 64] |= 1 << (i % 64);
         } else {
             self.next[b.last as usize] = c;
         }
         b.last = c;
     }
 
-    /// Move bucket `i`'s events, in order, to the end of `into`, and give
-    /// its chunks back.
-    fn take(&mut self, i: usize, into: &mut Vec<Slot>) {
-        let b = std::mem::take(&mut self.buckets[i]);
-        let (mut c, mut left) = (b.first, b.len as usize);
-        into.reserve(left);
-        while left > 0 {
-            let n = left.min(CHUNK);
-            // Slot by slot: `extend_from_slice` called `memmove` for these
-            // few bytes.
-            for &slot in &self.chunks[c as usize].0[..n] {
-                into.push(slot);
+    /// Bucket `b`'s events in order, a chunk's worth at a time.
+    fn parts(&self, b: Bucket) -> impl Iterator<Item = &[Slot]> + Clone {
+        let (mut c, mut left) = (b.first as usize, b.len as usize);
+        std::iter::from_fn(move || {
+            if left == 0 {
+                return None;
             }
-            self.free.push(c);
+            let n = left.min(CHUNK);
+            let part = &self.chunks[c].0[..n];
             left -= n;
+            if left > 0 {
+                c = self.next[c] as usize;
+            }
+            Some(part)
+        })
+    }
+
+    /// Empty bucket `i`: its events go to `put` (a chunk's worth at a
+    /// time, in order), its chunks back to the pool.
+    #[inline(always)]
+    fn take_with(&mut self, i: usize, put: impl FnOnce(&Ring, Bucket)) {
+        let b = std::mem::take(&mut self.buckets[i]);
+        self.occupied[i / 64] &= !(1 << (i % 64));
+        put(self, b);
+        let (mut c, mut left) = (b.first, b.len as usize);
+        while left > 0 {
+            self.free.push(c);
+            left -= left.min(CHUNK);
             c = self.next[c as usize];
         }
+    }
+
+    /// Move bucket `i`'s events, in order, to the end of `into`.
+    fn take(&mut self, i: usize, into: &mut Vec<Slot>) {
+        self.take_with(i, |ring, b| {
+            for part in ring.parts(b) {
+                // Slot by slot: `extend_from_slice` called `memmove` for
+                // these few bytes.
+                for &slot in part {
+                    into.push(slot);
+                }
+            }
+        });
+    }
+
+    /// Make bucket `i`'s events the contents of `into`, sorted stably by
+    /// key ([`sort_stably`], its counting pass reading the chunks: no copy
+    /// in between).
+    fn take_sorted(&mut self, i: usize, into: &mut Vec<Slot>) {
+        self.take_with(i, |ring, b| {
+            into.clear();
+            if b.len as usize > SPREAD_ABOVE {
+                spread(ring.parts(b), b.len as usize, into);
+            } else {
+                for part in ring.parts(b) {
+                    for &slot in part {
+                        into.push(slot);
+                    }
+                }
+            }
+        });
+        insertion_sort(into);
+    }
+
+    /// Distance (1..RING) from bucket slot `cur` to the next occupied one,
+    /// if any; `cur` itself is empty (its events are current), so a full
+    /// turn ends there.
+    fn next_occupied(&self, cur: usize) -> Option<u64> {
+        let start = (cur + 1) % RING;
+        let (w0, b0) = (start / 64, start % 64);
+        let first = self.occupied[w0] & (u64::MAX << b0);
+        let slot = if first != 0 {
+            w0 * 64 + first.trailing_zeros() as usize
+        } else {
+            let w = (1..=WORDS)
+                .map(|i| (w0 + i) % WORDS)
+                .find(|&w| self.occupied[w] != 0)?;
+            w * 64 + self.occupied[w].trailing_zeros() as usize
+        };
+        Some(((slot + RING - cur) % RING) as u64)
     }
 }
 
@@ -309,9 +376,6 @@ pub struct EventQueue {
     /// Buckets `bucket + 1 .. bucket + RING`, at slot `number % RING`, each
     /// in the order its events were put there.
     ring: Ring,
-    /// Which ring slots hold events.
-    occupied: [u64; WORDS],
-    in_ring: usize,
     /// Events at `bucket + RING` or later.
     far: QuaternaryHeap<Far>,
     /// A buffer for sorting the current bucket.
@@ -331,8 +395,6 @@ impl Default for EventQueue {
             made_current: 0,
             held: 0,
             ring: Ring::default(),
-            occupied: [0; WORDS],
-            in_ring: 0,
             far: QuaternaryHeap::new(),
             scratch: Vec::new(),
             seq: 0,
@@ -398,10 +460,7 @@ impl EventQueue {
 
     #[inline(always)]
     fn put_in_ring(&mut self, bucket: u64, slot: Slot) {
-        let i = (bucket % RING as u64) as usize;
-        self.ring.push(i, slot);
-        self.occupied[i / 64] |= 1 << (i % 64);
-        self.in_ring += 1;
+        self.ring.push((bucket % RING as u64) as usize, slot);
     }
 
     /// Remove the next event and advance the clock to it.
@@ -442,27 +501,29 @@ impl EventQueue {
         if self.made_current == LOOK_EVERY || self.held >= DENSE * u64::from(LOOK_EVERY) {
             self.look();
         }
-        if self.current.is_empty() {
-            let next = if self.in_ring > 0 {
-                self.bucket + self.next_occupied()
-            } else if let Some(e) = self.far.peek() {
-                self.width.bucket(e.time)
-            } else {
-                return false;
-            };
-            self.bucket = next;
-            self.start = self.width.start(next);
-            let i = (next % RING as u64) as usize;
-            self.ring.take(i, &mut self.current);
-            self.occupied[i / 64] &= !(1 << (i % 64));
-            self.in_ring -= self.current.len();
-            // Only when the ring was empty can the heap hold events of the
-            // new current bucket.
+        let cur = (self.bucket % RING as u64) as usize;
+        if !self.current.is_empty() {
+            // After a rescale, the events of the bucket holding now.
+            sort_stably(&mut self.current, &mut self.scratch);
+        } else if let Some(d) = self.ring.next_occupied(cur) {
+            self.bucket += d;
+            self.start = self.width.start(self.bucket);
+            let i = (self.bucket % RING as u64) as usize;
+            self.ring.take_sorted(i, &mut self.current);
+            // The heap holds no event of this bucket: the horizon passed
+            // it before.
             self.hand_over_far();
+        } else if let Some(e) = self.far.peek() {
+            // The ring is empty: the next events are the heap's.
+            self.bucket = self.width.bucket(e.time);
+            self.start = self.width.start(self.bucket);
+            self.hand_over_far();
+            sort_stably(&mut self.current, &mut self.scratch);
+        } else {
+            return false;
         }
         self.made_current += 1;
         self.held += self.current.len() as u64;
-        sort_stably(&mut self.current, &mut self.scratch);
         true
     }
 
@@ -525,7 +586,7 @@ impl EventQueue {
     /// out: the heap's events then join the ring after those already there,
     /// all of which are earlier.
     fn rescale(&mut self, shift: u32) {
-        let mut pending = Vec::with_capacity(self.in_ring);
+        let mut pending = Vec::new();
         let mut bucket = Vec::new();
         for d in 1..RING as u64 {
             let i = ((self.bucket + d) % RING as u64) as usize;
@@ -534,8 +595,6 @@ impl EventQueue {
                 pending.push((self.width.times(self.bucket + d, &slot), slot.event));
             }
         }
-        self.occupied = [0; WORDS];
-        self.in_ring = 0;
         self.width = Width::new(shift);
         self.bucket = self.width.bucket(self.now);
         self.start = self.width.start(self.bucket);
@@ -550,60 +609,54 @@ impl EventQueue {
         }
         self.hand_over_far();
     }
-
-    /// Distance (1..RING) from the current bucket to the next occupied ring
-    /// slot. The current bucket's own slot is always empty (its events are in
-    /// `current`), so a full turn ends there.
-    fn next_occupied(&self) -> u64 {
-        let cur = (self.bucket % RING as u64) as usize;
-        let start = (cur + 1) % RING;
-        let (w0, b0) = (start / 64, start % 64);
-        let mut slot = None;
-        let first = self.occupied[w0] & (u64::MAX << b0);
-        if first != 0 {
-            slot = Some(w0 * 64 + first.trailing_zeros() as usize);
-        } else {
-            for i in 1..=WORDS {
-                let w = (w0 + i) % WORDS;
-                if self.occupied[w] != 0 {
-                    slot = Some(w * 64 + self.occupied[w].trailing_zeros() as usize);
-                    break;
-                }
-            }
-        }
-        let slot = slot.expect("in_ring > 0 but no slot is occupied");
-        ((slot + RING - cur) % RING) as u64
-    }
 }
 
 /// Sub-buckets of the counting pass of [`sort_stably`]: 2^5, 2 ns each.
 const SUB_BITS: u32 = 5;
 
+/// Above this many events a bucket's sort begins with the counting pass.
+const SPREAD_ABOVE: usize = 16;
+
 /// Sort `slots` by key, keeping equal keys in their order (`scratch` is a
 /// reused buffer). A bucket holds a few tens of events in no particular
-/// order: one stable counting pass spreads them over 32 sub-buckets by the
-/// top bits of their key, which leaves an insertion sort almost nothing to
-/// move (measured against the library's stable sort in docs/performance.md).
+/// order: one stable counting pass ([`spread`]) spreads them over 32
+/// sub-buckets by the top bits of their key, which leaves an insertion sort
+/// almost nothing to move (measured against the library's stable sort in
+/// docs/performance.md).
 fn sort_stably(slots: &mut Vec<Slot>, scratch: &mut Vec<Slot>) {
-    if slots.len() > 16 {
-        let sub = |s: &Slot| (s.key >> (64 - SUB_BITS)) as usize;
-        let mut at = [0u32; 1 << SUB_BITS];
-        for s in slots.iter() {
-            at[sub(s)] += 1;
-        }
-        let mut sum = 0;
-        for a in &mut at {
-            (*a, sum) = (sum, sum + *a);
-        }
-        scratch.clear();
-        scratch.resize(slots.len(), slots[0]);
-        for s in slots.iter() {
-            let i = &mut at[sub(s)];
-            scratch[*i as usize] = *s;
-            *i += 1;
-        }
+    if slots.len() > SPREAD_ABOVE {
+        spread(std::iter::once(&slots[..]), slots.len(), scratch);
         std::mem::swap(slots, scratch);
     }
+    insertion_sort(slots);
+}
+
+/// Make `into` the `n` slots of `parts` (read twice) ordered stably by the
+/// top [`SUB_BITS`] of their key: a counting sort's one pass.
+fn spread<'a>(parts: impl Iterator<Item = &'a [Slot]> + Clone, n: usize, into: &mut Vec<Slot>) {
+    let sub = |s: &Slot| (s.key >> (64 - SUB_BITS)) as usize;
+    let mut at = [0u32; 1 << SUB_BITS];
+    for part in parts.clone() {
+        for s in part {
+            at[sub(s)] += 1;
+        }
+    }
+    let mut sum = 0;
+    for a in &mut at {
+        (*a, sum) = (sum, sum + *a);
+    }
+    into.clear();
+    into.resize(n, Slot::EMPTY);
+    for part in parts {
+        for s in part {
+            let i = &mut at[sub(s)];
+            into[*i as usize] = *s;
+            *i += 1;
+        }
+    }
+}
+
+fn insertion_sort(slots: &mut [Slot]) {
     for i in 1..slots.len() {
         let x = slots[i];
         let mut j = i;
@@ -641,13 +694,16 @@ mod tests {
 
     /// The bucket sort is the library's stable sort, for sizes on both sides
     /// of its counting pass and keys that tie often, within and across
-    /// sub-buckets.
+    /// sub-buckets: sorting a vector, and taking a ring bucket sorted (its
+    /// counting pass reading the chunks).
     #[test]
     fn bucket_sort_is_stable() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
         let mut scratch = Vec::new();
-        for n in [0, 1, 2, 15, 16, 17, 40, 300] {
+        let mut ring = Ring::default();
+        let mut taken = Vec::new();
+        for n in [0, 1, 2, 8, 9, 15, 16, 17, 40, 300] {
             for _ in 0..50 {
                 let mut slots: Vec<Slot> = (0..n)
                     .map(|i| Slot {
@@ -657,9 +713,15 @@ mod tests {
                     .collect();
                 let mut want = slots.clone();
                 want.sort_by_key(|s| s.key);
+                for &slot in &slots {
+                    ring.push(5, slot);
+                }
+                ring.take_sorted(5, &mut taken);
                 sort_stably(&mut slots, &mut scratch);
                 let events = |v: &[Slot]| v.iter().map(|s| (s.key, s.event)).collect::<Vec<_>>();
                 assert_eq!(events(&slots), events(&want));
+                assert_eq!(events(&taken), events(&want));
+                assert_eq!(ring.next_occupied(4), None, "the bucket is empty again");
             }
         }
     }

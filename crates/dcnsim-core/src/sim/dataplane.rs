@@ -135,7 +135,7 @@ impl Simulation {
         if !self.agents.is_empty() {
             self.run_agents(port, p, |a, sw, pkt| a.on_arrival(sw, pkt, port));
         }
-        self.enqueue(port, p);
+        self.offer(port, p, self.now());
     }
 
     /// Ask the caches for what events a few places ahead will touch: the
@@ -312,11 +312,19 @@ impl Simulation {
         self.enqueue_at(port, p, self.now());
     }
 
+    /// [`Simulation::offer`], out of line: the hosts' and agents' call.
+    #[inline(never)]
+    fn enqueue_at(&mut self, port: u32, p: u32, now: Time) {
+        self.offer(port, p, now);
+    }
+
     /// Offer packet `p` to `port` at `now`: start serializing if the port is
     /// idle, otherwise queue it (or drop it) and make sure the port will
     /// wake. `now` is the current time, or later for a NIC known to be idle
-    /// then ([`Simulation::send`]).
-    fn enqueue_at(&mut self, port: u32, p: u32, now: Time) {
+    /// then ([`Simulation::send`]). Inline in the arrivals at switches, the
+    /// hot path.
+    #[inline(always)]
+    fn offer(&mut self, port: u32, p: u32, now: Time) {
         let pt = &mut self.net.ports[port as usize];
         if pt.is_down(now) {
             pt.drops += 1;
