@@ -182,8 +182,8 @@ struct Bucket {
 /// bucket fills while the clock is a few hundred ns to a few tens of us
 /// short of it, and gives its chunks back when it becomes current; the
 /// pool hands out the chunk given back last, whose lines are still in the
-/// cache. With a vector per bucket, each bucket's memory was
-/// last touched a whole turn of the ring earlier (134 us), so appends
+/// cache. With a vector per bucket, each bucket's memory was last touched
+/// a whole turn of the ring earlier (134 us with 2048 buckets), so appends
 /// missed the caches at every new line (docs/performance.md).
 struct Ring {
     buckets: Box<[Bucket; RING]>,
@@ -346,12 +346,14 @@ const LOOK_EVERY: u32 = 1024;
 const SPARSE: u64 = 8;
 const TARGET: u64 = 16;
 const DENSE: u64 = 64;
-/// Buckets in the ring: 2048 cover 134 us ahead of the current one at the
-/// narrowest width, past every packet's next hop; timers further out wait in
-/// the overflow heap. Measured on the fixed benchmarks against 2^14 ps x
-/// 16384 and 2^15 ps x 4096 buckets (docs/performance.md): a smaller ring
-/// stays in cache.
-const RING: usize = 2048;
+/// Buckets in the ring: 4096 cover 268 us ahead of the current one at the
+/// narrowest width, past every packet's next hop, even behind a thousand
+/// packets committed to a 10 Gbps FIFO (those went through the overflow
+/// heap with 2048 buckets, 1.5 % of the events at k = 24); timers further
+/// out wait in the heap. A bucket's header is 12 bytes, so the ring's are
+/// 48 kB (measured in docs/performance.md; with a vector per bucket,
+/// 24 bytes and a separate allocation each, larger rings were slower).
+const RING: usize = 4096;
 const WORDS: usize = RING / 64;
 
 /// A calendar queue (Brown, "Calendar queues", CACM 31(10), 1988) for integer
