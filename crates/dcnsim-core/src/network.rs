@@ -8,7 +8,7 @@
 //! policies pick among them.
 
 use crate::packet::CLASSES;
-use crate::queue::{Aqm, Queue};
+use crate::queue::{Aqms, Queue};
 use crate::routing::Routes;
 use crate::scenario::NetworkSpec;
 use crate::topology::{NodeKind, Topology};
@@ -54,8 +54,8 @@ pub struct Port {
     pub node: u32,
     pub queue: Queue,
     /// ECN marking / early drop on arrival, one per AQM domain of the queue
-    /// (empty without AQM).
-    pub aqm: Box<[Aqm]>,
+    /// (none without AQM).
+    pub aqm: Aqms,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
     pub max_bytes: u64,
@@ -93,14 +93,11 @@ impl Port {
     /// The port's first lines, which an arrival reads.
     const HOT_BYTES: usize = 192;
 
-    /// Start loading what an arrival reads beyond the port itself: its
-    /// first AQM domain and, on a scheduled FIFO, the oldest committed
+    /// Start loading what an arrival reads beyond the port itself (its
+    /// AQM is inline, [`Aqms`]): on a scheduled FIFO, the oldest committed
     /// packet's entry.
     #[inline(always)]
     pub fn prefetch_queue(&self) {
-        if let Some(a) = self.aqm.first() {
-            crate::cache::prefetch(a);
-        }
         if let Queue::Droptail(fifo) = &self.queue {
             fifo.prefetch_head();
         }
@@ -214,7 +211,7 @@ impl Network {
                 ps_per_byte: l.rate.exact_ps_per_byte().unwrap_or(0),
                 reverse,
                 queue: Queue::new(queue),
-                aqm: Box::new([]),
+                aqm: Aqms::None,
                 paused_until: Box::new([Time::ZERO; CLASSES]),
                 pause_latest: Time::ZERO,
                 scheduled: false,
@@ -378,7 +375,7 @@ mod tests {
         let fifo_at = std::ptr::from_ref(fifo) as usize - std::ptr::from_ref(pt) as usize;
         assert!(end(fifo_at, DropTail::HOT_END) <= 128);
         assert!(end(offset_of!(Port, max_bytes), 8) <= Port::HOT_BYTES);
-        assert!(end(offset_of!(Port, aqm), size_of::<Box<[Aqm]>>()) <= Port::HOT_BYTES);
+        assert!(end(offset_of!(Port, aqm), size_of::<Aqms>()) <= Port::HOT_BYTES);
         assert_eq!(Port::HOT_BYTES, 192);
     }
 }

@@ -25,7 +25,7 @@ mod droptail;
 mod pfabric;
 mod priority;
 
-pub use aqm::{Aqm, AqmSpec, Occupancy, RedProfile, Verdict};
+pub use aqm::{Aqm, AqmSpec, Aqms, Occupancy, RedProfile, Verdict};
 pub use droptail::DropTail;
 pub use pfabric::Pfabric;
 pub use priority::Priority;

@@ -9,7 +9,7 @@ use crate::forwarding::{mix, Forwarder, Policy};
 use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
-use crate::queue::{Aqm, Queue};
+use crate::queue::{Aqm, Aqms, Queue};
 use crate::scenario::{PcapTarget, Scenario};
 use crate::topology::NodeKind;
 use crate::units::Time;
@@ -31,9 +31,11 @@ impl Simulation {
             };
             if let Some(a) = &spec.aqm {
                 let domains = port.queue.aqm_domains() as u64;
-                port.aqm = (0..domains)
-                    .map(|d| Aqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d)))
-                    .collect();
+                port.aqm = Aqms::new(
+                    (0..domains)
+                        .map(|d| Aqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d)))
+                        .collect(),
+                );
             }
         }
         let hosts_n = sc.topology.host_count();

@@ -39,8 +39,8 @@ use crate::units::Time;
 /// Events ahead whose packet the loop prefetches, and whose port or flow.
 const PACKET_AHEAD: usize = 6;
 const PORT_AHEAD: usize = 3;
-/// Events ahead whose planned port's AQM state and queue head the loop
-/// prefetches (the port itself arrived in the cache since [`PORT_AHEAD`]),
+/// Events ahead whose planned port's queue head (a scheduled FIFO's oldest
+/// committed packet) the loop prefetches (the port itself arrived in the cache since [`PORT_AHEAD`]),
 /// on fabrics whose ports outgrow the caches.
 const QUEUE_AHEAD: usize = 1;
 /// Events ahead whose routing table cell the loop prefetches, on fabrics
@@ -149,7 +149,8 @@ impl Simulation {
     /// the arrival [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads
     /// it. With ports too many for the caches, for the next arrival
     /// ([`QUEUE_AHEAD`]), whose planned port is in the cache by now, what
-    /// the port points to: its AQM state and the head of a scheduled FIFO.
+    /// the port points to: the head of a scheduled FIFO (its AQM is inline,
+    /// in the port's lines).
     #[inline(always)]
     pub(super) fn prefetch_ahead(&mut self) {
         match self.events.peek_ahead(PACKET_AHEAD) {
