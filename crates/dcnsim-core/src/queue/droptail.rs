@@ -66,6 +66,21 @@ impl DropTail {
         }
     }
 
+    /// Start loading the entry of the packet waiting at the head (an
+    /// event-driven port's next to send).
+    #[inline(always)]
+    pub fn prefetch_waiting(&self) {
+        if let Some(e) = self.fifo.front() {
+            crate::cache::prefetch(e);
+        }
+    }
+
+    /// The packet waiting at the head, if any.
+    #[inline(always)]
+    pub fn first_waiting(&self) -> Option<u32> {
+        self.fifo.front().map(|e| e.pkt)
+    }
+
     /// Whether a packet of `size` bytes fits behind what is queued.
     #[inline]
     pub fn admits(&self, size: u32) -> bool {

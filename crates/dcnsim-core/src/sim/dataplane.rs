@@ -145,7 +145,11 @@ impl Simulation {
     /// before) the port it will leave by, decided now when the forwarding
     /// policy hashes ([`crate::forwarding::Forwarder::plan`]), or at its
     /// destination the rest of the packet, its flow and its host's NIC
-    /// port. With routing tables too big for the caches, the routing cell of
+    /// port. A wake-up (a host NIC's, on the fabrics here) has its port
+    /// prefetched [`PACKET_AHEAD`] places ahead, the FIFO entry of the
+    /// packet it will send [`PORT_AHEAD`] ahead, and, with ports too many
+    /// for the caches, that packet [`QUEUE_AHEAD`] ahead. With routing
+    /// tables too big for the caches, the routing cell of
     /// the arrival [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads
     /// it. With ports too many for the caches, for the next arrival
     /// ([`QUEUE_AHEAD`]), whose planned port is in the cache by now, what
@@ -159,6 +163,7 @@ impl Simulation {
                 self.arena.prefetch(p);
                 self.arena.prefetch_ends(p);
             }
+            Some(Event::PortFree(port)) => self.net.ports[port as usize].prefetch(),
             _ => {}
         }
         if self.net.routes_outgrow_caches() {
@@ -170,16 +175,32 @@ impl Simulation {
             }
         }
         if self.net.ports_outgrow_caches() {
-            if let Some(Event::Arrive(p)) = self.events.peek_ahead(QUEUE_AHEAD) {
-                let route = self.arena.hop(p).route;
-                if route != NONE {
-                    self.net.ports[route as usize].prefetch_queue();
+            match self.events.peek_ahead(QUEUE_AHEAD) {
+                Some(Event::Arrive(p)) => {
+                    let route = self.arena.hop(p).route;
+                    if route != NONE {
+                        self.net.ports[route as usize].prefetch_queue();
+                    }
                 }
+                Some(Event::PortFree(port)) => {
+                    if let Queue::Droptail(fifo) = &self.net.ports[port as usize].queue {
+                        if let Some(p) = fifo.first_waiting() {
+                            self.arena.prefetch(p);
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         let (p, delivered) = match self.events.peek_ahead(PORT_AHEAD) {
             Some(Event::Arrive(p)) => (p, false),
             Some(Event::Deliver(p)) => (p, true),
+            Some(Event::PortFree(port)) => {
+                if let Queue::Droptail(fifo) = &self.net.ports[port as usize].queue {
+                    fifo.prefetch_waiting();
+                }
+                return;
+            }
             _ => return,
         };
         let pkt = self.arena.hop_mut(p);
