@@ -613,18 +613,15 @@ impl EventQueue {
     }
 }
 
-/// Sub-buckets of the counting pass of [`sort_stably`]: 2^5, 2 ns each.
-const SUB_BITS: u32 = 5;
-
 /// Above this many events a bucket's sort begins with the counting pass.
 const SPREAD_ABOVE: usize = 16;
 
 /// Sort `slots` by key, keeping equal keys in their order (`scratch` is a
 /// reused buffer). A bucket holds a few tens of events in no particular
-/// order: one stable counting pass ([`spread`]) spreads them over 32
-/// sub-buckets by the top bits of their key, which leaves an insertion sort
-/// almost nothing to move (measured against the library's stable sort in
-/// docs/performance.md).
+/// order (a few hundred at k = 24): one stable counting pass ([`spread`])
+/// spreads them over about as many sub-buckets by the top bits of their
+/// key, which leaves an insertion sort almost nothing to move (measured
+/// against the library's stable sort in docs/performance.md).
 fn sort_stably(slots: &mut Vec<Slot>, scratch: &mut Vec<Slot>) {
     if slots.len() > SPREAD_ABOVE {
         spread(std::iter::once(&slots[..]), slots.len(), scratch);
@@ -634,10 +631,26 @@ fn sort_stably(slots: &mut Vec<Slot>, scratch: &mut Vec<Slot>) {
 }
 
 /// Make `into` the `n` slots of `parts` (read twice) ordered stably by the
-/// top [`SUB_BITS`] of their key: a counting sort's one pass.
+/// top bits of their key: a counting sort's one pass, over 32 sub-buckets
+/// (2 ns each in a 65.5 ns bucket) up to 63 events, 256 up to 511, else
+/// 1024. With 32 for all, a dense bucket at k = 24 left the insertion sort
+/// a dozen events per sub-bucket to order.
 fn spread<'a>(parts: impl Iterator<Item = &'a [Slot]> + Clone, n: usize, into: &mut Vec<Slot>) {
-    let sub = |s: &Slot| (s.key >> (64 - SUB_BITS)) as usize;
-    let mut at = [0u32; 1 << SUB_BITS];
+    match n {
+        0..64 => spread_over::<32>(parts, n, into),
+        64..512 => spread_over::<256>(parts, n, into),
+        _ => spread_over::<1024>(parts, n, into),
+    }
+}
+
+/// [`spread`] over `SUBS` (a power of two) sub-buckets.
+fn spread_over<'a, const SUBS: usize>(
+    parts: impl Iterator<Item = &'a [Slot]> + Clone,
+    n: usize,
+    into: &mut Vec<Slot>,
+) {
+    let sub = |s: &Slot| (s.key >> (64 - SUBS.trailing_zeros())) as usize;
+    let mut at = [0u32; SUBS];
     for part in parts.clone() {
         for s in part {
             at[sub(s)] += 1;
@@ -705,11 +718,15 @@ mod tests {
         let mut scratch = Vec::new();
         let mut ring = Ring::default();
         let mut taken = Vec::new();
-        for n in [0, 1, 2, 8, 9, 15, 16, 17, 40, 300] {
-            for _ in 0..50 {
+        for n in [0, 1, 2, 8, 9, 15, 16, 17, 40, 63, 64, 300, 511, 512, 700] {
+            for round in 0..50 {
+                // Coarse keys tie often; fine ones spread over every
+                // sub-bucket count (their top ten bits) and still tie.
+                let top = if round % 2 == 0 { 3 } else { 12 };
                 let mut slots: Vec<Slot> = (0..n)
                     .map(|i| Slot {
-                        key: (rng.random_range(0..8u64) << 60) | rng.random_range(0..4u64),
+                        key: (rng.random_range(0..1u64 << top) << (64 - top))
+                            | rng.random_range(0..4u64),
                         event: Event::Arrive(i),
                     })
                     .collect();
