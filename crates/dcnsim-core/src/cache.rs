@@ -2,7 +2,9 @@
 //! ports and flows it will touch; asking the memory system for them early
 //! overlaps the misses of later events with the work of the current one,
 //! which matters most on large fabrics whose state outgrows the caches
-//! (docs/performance.md).
+//! (docs/performance.md). The tables those live in are also offered to the
+//! kernel for transparent huge pages, so that their pages' translations
+//! stay cached too.
 
 /// Start loading every cache line of `value` (a hint: nothing happens on
 /// targets without a prefetch instruction, and results never depend on it).
@@ -28,4 +30,101 @@ pub fn prefetch_bytes<T>(value: &T, bytes: usize) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (value, bytes);
+}
+
+/// Tables smaller than this are left on ordinary pages.
+const HUGE_TABLE: usize = 4 << 20;
+
+/// Push `x` onto `table`; when that moved the table to a new buffer of at
+/// least [`HUGE_TABLE`] bytes, ask the kernel to back the buffer with
+/// transparent huge pages ([`advise_huge_pages`]).
+#[inline]
+pub fn push_advised<T>(table: &mut Vec<T>, x: T) {
+    let capacity = table.capacity();
+    table.push(x);
+    if table.capacity() != capacity {
+        advise_huge_pages(table);
+    }
+}
+
+/// Ask the kernel to back the 2 MiB-aligned pages inside `table`'s buffer
+/// (its spare capacity included) with transparent huge pages, when the
+/// buffer holds at least [`HUGE_TABLE`] bytes. A hint (Linux
+/// `madvise(MADV_HUGEPAGE)`, honoured when transparent huge pages are
+/// enabled as `always` or `madvise`); results never depend on it. On a
+/// large fabric a packet-hop reads lines from tables of several MB (ports,
+/// packets, flows, events), whose 4 KiB pages outnumber the TLB's entries.
+pub fn advise_huge_pages<T>(table: &Vec<T>) {
+    let bytes = table.capacity() * std::mem::size_of::<T>();
+    if bytes < HUGE_TABLE {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = table.as_ptr() as usize;
+        let first = start.next_multiple_of(HUGE);
+        let len = (start + bytes).saturating_sub(first) / HUGE * HUGE;
+        if len > 0 {
+            // SAFETY: the range lies inside the table's allocation, and
+            // MADV_HUGEPAGE changes how it is backed, never its contents;
+            // a refusal (EINVAL without transparent huge pages) is harmless.
+            unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The flags the kernel keeps for the mapping holding `addr`
+    /// (`/proc/self/smaps`), where `hg` marks a MADV_HUGEPAGE hint.
+    fn vm_flags(addr: usize) -> String {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ') {
+                if let Some((a, b)) = range.split_once('-') {
+                    if let (Ok(a), Ok(b)) =
+                        (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
+                    {
+                        inside = a <= addr && addr < b;
+                        continue;
+                    }
+                }
+            }
+            if inside {
+                if let Some(flags) = line.strip_prefix("VmFlags:") {
+                    return flags.to_string();
+                }
+            }
+        }
+        panic!("no mapping holds {addr:#x}")
+    }
+
+    /// A table that grows past [`HUGE_TABLE`] is marked for huge pages (on
+    /// kernels that have them); a small one is left alone, and pushing
+    /// keeps the contents.
+    #[test]
+    fn large_tables_are_offered_huge_pages() {
+        let mut big: Vec<u64> = Vec::new();
+        for i in 0..(HUGE_TABLE / 8 + 1) as u64 {
+            push_advised(&mut big, i);
+        }
+        assert!(big.iter().enumerate().all(|(i, &x)| x == i as u64));
+        // Kernels built without transparent huge pages refuse the hint.
+        if std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists() {
+            let aligned = (big.as_ptr() as usize).next_multiple_of(2 << 20);
+            assert!(
+                vm_flags(aligned).split_whitespace().any(|f| f == "hg"),
+                "no huge page hint on the table's mapping"
+            );
+        }
+        let small: Vec<u64> = vec![0; 1024];
+        advise_huge_pages(&small);
+        assert!(!vm_flags(small.as_ptr() as usize)
+            .split_whitespace()
+            .any(|f| f == "hg"));
+    }
 }

@@ -229,7 +229,7 @@ impl Ring {
     #[inline(always)]
     fn chain(&mut self, i: usize) {
         let c = self.free.pop().unwrap_or_else(|| {
-            self.chunks.push(Chunk([Slot::EMPTY; CHUNK]));
+            crate::cache::push_advised(&mut self.chunks, Chunk([Slot::EMPTY; CHUNK]));
             self.next.push(0);
             (self.chunks.len() - 1) as u32
         });

@@ -190,6 +190,7 @@ impl Network {
             .collect();
         let mut node_ports = Vec::with_capacity(n + 1);
         let mut ports = Vec::with_capacity(numbered.len());
+        crate::cache::advise_huge_pages(&ports);
         for &(node, peer, l) in &numbered {
             while node_ports.len() <= node {
                 node_ports.push(ports.len() as u32);

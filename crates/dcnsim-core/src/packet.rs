@@ -277,8 +277,8 @@ impl Arena {
                 i
             }
             None => {
-                self.hops.push(p.hop);
-                self.ends.push(ends);
+                crate::cache::push_advised(&mut self.hops, p.hop);
+                crate::cache::push_advised(&mut self.ends, ends);
                 (self.hops.len() - 1) as u32
             }
         }

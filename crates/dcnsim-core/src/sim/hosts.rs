@@ -136,7 +136,7 @@ impl Simulation {
                 slot
             }
             None => {
-                self.flows.push(flow);
+                crate::cache::push_advised(&mut self.flows, flow);
                 self.flows.len() as u32 - 1
             }
         };
