@@ -35,16 +35,23 @@ pub fn prefetch_bytes<T>(value: &T, bytes: usize) {
 /// Tables smaller than this are left on ordinary pages.
 const HUGE_TABLE: usize = 4 << 20;
 
-/// Push `x` onto `table`; when that moved the table to a new buffer of at
-/// least [`HUGE_TABLE`] bytes, ask the kernel to back the buffer with
-/// transparent huge pages ([`advise_huge_pages`]).
+/// Push `x` onto `table`. When the table is full and its next buffer
+/// (twice as large) holds at least [`HUGE_TABLE`] bytes, that buffer is
+/// offered for transparent huge pages ([`advise_huge_pages`]) before the
+/// entries move in: pages the kernel has already given out as 4 KiB pages
+/// (as a reallocation's copy would) are not merged into huge ones until
+/// much later, if ever.
 #[inline]
 pub fn push_advised<T>(table: &mut Vec<T>, x: T) {
-    let capacity = table.capacity();
-    table.push(x);
-    if table.capacity() != capacity {
-        advise_huge_pages(table);
+    if table.len() == table.capacity()
+        && 2 * table.capacity() * std::mem::size_of::<T>() >= HUGE_TABLE
+    {
+        let mut bigger = Vec::with_capacity(2 * table.capacity());
+        advise_huge_pages(&bigger);
+        bigger.append(table);
+        *table = bigger;
     }
+    table.push(x);
 }
 
 /// Ask the kernel to back the 2 MiB-aligned pages inside `table`'s buffer
