@@ -275,17 +275,20 @@ impl Ring {
         }
     }
 
+    /// Append bucket `b`'s events, in order, to `into`.
+    fn copy_out(&self, b: Bucket, into: &mut Vec<Slot>) {
+        for part in self.parts(b) {
+            // Slot by slot: `extend_from_slice` called `memmove` for these
+            // few bytes.
+            for &slot in part {
+                into.push(slot);
+            }
+        }
+    }
+
     /// Move bucket `i`'s events, in order, to the end of `into`.
     fn take(&mut self, i: usize, into: &mut Vec<Slot>) {
-        self.take_with(i, |ring, b| {
-            for part in ring.parts(b) {
-                // Slot by slot: `extend_from_slice` called `memmove` for
-                // these few bytes.
-                for &slot in part {
-                    into.push(slot);
-                }
-            }
-        });
+        self.take_with(i, |ring, b| ring.copy_out(b, into));
     }
 
     /// Make bucket `i`'s events the contents of `into`, sorted stably by
@@ -297,11 +300,7 @@ impl Ring {
             if b.len as usize > SPREAD_ABOVE {
                 spread(ring.parts(b), b.len as usize, into);
             } else {
-                for part in ring.parts(b) {
-                    for &slot in part {
-                        into.push(slot);
-                    }
-                }
+                ring.copy_out(b, into);
             }
         });
         insertion_sort(into);

@@ -103,6 +103,25 @@ impl Port {
         }
     }
 
+    /// Start loading the FIFO entry of the packet this port sends next
+    /// when it wakes (an event-driven FIFO's head).
+    #[inline(always)]
+    pub fn prefetch_waiting(&self) {
+        if let Queue::Droptail(fifo) = &self.queue {
+            fifo.prefetch_waiting();
+        }
+    }
+
+    /// The packet this port sends next when it wakes, if its queue is a
+    /// FIFO holding one.
+    #[inline(always)]
+    pub fn first_waiting(&self) -> Option<u32> {
+        match &self.queue {
+            Queue::Droptail(fifo) => fifo.first_waiting(),
+            _ => None,
+        }
+    }
+
     /// Drop every packet offered in `[start, stop)`.
     pub fn add_outage(&mut self, start: Time, stop: Time) {
         self.outages.push((start, stop));

@@ -40,8 +40,9 @@ use crate::units::Time;
 const PACKET_AHEAD: usize = 6;
 const PORT_AHEAD: usize = 3;
 /// Events ahead whose planned port's queue head (a scheduled FIFO's oldest
-/// committed packet) the loop prefetches (the port itself arrived in the cache since [`PORT_AHEAD`]),
-/// on fabrics whose ports outgrow the caches.
+/// committed packet), or a wake-up's next packet, the loop prefetches (the
+/// port arrived in the cache since [`PORT_AHEAD`]), on fabrics whose ports
+/// outgrow the caches.
 const QUEUE_AHEAD: usize = 1;
 /// Events ahead whose routing table cell the loop prefetches, on fabrics
 /// whose tables outgrow the caches: one before [`PORT_AHEAD`] plans the
@@ -149,9 +150,9 @@ impl Simulation {
     /// prefetched [`PACKET_AHEAD`] places ahead, the FIFO entry of the
     /// packet it will send [`PORT_AHEAD`] ahead, and, with ports too many
     /// for the caches, that packet [`QUEUE_AHEAD`] ahead. With routing
-    /// tables too big for the caches, the routing cell of
-    /// the arrival [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads
-    /// it. With ports too many for the caches, for the next arrival
+    /// tables too big for the caches, the routing cell of the arrival
+    /// [`ROUTE_AHEAD`] places ahead is loaded before `plan` reads it. With
+    /// ports too many for the caches, for the next arrival
     /// ([`QUEUE_AHEAD`]), whose planned port is in the cache by now, what
     /// the port points to: the head of a scheduled FIFO (its AQM is inline,
     /// in the port's lines).
@@ -183,10 +184,8 @@ impl Simulation {
                     }
                 }
                 Some(Event::PortFree(port)) => {
-                    if let Queue::Droptail(fifo) = &self.net.ports[port as usize].queue {
-                        if let Some(p) = fifo.first_waiting() {
-                            self.arena.prefetch(p);
-                        }
+                    if let Some(p) = self.net.ports[port as usize].first_waiting() {
+                        self.arena.prefetch(p);
                     }
                 }
                 _ => {}
@@ -196,9 +195,7 @@ impl Simulation {
             Some(Event::Arrive(p)) => (p, false),
             Some(Event::Deliver(p)) => (p, true),
             Some(Event::PortFree(port)) => {
-                if let Queue::Droptail(fifo) = &self.net.ports[port as usize].queue {
-                    fifo.prefetch_waiting();
-                }
+                self.net.ports[port as usize].prefetch_waiting();
                 return;
             }
             _ => return,
