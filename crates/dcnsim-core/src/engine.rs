@@ -630,13 +630,17 @@ fn sort_stably(slots: &mut Vec<Slot>, scratch: &mut Vec<Slot>) {
 }
 
 /// Make `into` the `n` slots of `parts` (read twice) ordered stably by the
-/// top bits of their key: a counting sort's one pass, over 32 sub-buckets
-/// (2 ns each in a 65.5 ns bucket) up to 63 events, 256 up to 511, else
+/// top bits of their key: a counting sort's one pass, over 64 sub-buckets
+/// (1 ns each in a 65.5 ns bucket) up to 63 events, 256 up to 511, else
 /// 1024. With 32 for all, a dense bucket at k = 24 left the insertion sort
-/// a dozen events per sub-bucket to order.
+/// a dozen events per sub-bucket to order; with 32 up to 63 events, B1's
+/// buckets of a few tens left it enough that its loop's exit was
+/// mispredicted for about one event in four (callgrind's branch model; 64
+/// sub-buckets: a tenth of a misprediction fewer per event for 0.4 % more
+/// instructions; 128: more of both; docs/performance.md, item 26).
 fn spread<'a>(parts: impl Iterator<Item = &'a [Slot]> + Clone, n: usize, into: &mut Vec<Slot>) {
     match n {
-        0..64 => spread_over::<32>(parts, n, into),
+        0..64 => spread_over::<64>(parts, n, into),
         64..512 => spread_over::<256>(parts, n, into),
         _ => spread_over::<1024>(parts, n, into),
     }

@@ -159,14 +159,16 @@ impl Routes {
     }
 
     /// All egress ports of `node` on a shortest path to the host at node `dst`.
+    /// The cell is read even at `dst`'s attachment switch (its own group's
+    /// cell names the empty list), and the answer picked without a branch:
+    /// whether a packet is at its last switch is a coin toss to the CPU's
+    /// branch predictor (docs/performance.md, item 26).
     #[inline(always)]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
         let d = &self.dest[dst as usize];
-        if node == d.attach {
-            return std::slice::from_ref(&d.last);
-        }
         let at = self.cells[self.cell(node, d)] as usize;
-        &self.lists[at + 1..at + 1 + self.lists[at] as usize]
+        let list = &self.lists[at + 1..at + 1 + self.lists[at] as usize];
+        std::hint::select_unpredictable(node == d.attach, std::slice::from_ref(&d.last), list)
     }
 
     /// The index in `cells` of (`node`, the group of destination `d`).

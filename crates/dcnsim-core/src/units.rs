@@ -75,7 +75,7 @@ impl Rate {
     /// and most rates people use), so serialization needs no division.
     pub fn exact_ps_per_byte(self) -> Option<u64> {
         let ps = 8 * Time::PS_PER_S;
-        (ps % self.0 == 0).then_some(ps / self.0)
+        ps.is_multiple_of(self.0).then_some(ps / self.0)
     }
 
     pub fn bps(self) -> f64 {

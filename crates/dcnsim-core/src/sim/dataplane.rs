@@ -352,7 +352,7 @@ impl Simulation {
         }
         if pt.scheduled {
             if let Queue::Droptail(fifo) = &mut pt.queue {
-                fifo.retire(now);
+                fifo.retire(now, pt.busy_until <= now);
             }
         }
         let pkt = self.arena.hop_mut(p);

@@ -260,7 +260,7 @@ impl TransportSpec {
                 ),
             );
         }
-        if !(HEADER_RANGE.contains(&self.header.0) && self.header.0 % 4 == 0) {
+        if !(HEADER_RANGE.contains(&self.header.0) && self.header.0.is_multiple_of(4)) {
             return bad(
                 "header",
                 format!(

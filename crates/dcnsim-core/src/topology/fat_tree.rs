@@ -16,7 +16,7 @@ pub struct FatTree {
 impl FatTree {
     pub fn build(&self) -> Result<Topology, ScenarioError> {
         let k = self.k as usize;
-        if k % 2 != 0 {
+        if !k.is_multiple_of(2) {
             return Err(ScenarioError::new(
                 "topology.k",
                 format!("fat-tree k must be even, got {k}"),

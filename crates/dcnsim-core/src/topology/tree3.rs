@@ -47,7 +47,7 @@ impl Tree3 {
         check_count("topology.tors", self.tors, 1)?;
         check_count("topology.hosts_per_tor", self.hosts_per_tor, 1)?;
         check_hosts("topology.hosts_per_tor", self.tors, self.hosts_per_tor)?;
-        if self.tors % self.aggs != 0 {
+        if !self.tors.is_multiple_of(self.aggs) {
             return Err(ScenarioError::new(
                 "topology.tors",
                 format!("must be a multiple of aggs ({}) so every aggregation switch has as many ToRs, got {}", self.aggs, self.tors),
