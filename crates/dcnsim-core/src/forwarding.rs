@@ -188,6 +188,8 @@ mod tests {
             let h = five_tuple_hash(0, 15, flow, 80, 17);
             let i = pick_hashed(h, 7, 4);
             assert_eq!(i, pick_hashed(h, 7, 4));
+            // `plan` hashes onto a single next hop too, relying on this.
+            assert_eq!(pick_hashed(h, 7, 1), 0);
             counts[i] += 1;
         }
         for c in counts {
