@@ -283,6 +283,31 @@ def test_bench_scale_runs_each_fat_tree_in_its_own_process():
     assert proc.stdout.splitlines()[-1].startswith("scale: ns per packet-hop at k=24 / k=8: ")
 
 
+def test_bench_scale_repeat_alternates_the_sizes_round_by_round():
+    proc = cli("bench", "scale", "--stop-time", "0.2ms", "--repeat", "2")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    rounds = [line for line in out if line.startswith("round ")]
+    # Every size once per round, round after round (not each size's runs together).
+    assert [line.split(":")[0] for line in rounds] == [
+        f"round {r}/2, k={k}" for r in (1, 2) for k in (4, 8, 16, 24)
+    ]
+    ns = {k: [] for k in (4, 8, 16, 24)}
+    for line in rounds:
+        k = int(line.split("k=")[1].split(":")[0])
+        ns[k].append(float(line.split(": ")[1].split(" ns")[0]))
+    # The size lines give the medians of the rounds, the last line their ratio
+    # and each round's own.
+    for line in (line for line in out if line.startswith("scale k=")):
+        k = int(line.split("k=")[1].split(":")[0])
+        printed = float(line.split("packet-hops, ")[1].split(" ns")[0])
+        assert printed == pytest.approx(sum(ns[k]) / 2, abs=0.11)
+    last = out[-1]
+    assert last.startswith("scale: ns per packet-hop at k=24 / k=8: ")
+    by_round = [float(r) for r in last.split("by round ")[1].rstrip(")").split(", ")]
+    assert by_round == pytest.approx([b / a for a, b in zip(ns[8], ns[24], strict=True)], abs=0.02)
+
+
 # --- long runs: progress line and Ctrl-C ----------------------------------------------
 
 

@@ -132,25 +132,34 @@ def run_benchmarks(
         print(f"pfabric / tcp (medians): {ratio:.2f}")
 
 
-def scale_point(k: int, stop_time: str, repeat: int) -> list[Measurement]:
-    """B1's workload on a k-ary fat-tree, ``repeat`` runs (in the calling process)."""
-    scenario = bench_scenario("b1", stop_time=stop_time).set("topology.k", k)
-    return [measure(scenario) for _ in range(repeat)]
+def scale_point(k: int, stop_time: str) -> Measurement:
+    """One run of B1's workload on a k-ary fat-tree (in the calling process)."""
+    return measure(bench_scenario("b1", stop_time=stop_time).set("topology.k", k))
 
 
 def run_scale(quick: bool, stop_time: str | None, repeat: int) -> None:
-    """The scale series: each size in a fresh process; prints ns per packet-hop
-    (median of ``repeat`` runs) and the process's peak RSS per size."""
+    """The scale series: ``repeat`` rounds, each running every size once in a fresh
+    process (so a size's peak RSS is its own, and a drifting machine slows the sizes
+    of a round alike); prints ns per packet-hop per size (median over the rounds),
+    the process's peak RSS, and the ratio of k = 24 to k = 8 (with its value in
+    each round when there are several)."""
     stop = stop_time or (SCALE_QUICK_STOP if quick else SCALE_STOP)
     bench_scenario("b1", stop_time=stop)  # a bad stop time fails here, in one line
     print(
         f"dcnsim {_core.__version__}, scale series: B1's workload on k = "
-        f"{', '.join(map(str, SCALE_KS))} fat-trees (stop_time {stop}), a process per size"
+        f"{', '.join(map(str, SCALE_KS))} fat-trees (stop_time {stop}), a process per "
+        f"size{f', {repeat} rounds alternating the sizes' if repeat > 1 else ''}"
     )
+    runs: dict[int, list[Measurement]] = {k: [] for k in SCALE_KS}
+    for i in range(repeat):
+        for k in SCALE_KS:
+            with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+                m = pool.submit(scale_point, k, stop).result()
+            runs[k].append(m)
+            if repeat > 1:
+                print(f"round {i + 1}/{repeat}, k={k}: {m.ns_per_hop:.1f} ns per packet-hop")
     ns: dict[int, float] = {}
-    for k in SCALE_KS:
-        with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-            ms = pool.submit(scale_point, k, stop, repeat).result()
+    for k, ms in runs.items():
         ns[k] = statistics.median(m.ns_per_hop for m in ms)
         print(
             f"scale k={k}: {k**3 // 4:,} hosts, {ms[-1].packet_hops:,} packet-hops, "
@@ -158,5 +167,13 @@ def run_scale(quick: bool, stop_time: str | None, repeat: int) -> None:
             f"{statistics.median(m.events_per_hop for m in ms):.3f} events per packet-hop, "
             f"peak RSS {format_bytes(max(m.peak_rss for m in ms))}"
         )
+    big = SCALE_KS[-1]
     if ns[8] > 0:  # a stop time too short for any packet-hop gives no ratio
-        print(f"scale: ns per packet-hop at k={SCALE_KS[-1]} / k=8: {ns[SCALE_KS[-1]] / ns[8]:.2f}")
+        line = f"scale: ns per packet-hop at k={big} / k=8: {ns[big] / ns[8]:.2f}"
+        if repeat > 1:
+            rounds = [
+                f"{b.ns_per_hop / a.ns_per_hop:.2f}" if a.ns_per_hop > 0 else "n/a"
+                for a, b in zip(runs[8], runs[big], strict=True)
+            ]
+            line += f" (medians; by round {', '.join(rounds)})"
+        print(line)

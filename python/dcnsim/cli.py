@@ -488,8 +488,9 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
         metavar="N",
         type=_positive_int,
         default=1,
-        help="number of runs; the best and the medians are reported (scale: runs per "
-        "size, the median is reported) (default: 1)",
+        help="number of runs, alternating the benchmarks; the best and the medians are "
+        "reported (scale: rounds, each running every size once; the medians and the "
+        "k=24/k=8 ratio of each round are reported) (default: 1)",
     )
     p.add_argument(
         "--progress",
