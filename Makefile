@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test sdist-check bench clean
+.PHONY: demo test sdist-check bench bench-compare clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,8 @@ test: $(BIN)/python
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace --release
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests scripts
+	$(BIN)/ruff format --check python tests scripts
 	$(BIN)/pytest
 	$(MAKE) sdist-check
 
@@ -42,6 +42,12 @@ sdist-check: $(BIN)/python
 bench: $(BIN)/python
 	$(BIN)/pip install .
 	$(BIN)/dcnsim bench --repeat 3
+
+# Builds side by side, alternating (docs/performance.md, "Method"), e.g.
+#   make bench-compare REVS="9bc42eb HEAD" ARGS="--bench b1 --stop-time 100ms"
+bench-compare: $(BIN)/python
+	$(BIN)/pip install .
+	$(BIN)/python scripts/compare_builds.py $(REVS) $(ARGS)
 
 clean:
 	rm -rf $(VENV) out target
