@@ -3,7 +3,7 @@
 
 The method of docs/performance.md: each revision's core is built into a small
 runner of its own (a git worktree and a Cargo crate linking that worktree's
-``crates/dcnsim-core`` with the workspace's release profile), and the runners
+``crates/dcnsim-core`` with that revision's own release profile), and the runners
 run the same scenario alternately, round after round, so that a machine whose
 speed drifts slows every build of a round alike. Prints every run, then per
 build the median packet-hops per second of event loop and its ratio to the
@@ -16,7 +16,8 @@ probe, port, queue, round and flow-trace tables, bit for bit).
 
 ``--bench`` takes the scenario text from the installed ``dcnsim`` package (the
 checkout's own benchmarks), ``--scenario`` from a TOML file; both are given to
-every build as the same TOML text. Needs git and cargo; the worktrees and
+every build as the same TOML text. Needs git and cargo, and the project's
+virtualenv (``.venv/bin/python``: ``tomli_w``, ``dcnsim``); the worktrees and
 runners live under ``--workdir`` (default ``target/compare``) and are reused
 by later calls.
 """
@@ -28,7 +29,10 @@ import json
 import statistics
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import tomli_w
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,13 +88,16 @@ def build(rev: str, workdir: Path) -> tuple[str, Path]:
         run(["git", "worktree", "add", "--detach", str(tree), commit], ROOT)
     crate = workdir / f"runner-{commit}"
     (crate / "src").mkdir(parents=True, exist_ok=True)
-    core = (tree / "crates" / "dcnsim-core").resolve()
-    (crate / "Cargo.toml").write_text(
-        f'[package]\nname = "runner-{commit}"\nversion = "0.0.0"\nedition = "2021"\n\n'
-        f'[dependencies]\ndcnsim-core = {{ path = "{core}" }}\n\n'
-        "# The workspace's release profile (Cargo.toml).\n"
-        '[profile.release]\nlto = "thin"\ncodegen-units = 1\ndebug = 1\n\n[workspace]\n'
-    )
+    manifest = {
+        "package": {"name": f"runner-{commit}", "version": "0.0.0", "edition": "2021"},
+        "dependencies": {"dcnsim-core": {"path": str((tree / "crates" / "dcnsim-core").resolve())}},
+        # The revision's own release profile, as its wheel is built.
+        "profile": {
+            "release": tomllib.loads((tree / "Cargo.toml").read_text())["profile"]["release"]
+        },
+        "workspace": {},
+    }
+    (crate / "Cargo.toml").write_text(tomli_w.dumps(manifest))
     (crate / "src" / "main.rs").write_text(RUNNER)
     print(f"building {rev} ({commit}) ...", file=sys.stderr, flush=True)
     run(["cargo", "build", "--release", "--quiet"], crate)
@@ -102,10 +109,6 @@ def scenario_text(args: argparse.Namespace) -> str:
         text = Path(args.scenario).read_text()
         if args.stop_time is None:
             return text
-        import tomllib
-
-        import tomli_w
-
         data = tomllib.loads(text)
         data["stop_time"] = args.stop_time
         return tomli_w.dumps(data)
