@@ -18,6 +18,7 @@
 
 use crate::network::Network;
 use crate::packet::{Hop, NONE};
+use crate::routing::Hops;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
@@ -59,7 +60,7 @@ impl Forwarder {
         }
         if self.policy == Policy::Rps {
             let hops = net.next_hops(node, pkt.dst);
-            return hops[pick_random(&mut self.rng[node as usize], hops.len())];
+            return hops.get(pick_random(&mut self.rng[node as usize], hops.len()));
         }
         self.plan(net, node, pkt)
             .expect("every policy but spraying picks by hash")
@@ -83,7 +84,7 @@ impl Forwarder {
                 let hops = if pkt.climbed {
                     net.next_hops(node, pkt.dst)
                 } else {
-                    net.up_ports(node)
+                    Hops::List(net.up_ports(node))
                 };
                 (hops, pkt.hash)
             }
@@ -92,7 +93,7 @@ impl Forwarder {
         // on the list's length, one port or several in a random mix of a
         // packet's hops, was mispredicted about once in three hops
         // (docs/performance.md, item 26).
-        let port = hops[pick_hashed(hash, self.salt[node as usize], hops.len())];
+        let port = hops.get(pick_hashed(hash, self.salt[node as usize], hops.len()));
         pkt.route = port;
         Some(port)
     }

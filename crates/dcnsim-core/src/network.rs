@@ -9,7 +9,7 @@
 
 use crate::packet::CLASSES;
 use crate::queue::{Aqms, Queue};
-use crate::routing::Routes;
+use crate::routing::{Hops, Routes};
 use crate::scenario::NetworkSpec;
 use crate::topology::{NodeKind, Topology};
 use crate::units::{Rate, Time};
@@ -273,7 +273,7 @@ impl Network {
             up_off: Vec::new(),
             up_ports: Vec::new(),
         };
-        net.routes = Routes::build(&net);
+        net.routes = Routes::build(&net, topo);
         net.build_up_ports();
         net
     }
@@ -301,7 +301,7 @@ impl Network {
 
     /// All egress ports of `node` on a shortest path to the host at node `dst`.
     #[inline(always)]
-    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+    pub fn next_hops(&self, node: u32, dst: u32) -> Hops<'_> {
         self.routes.next_hops(node, dst)
     }
 
@@ -353,7 +353,7 @@ impl Network {
             if self.is_host(node) {
                 return path;
             }
-            port = self.next_hops(node, dst)[0];
+            port = self.next_hops(node, dst).get(0);
             path.push(port);
         }
     }

@@ -1,23 +1,36 @@
-//! Equal-cost routing tables, compressed by last-hop switch.
+//! Equal-cost routing: every switch's next hops towards every destination
+//! host, as a run of consecutive ports or a list ([`Hops`]).
 //!
-//! A host has exactly one link (checked when the topology is built), so every
-//! shortest path towards host `d` ends with the hop from its attachment switch
-//! `a(d)` (its ToR, edge or leaf switch) to `d`. At every switch other than
-//! `a(d)`, the shortest paths towards `d` are therefore those towards `a(d)`,
-//! and every host below the same switch has the same next hops there. The
-//! tables hold one row per switch and one column per attachment switch (a
-//! *group* of destinations), each cell naming a deduplicated next-hop list;
-//! the last hop is one port per destination. A k = 32 fat-tree (1,280
-//! switches, 512 edge switches) needs 2.6 MB of cells where dense tables
-//! (node × destination host) need about 850 MB.
+//! A network numbered as `topology/fat_tree.rs` builds a k-ary fat-tree is
+//! routed by that numbering ([`fat_tree::FatTreeRoutes`]): a switch's next
+//! hops follow from its index and the destination's, with no table to read.
+//! Every other network gets tables ([`Tables`]), compressed by last-hop
+//! switch, which use no knowledge of the topology kind. Both give exactly
+//! the ports of dense tables built by breadth-first search, in the same
+//! order, so hashing over them picks the same port (tests below).
+//!
+//! Tables: a host has exactly one link (checked when the topology is built),
+//! so every shortest path towards host `d` ends with the hop from its
+//! attachment switch `a(d)` (its ToR, edge or leaf switch) to `d`. At every
+//! switch other than `a(d)`, the shortest paths towards `d` are therefore
+//! those towards `a(d)`, and every host below the same switch has the same
+//! next hops there. The tables hold one row per switch and one column per
+//! attachment switch (a *group* of destinations), each cell naming a
+//! deduplicated next-hop list; the last hop is one port per destination. A
+//! k = 32 fat-tree (1,280 switches, 512 edge switches) would need 2.6 MB of
+//! cells where dense tables (node × destination host) need about 850 MB.
 //!
 //! The lists are exactly those of dense tables built by breadth-first search
 //! from every destination host (never transiting another host): the same
 //! ports in the same order (the switch's port order), so hashing over them
-//! picks the same port. The method uses no knowledge of the topology kind, so
-//! it applies to `edges` topologies as to the built-in ones.
+//! picks the same port.
+
+mod fat_tree;
 
 use crate::network::Network;
+use crate::topology::Topology;
+
+pub use fat_tree::FatTreeRoutes;
 use std::collections::{HashMap, VecDeque};
 
 /// Where a destination host hangs: its group (attachment switch), that
@@ -30,8 +43,110 @@ struct Dest {
     last: u32,
 }
 
+/// The equal-cost next hops of a switch towards a destination host, in the
+/// switch's port order: a run of consecutive ports (a fat-tree's), or a
+/// list from the tables.
+#[derive(Clone, Copy, Debug)]
+pub enum Hops<'a> {
+    Run { first: u32, len: u32 },
+    List(&'a [u32]),
+}
+
+impl Hops<'_> {
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        match *self {
+            Hops::Run { len, .. } => len as usize,
+            Hops::List(list) => list.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th next hop (`i < len`).
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> u32 {
+        match *self {
+            Hops::Run { first, len } => {
+                debug_assert!(i < len as usize);
+                first + i as u32
+            }
+            Hops::List(list) => list[i],
+        }
+    }
+
+    /// The ports, in order.
+    pub fn to_vec(&self) -> Vec<u32> {
+        (0..self.len()).map(|i| self.get(i)).collect()
+    }
+}
+
+/// A network's routes: by a fat-tree's numbering, or tables.
+#[derive(Debug)]
+pub enum Routes {
+    FatTree(fat_tree::FatTreeRoutes),
+    Tables(Tables),
+}
+
+impl Default for Routes {
+    fn default() -> Routes {
+        Routes::Tables(Tables::default())
+    }
+}
+
+impl Routes {
+    /// Routes for `net`, built from `topo`: by its numbering when it is a
+    /// fat-tree's, else tables.
+    pub fn build(net: &Network, topo: &Topology) -> Routes {
+        match fat_tree::FatTreeRoutes::of(topo) {
+            Some(routes) => Routes::FatTree(routes),
+            None => Routes::Tables(Tables::build(net)),
+        }
+    }
+
+    /// All egress ports of `node` on a shortest path to the host at node
+    /// `dst` (none at a host).
+    #[inline(always)]
+    pub fn next_hops(&self, node: u32, dst: u32) -> Hops<'_> {
+        match self {
+            Routes::FatTree(routes) => routes.next_hops(node, dst),
+            Routes::Tables(tables) => Hops::List(tables.next_hops(node, dst)),
+        }
+    }
+
+    /// Whether the routes are tables too big to stay in the caches, so that
+    /// [`Routes::prefetch`] pays.
+    #[inline]
+    pub fn outgrow_caches(&self) -> bool {
+        match self {
+            Routes::FatTree(_) => false,
+            Routes::Tables(tables) => tables.outgrow_caches(),
+        }
+    }
+
+    /// Start loading what [`Routes::next_hops`] reads for (`node`, `dst`).
+    #[inline(always)]
+    pub fn prefetch(&self, node: u32, dst: u32) {
+        if let Routes::Tables(tables) = self {
+            tables.prefetch(node, dst);
+        }
+    }
+
+    /// Bytes the routes hold.
+    #[cfg(test)]
+    pub fn bytes(&self) -> usize {
+        match self {
+            Routes::FatTree(_) => 0,
+            Routes::Tables(tables) => tables.bytes(),
+        }
+    }
+}
+
+/// Routing tables, compressed by last-hop switch (see the module's doc).
 #[derive(Debug, Default)]
-pub struct Routes {
+pub struct Tables {
     /// Row of each node in `cells`; row 0 (every host) has only empty lists.
     row: Vec<u32>,
     /// The destination entry of each node (meaningful for hosts only).
@@ -47,16 +162,16 @@ pub struct Routes {
 }
 
 /// Tables of at least this many bytes of cells are prefetched ahead of the
-/// packets that read them ([`Routes::outgrow_caches`]): half the 1 MiB
+/// packets that read them ([`Tables::outgrow_caches`]): half the 1 MiB
 /// second-level cache of the development machine. Measured in
 /// docs/performance.md: prefetching the cells of a k = 24 fat-tree (830 KB)
 /// gained 6–14 %, those of a k = 8 one (10 KB, always cached) cost 8 %.
 const LARGE_TABLES: usize = 512 * 1024;
 
-impl Routes {
+impl Tables {
     /// The tables of `net`'s ports: a breadth-first search over switches from
     /// every attachment switch.
-    pub fn build(net: &Network) -> Routes {
+    pub fn build(net: &Network) -> Tables {
         let n = net.node_host.len();
         let mut row = vec![0u32; n];
         let mut switches = Vec::new();
@@ -83,7 +198,7 @@ impl Routes {
             };
         }
         let groups = attach_nodes.len();
-        let mut routes = Routes {
+        let mut routes = Tables {
             row,
             dest,
             groups,
@@ -178,13 +293,13 @@ impl Routes {
     }
 
     /// Whether the cells are too many to stay in the caches, so that
-    /// [`Routes::prefetch`] pays.
+    /// [`Tables::prefetch`] pays.
     #[inline]
     pub fn outgrow_caches(&self) -> bool {
         4 * self.cells.len() >= LARGE_TABLES
     }
 
-    /// Start loading the table cell [`Routes::next_hops`] reads for
+    /// Start loading the table cell [`Tables::next_hops`] reads for
     /// (`node`, `dst`): on a large fabric the tables outgrow the caches.
     #[inline(always)]
     pub fn prefetch(&self, node: u32, dst: u32) {
@@ -250,53 +365,86 @@ mod tests {
         table
     }
 
-    fn network(topology: &str) -> Network {
+    fn network(topology: &str) -> (Network, Topology) {
         let sc = Scenario::from_toml_str(&format!("[topology]\n{topology}")).unwrap();
-        Network::build(&sc.topology, &sc.network)
+        (Network::build(&sc.topology, &sc.network), sc.topology)
     }
 
-    /// Every (node, destination) of the compressed tables against the dense
-    /// ones: the same ports in the same order.
-    fn assert_same_as_dense(topology: &str) -> Network {
-        let net = network(topology);
+    /// Every (node, destination) of the routes the network gets, and of the
+    /// compressed tables, against the dense tables: the same ports in the
+    /// same order. Returns the network and its routes.
+    fn assert_same_as_dense(topology: &str) -> (Network, Routes) {
+        let (net, topo) = network(topology);
         let dense = dense(&net);
-        let routes = Routes::build(&net);
+        let routes = Routes::build(&net, &topo);
+        let tables = Tables::build(&net);
         for (node, row) in dense.iter().enumerate() {
             for (d, hops) in row.iter().enumerate() {
                 let dst = net.host_node(d as u32);
-                assert_eq!(
-                    routes.next_hops(node as u32, dst),
-                    hops.as_slice(),
-                    "{topology}: node {node}, destination host {d}"
-                );
+                let at = format!("{topology}: node {node}, destination host {d}");
+                assert_eq!(routes.next_hops(node as u32, dst).to_vec(), *hops, "{at}");
+                assert_eq!(tables.next_hops(node as u32, dst), hops.as_slice(), "{at}");
             }
         }
-        net
+        (net, routes)
     }
 
     #[test]
-    fn fat_trees_match_dense_tables() {
-        for k in [4, 6] {
-            let net = assert_same_as_dense(&format!("kind = \"fat_tree\"\nk = {k}"));
+    fn fat_trees_are_routed_by_their_numbering_as_by_dense_tables() {
+        for k in [2, 4, 6, 8] {
+            let (net, routes) = assert_same_as_dense(&format!("kind = \"fat_tree\"\nk = {k}"));
+            assert!(matches!(routes, Routes::FatTree(_)), "k = {k}");
+            assert_eq!(routes.bytes(), 0);
             // One group per edge switch (k^2/2), one row per switch (5k^2/4)
             // and the empty row of the hosts.
-            let routes = Routes::build(&net);
-            assert_eq!(routes.groups, k * k / 2);
-            assert_eq!(routes.cells.len(), (5 * k * k / 4 + 1) * k * k / 2);
+            let tables = Tables::build(&net);
+            assert_eq!(tables.groups, k * k / 2);
+            assert_eq!(tables.cells.len(), (5 * k * k / 4 + 1) * k * k / 2);
             // From host 0's edge switch to a host in another pod: all k/2
             // uplinks; from a core switch: the one port down into that pod.
             let edge0 = net.ports[net.host_port[0] as usize].peer;
             let far = net.host_node((k * k * k / 4 - 1) as u32);
             assert_eq!(routes.next_hops(edge0, far).len(), k / 2);
             let peer =
-                |node, port: usize| net.ports[routes.next_hops(node, far)[port] as usize].peer;
+                |node, port: usize| net.ports[routes.next_hops(node, far).get(port) as usize].peer;
             let core = peer(peer(edge0, 0), 0);
             assert_eq!(routes.next_hops(core, far).len(), 1);
         }
     }
 
+    /// A k = 2 fat-tree written as `edges`: in the builder's order it is
+    /// routed by its numbering; with two links of an edge switch swapped (so
+    /// its ports come in another order) it gets tables, and both match the
+    /// dense tables.
+    #[test]
+    fn only_a_fat_trees_own_numbering_is_routed_without_tables() {
+        let nodes = r#"nodes = [
+  { name = "h0", kind = "host" }, { name = "h1", kind = "host" },
+  { name = "e0", kind = "switch" }, { name = "e1", kind = "switch" },
+  { name = "a0", kind = "switch" }, { name = "a1", kind = "switch" },
+  { name = "c0", kind = "switch" },
+]"#;
+        let ordered = r#"links = [
+  { a = "h0", b = "e0" }, { a = "h1", b = "e1" },
+  { a = "e0", b = "a0" }, { a = "a0", b = "c0" },
+  { a = "e1", b = "a1" }, { a = "a1", b = "c0" },
+]"#;
+        let swapped = r#"links = [
+  { a = "e0", b = "a0" }, { a = "h0", b = "e0" }, { a = "h1", b = "e1" },
+  { a = "a0", b = "c0" }, { a = "e1", b = "a1" }, { a = "a1", b = "c0" },
+]"#;
+        let (_, routes) = assert_same_as_dense(&format!("kind = \"edges\"\n{nodes}\n{ordered}"));
+        assert!(matches!(routes, Routes::FatTree(_)));
+        let (_, routes) = assert_same_as_dense(&format!("kind = \"edges\"\n{nodes}\n{swapped}"));
+        assert!(matches!(routes, Routes::Tables(_)));
+    }
+
     #[test]
     fn leaf_spine_three_tier_tree_and_edges_match_dense_tables() {
+        for topology in ["kind = \"leaf_spine\"", "kind = \"tree3\""] {
+            let (_, routes) = assert_same_as_dense(topology);
+            assert!(matches!(routes, Routes::Tables(_)), "{topology}");
+        }
         assert_same_as_dense("kind = \"leaf_spine\"\nleaves = 4\nspines = 3\nhosts_per_leaf = 3");
         assert_same_as_dense("kind = \"tree3\"");
         assert_same_as_dense("kind = \"star\"\nhosts = 3");
