@@ -91,6 +91,7 @@ impl Simulation {
             workloads: Vec::new(),
             incasts: Vec::new(),
             segs: Vec::new(),
+            params: Vec::new(),
             resume: Vec::new(),
             host_sends: vec![0; hosts_n],
             nic_ahead: Vec::new(),

@@ -10,7 +10,7 @@ use crate::cc::Protocol;
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
-use crate::tcp::{Arrival, Conn, Outcome, Seg, MIN_MSS};
+use crate::tcp::{Arrival, Conn, Outcome, Params, Seg, MIN_MSS};
 use crate::units::Time;
 
 /// IP protocol number of TCP and the well-known port flows connect to.
@@ -114,8 +114,23 @@ impl Simulation {
         let id = self.records.len() as u32;
         let protocol = f.protocol.unwrap_or(self.transport.protocol);
         let sport = tcp_sport(id);
+        let params = match self.params.iter().find(|(p, _)| *p == protocol) {
+            Some((_, params)) => params.clone(),
+            None => {
+                let params = Params::new(protocol, &self.transport);
+                self.params.push((protocol, params.clone()));
+                params
+            }
+        };
         let flow = Flow {
-            conn: Conn::new(f.size, f.start, f.deadline, protocol, &self.transport),
+            conn: Conn::new(
+                f.size,
+                f.start,
+                f.deadline,
+                protocol,
+                &self.transport,
+                params,
+            ),
             id,
             src_node: self.net.host_node(f.src),
             dst_node: self.net.host_node(f.dst),

@@ -20,6 +20,7 @@ mod records;
 
 use crate::agent::{Emit, SwitchAgent};
 use crate::apps::{Incast, RoundRows, WorkloadSource};
+use crate::cc::Protocol;
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, Forwarder};
 use crate::network::Network;
@@ -27,13 +28,14 @@ use crate::packet::Arena;
 use crate::pcap::Capture;
 use crate::queue::Queue;
 use crate::records::{Output, Sink, Summary};
-use crate::tcp::{Seg, TransportSpec};
+use crate::tcp::{Params, Seg, TransportSpec};
 use crate::traffic::Stream;
 use crate::units::Time;
 use hosts::{Flow, FlowRecord, FlowTraceRows, Timer};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use records::{ProbeRows, QueueRows};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Snapshot passed to the progress hook.
@@ -107,6 +109,9 @@ pub struct Simulation {
     incasts: Vec<Incast>,
     /// Segments a TCP connection just emitted (reused buffer).
     segs: Vec<Seg>,
+    /// The connection parameters of each protocol flows have used, shared
+    /// by its connections.
+    params: Vec<(Protocol, Arc<Params>)>,
     /// Flows whose host queue drained while they were held back by it.
     resume: Vec<u32>,
     /// Per host: packets it sent that wait for a [`Event::HostSend`], and

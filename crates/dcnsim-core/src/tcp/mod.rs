@@ -68,6 +68,7 @@ use crate::cc::{Cc, FlowState, Protocol, Window};
 use crate::packet::{Sack, TcpHeader};
 use crate::units::{Capacity, Time};
 use rack::{ProbeOutcome, Rack};
+use std::sync::Arc;
 
 /// Bytes of IPv4 + TCP header without options (the default `header`).
 pub const HEADER: u32 = 40;
@@ -141,9 +142,12 @@ enum State {
     Done,
 }
 
-/// Parameters copied from `[transport]` (one connection's view).
-#[derive(Clone, Debug)]
-struct Params {
+/// Parameters copied from `[transport]` (one protocol's view), shared by
+/// that protocol's connections ([`Params::new`]): kept in every connection
+/// they took two of its cache lines, which the event loop loads for every
+/// segment delivered (docs/performance.md).
+#[derive(Debug)]
+pub struct Params {
     init_cwnd: u32,
     min_rto: Time,
     max_rto: Time,
@@ -217,12 +221,51 @@ pub struct Outcome {
     pub stats: Stats,
 }
 
+impl Params {
+    /// The parameters of `protocol`'s connections under `t`.
+    pub fn new(protocol: Protocol, t: &TransportSpec) -> Arc<Params> {
+        let cc = Cc::new(protocol, t);
+        Arc::new(Params {
+            init_cwnd: t.init_cwnd,
+            min_rto: t.min_rto,
+            max_rto: t.max_rto,
+            initial_rto: t.initial_rto.max(t.min_rto).min(t.max_rto),
+            granularity: t.rto_granularity.0 as f64,
+            dupthresh: t.dupack_threshold,
+            limited_transmit: t.limited_transmit && cc.fast_retransmit(),
+            undo: t.undo,
+            sack_blocks: if t.sack { t.sack_blocks } else { 0 },
+            dsack: t.dsack,
+            dsack_undo: t.dsack_undo,
+            header: t.header.0 as u32,
+            rwnd: t.rwnd.map_or(u64::MAX, |c| capacity_bytes(c, t)),
+            delayed_ack: t.delayed_ack,
+            delack_timeout: t.delayed_ack_timeout,
+            quick_acks: t.quick_acks,
+            handshake: t.handshake,
+            host_limit: t.host_queue_limit,
+            ecn: cc.ecn_capable(),
+            precise_echo: cc.precise_echo(),
+            prio: t.priority,
+            pacing: t.pacing,
+        })
+    }
+}
+
+/// A capacity in bytes: packets of `t`'s MSS.
+fn capacity_bytes(c: Capacity, t: &TransportSpec) -> u64 {
+    match c {
+        Capacity::Bytes(b) => b,
+        Capacity::Packets(n) => n * t.mss.0,
+    }
+}
+
 pub struct Conn {
     pub size: u64,
     pub start: Time,
     pub deadline: Option<Time>,
     pub protocol: Protocol,
-    p: Params,
+    p: Arc<Params>,
     state: State,
     mss: u32,
     // Sender.
@@ -243,7 +286,7 @@ pub struct Conn {
     /// What to restore if the last fast retransmit proves spurious.
     undo: Option<Undo>,
     /// RACK-TLP state, with `rack`.
-    rack: Option<Rack>,
+    rack: Option<Box<Rack>>,
     /// When the RACK reordering timer and the tail loss probe timer expire.
     pub reo_at: Option<Time>,
     pub tlp_at: Option<Time>,
@@ -298,43 +341,18 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// A connection of `protocol` for `size` bytes from `start`, with the
+    /// protocol's shared parameters `p` ([`Params::new`] of the same `t`).
     pub fn new(
         size: u64,
         start: Time,
         deadline: Option<Time>,
         protocol: Protocol,
         t: &TransportSpec,
+        p: Arc<Params>,
     ) -> Conn {
         let mss = t.mss.0 as u32;
         let cc = Cc::new(protocol, t);
-        let bytes = |c: Capacity| match c {
-            Capacity::Bytes(b) => b,
-            Capacity::Packets(n) => n * u64::from(mss),
-        };
-        let p = Params {
-            init_cwnd: t.init_cwnd,
-            min_rto: t.min_rto,
-            max_rto: t.max_rto,
-            initial_rto: t.initial_rto.max(t.min_rto).min(t.max_rto),
-            granularity: t.rto_granularity.0 as f64,
-            dupthresh: t.dupack_threshold,
-            limited_transmit: t.limited_transmit && cc.fast_retransmit(),
-            undo: t.undo,
-            sack_blocks: if t.sack { t.sack_blocks } else { 0 },
-            dsack: t.dsack,
-            dsack_undo: t.dsack_undo,
-            header: t.header.0 as u32,
-            rwnd: t.rwnd.map_or(u64::MAX, bytes),
-            delayed_ack: t.delayed_ack,
-            delack_timeout: t.delayed_ack_timeout,
-            quick_acks: t.quick_acks,
-            handshake: t.handshake,
-            host_limit: t.host_queue_limit,
-            ecn: cc.ecn_capable(),
-            precise_echo: cc.precise_echo(),
-            prio: t.priority,
-            pacing: t.pacing,
-        };
         Conn {
             size,
             start,
@@ -350,7 +368,7 @@ impl Conn {
                 cwnd: cc.initial_window(p.init_cwnd, f64::from(mss)),
                 ssthresh: t
                     .initial_ssthresh
-                    .map_or(f64::INFINITY, |c| bytes(c) as f64),
+                    .map_or(f64::INFINITY, |c| capacity_bytes(c, t) as f64),
                 mss: f64::from(mss),
             },
             cc,
@@ -359,7 +377,7 @@ impl Conn {
             sacked: Vec::new(),
             high_rxt: 0,
             undo: None,
-            rack: t.rack.then(Rack::new),
+            rack: t.rack.then(|| Box::new(Rack::new())),
             reo_at: None,
             tlp_at: None,
             in_recovery: false,

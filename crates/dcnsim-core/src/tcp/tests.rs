@@ -35,7 +35,14 @@ enum Fate {
 impl Pipe {
     fn new(size: u64, t: &TransportSpec) -> Pipe {
         Pipe {
-            conn: Conn::new(size, Time::ZERO, None, t.protocol, t),
+            conn: Conn::new(
+                size,
+                Time::ZERO,
+                None,
+                t.protocol,
+                t,
+                Params::new(t.protocol, t),
+            ),
             now: Time::ZERO,
             queue: BinaryHeap::new(),
             segs: Vec::new(),
@@ -502,7 +509,14 @@ fn opened(size: u64, t: &TransportSpec) -> (Conn, Vec<Seg>) {
         host_queue_limit: 1000,
         ..t.clone()
     };
-    let mut conn = Conn::new(size, Time::ZERO, None, t.protocol, &t);
+    let mut conn = Conn::new(
+        size,
+        Time::ZERO,
+        None,
+        t.protocol,
+        &t,
+        Params::new(t.protocol, &t),
+    );
     let mut out = Vec::new();
     conn.open(Time::ZERO, &mut out);
     (conn, out)
