@@ -22,43 +22,46 @@ use std::collections::{HashMap, VecDeque};
 const LARGE_PORTS: usize = 1 << 20;
 
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
-/// serializing a packet touches; the next two what a scheduled FIFO port's
-/// queue and AQM touch on every arrival (`queue/droptail.rs`: its queue
-/// begins the second line); the rest is read off the hot path. A packet's
-/// hop through a scheduled port so touches three adjacent lines.
+/// serializing a packet and a scheduled FIFO port's AQM touch; the second
+/// what its queue touches on every arrival (`queue/droptail.rs`: its queue
+/// begins the second line); the rest is read off the hot path, or when an
+/// arrival is queued (its depth record). A packet's hop through a scheduled
+/// port so touches two adjacent lines (docs/performance.md, item 29).
 #[repr(C, align(64))]
 pub struct Port {
     /// When the packet on the wire (if any) has been fully serialized.
     pub busy_until: Time,
-    /// `rate` as whole picoseconds per byte, or 0 when it is not whole.
-    ps_per_byte: u64,
     /// From the last bit leaving this port to the packet being at the peer:
     /// propagation delay, plus the switch latency when the peer is a switch.
     pub arrive_after: Time,
     /// Packets and bytes put on the wire (counted when serialization starts).
     pub sent_packets: u64,
     pub sent_bytes: u64,
-    /// The latest end of a pause of any class (so an unpaused port checks
-    /// one time).
-    pub pause_latest: Time,
+    /// ECN marking / early drop on arrival, one per AQM domain of the queue
+    /// (none without AQM).
+    pub aqm: Aqms,
+    /// `rate` as whole picoseconds per byte, or 0 when it is not whole or
+    /// does not fit 32 bits (below 1,863 bit/s).
+    ps_per_byte: u32,
+    pub peer: u32,
+    /// The port of the peer back towards this port's node.
+    pub reverse: u32,
     /// A FIFO port that commits packets to the wire on arrival, with no
-    /// wake-up events ([`crate::queue::DropTail::commit`]).
+    /// wake-up events ([`crate::queue::DropTail::commit`]); nothing pauses
+    /// it.
     pub scheduled: bool,
     /// Whether `outages` and `pcap` have entries: read on every packet, so
     /// kept on this line rather than read from the vectors further down.
     has_outages: bool,
     captured: bool,
-    pub peer: u32,
-    /// The port of the peer back towards this port's node.
-    pub reverse: u32,
-    pub node: u32,
     pub queue: Queue,
-    /// ECN marking / early drop on arrival, one per AQM domain of the queue
-    /// (none without AQM).
-    pub aqm: Aqms,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
     pub max_bytes: u64,
+    /// The latest end of a pause of any class (so an unpaused port checks
+    /// one time; never set on a scheduled port).
+    pub pause_latest: Time,
+    pub node: u32,
     /// Index into the queue trace, when this port is traced.
     pub trace: Option<u32>,
     /// The earliest pending wake-up event of this port, if any.
@@ -91,7 +94,7 @@ impl Port {
     }
 
     /// The port's first lines, which an arrival reads.
-    const HOT_BYTES: usize = 192;
+    const HOT_BYTES: usize = 128;
 
     /// Start loading what an arrival reads beyond the port itself (its
     /// AQM is inline, [`Aqms`]): on a scheduled FIFO, the oldest committed
@@ -119,6 +122,29 @@ impl Port {
         match &self.queue {
             Queue::Droptail(fifo) => fifo.first_waiting(),
             _ => None,
+        }
+    }
+
+    /// The AQM domain of `class` and the packets and bytes it holds; a
+    /// scheduled FIFO's from its committed packets alone, so that an
+    /// arrival reads only the port's first two lines.
+    #[inline(always)]
+    pub fn occupancy(&self, class: u8) -> (usize, u64, u64) {
+        match &self.queue {
+            Queue::Droptail(fifo) if self.scheduled => {
+                let (packets, bytes) = fifo.committed();
+                (0, packets, bytes)
+            }
+            queue => queue.aqm_domain(class),
+        }
+    }
+
+    /// Whether the queue is empty (see [`Port::occupancy`]).
+    #[inline(always)]
+    pub fn queue_empty(&self) -> bool {
+        match &self.queue {
+            Queue::Droptail(fifo) if self.scheduled => fifo.committed().0 == 0,
+            queue => queue.is_empty(),
         }
     }
 
@@ -171,7 +197,7 @@ impl Port {
     #[inline]
     pub fn serialization(&self, bytes: u32) -> Time {
         if self.ps_per_byte != 0 {
-            Time(self.ps_per_byte * u64::from(bytes))
+            Time(u64::from(self.ps_per_byte) * u64::from(bytes))
         } else {
             self.rate.serialization(u64::from(bytes))
         }
@@ -228,7 +254,11 @@ impl Network {
                 peer: peer as u32,
                 rate: l.rate,
                 arrive_after,
-                ps_per_byte: l.rate.exact_ps_per_byte().unwrap_or(0),
+                ps_per_byte: l
+                    .rate
+                    .exact_ps_per_byte()
+                    .and_then(|ps| u32::try_from(ps).ok())
+                    .unwrap_or(0),
                 reverse,
                 queue: Queue::new(queue),
                 aqm: Aqms::None,
@@ -374,10 +404,10 @@ mod tests {
     use std::mem::{offset_of, size_of};
 
     /// The layout the hot path and [`Port::prefetch`] rely on: what
-    /// serializing touches in the first line, a scheduled FIFO's queue
-    /// fields in the second, its AQM and depth record in the third.
+    /// serializing and the AQM touch in the first line, a scheduled FIFO's
+    /// queue fields in the second.
     #[test]
-    fn an_arrival_reads_the_first_three_lines_of_a_port() {
+    fn an_arrival_reads_the_first_two_lines_of_a_port() {
         let sc = Scenario::from_toml_str(
             "[topology]\nkind = \"fat_tree\"\nk = 4\nlink = { rate = \"10Gbps\", delay = \"1us\" }\n\
              [network]\nqueue = { capacity = \"100pkt\", aqm = { kind = \"threshold\", k = \"65pkt\" } }\n",
@@ -387,15 +417,14 @@ mod tests {
         let pt = &net.ports[0];
         assert_eq!(std::mem::align_of::<Port>(), 64);
         let end = |offset: usize, size: usize| offset + size;
-        assert!(end(offset_of!(Port, node), 4) <= 64);
+        assert!(end(offset_of!(Port, aqm), size_of::<Aqms>()) <= 64);
+        assert!(end(offset_of!(Port, captured), 1) <= 64);
         assert_eq!(offset_of!(Port, queue), 64);
         let Queue::Droptail(fifo) = &pt.queue else {
             panic!("a FIFO port")
         };
         let fifo_at = std::ptr::from_ref(fifo) as usize - std::ptr::from_ref(pt) as usize;
-        assert!(end(fifo_at, DropTail::HOT_END) <= 128);
-        assert!(end(offset_of!(Port, max_bytes), 8) <= Port::HOT_BYTES);
-        assert!(end(offset_of!(Port, aqm), size_of::<Aqms>()) <= Port::HOT_BYTES);
-        assert_eq!(Port::HOT_BYTES, 192);
+        assert!(end(fifo_at, DropTail::HOT_END) <= Port::HOT_BYTES);
+        assert_eq!(Port::HOT_BYTES, 128);
     }
 }

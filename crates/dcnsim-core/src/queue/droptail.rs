@@ -98,6 +98,23 @@ impl DropTail {
         fits(self.capacity, self.packets(), self.bytes, size)
     }
 
+    /// Packets and bytes a scheduled port has committed and not yet
+    /// started: all it holds, since nothing waits in its FIFO. Read without
+    /// the FIFO, whose header lies beyond the port's first two lines
+    /// (`network.rs`).
+    #[inline(always)]
+    pub fn committed(&self) -> (u64, u64) {
+        debug_assert!(self.fifo.is_empty(), "a scheduled port's FIFO is empty");
+        (self.departures.len() as u64, self.bytes)
+    }
+
+    /// [`DropTail::admits`] on a scheduled port (see [`DropTail::committed`]).
+    #[inline]
+    pub fn admits_committed(&self, size: u32) -> bool {
+        let (packets, bytes) = self.committed();
+        fits(self.capacity, packets, bytes, size)
+    }
+
     /// Queue a packet of a scheduled port that starts serializing at `start`
     /// (after every packet already committed).
     #[inline]

@@ -358,10 +358,10 @@ impl Simulation {
         let pkt = self.arena.hop_mut(p);
         let class = pkt.class;
         if !pt.aqm.is_empty() {
-            let (domain, packets, bytes) = pt.queue.aqm_domain(class);
+            let (domain, packets, bytes) = pt.occupancy(class);
             // Only RED's idle decay needs the idle time and the slot.
             let (idle, slot) = if pt.aqm[domain].decays_when_idle() {
-                let idle = packets == 0 && pt.queue.is_empty() && pt.busy_until < now;
+                let idle = packets == 0 && pt.queue_empty() && pt.busy_until < now;
                 let since = if idle {
                     now - pt.busy_until
                 } else {
@@ -387,10 +387,13 @@ impl Simulation {
                 }
             }
         }
-        // Every discipline lets an unpaused class bypass an empty queue.
+        // Every discipline lets an unpaused class bypass an empty queue
+        // (nothing pauses a scheduled port).
         let start = if pt.busy_until <= now
-            && pt.queue.is_empty()
-            && (pt.pause_latest <= now || pt.queue.may_bypass(class, pt.paused(now)))
+            && pt.queue_empty()
+            && (pt.scheduled
+                || pt.pause_latest <= now
+                || pt.queue.may_bypass(class, pt.paused(now)))
         {
             now
         } else if !pt.scheduled {
@@ -400,7 +403,7 @@ impl Simulation {
             let Queue::Droptail(fifo) = &mut pt.queue else {
                 unreachable!("only FIFO ports are scheduled")
             };
-            if !fifo.admits(pkt.size) {
+            if !fifo.admits_committed(pkt.size) {
                 pt.drops += 1;
                 self.drop_at(port, p);
                 return;
