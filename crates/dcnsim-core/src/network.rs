@@ -303,7 +303,7 @@ impl Network {
             up_off: Vec::new(),
             up_ports: Vec::new(),
         };
-        net.routes = Routes::build(&net, topo);
+        net.routes = Routes::build(&net, topo, &numbered);
         net.build_up_ports();
         net
     }

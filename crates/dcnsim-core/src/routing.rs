@@ -28,7 +28,7 @@
 mod fat_tree;
 
 use crate::network::Network;
-use crate::topology::Topology;
+use crate::topology::{Link, Topology};
 
 pub use fat_tree::FatTreeRoutes;
 use std::collections::{HashMap, VecDeque};
@@ -97,10 +97,11 @@ impl Default for Routes {
 }
 
 impl Routes {
-    /// Routes for `net`, built from `topo`: by its numbering when it is a
-    /// fat-tree's, else tables.
-    pub fn build(net: &Network, topo: &Topology) -> Routes {
-        match fat_tree::FatTreeRoutes::of(topo) {
+    /// Routes for `net`, built from `topo` and its numbered `ports`
+    /// ([`Topology::ports`]): by its numbering when it is a fat-tree's, else
+    /// tables.
+    pub fn build(net: &Network, topo: &Topology, ports: &[(usize, usize, &Link)]) -> Routes {
+        match fat_tree::FatTreeRoutes::of(topo, ports) {
             Some(routes) => Routes::FatTree(routes),
             None => Routes::Tables(Tables::build(net)),
         }
@@ -376,7 +377,7 @@ mod tests {
     fn assert_same_as_dense(topology: &str) -> (Network, Routes) {
         let (net, topo) = network(topology);
         let dense = dense(&net);
-        let routes = Routes::build(&net, &topo);
+        let routes = Routes::build(&net, &topo, &topo.ports());
         let tables = Tables::build(&net);
         for (node, row) in dense.iter().enumerate() {
             for (d, hops) in row.iter().enumerate() {
@@ -441,13 +442,14 @@ mod tests {
 
     #[test]
     fn leaf_spine_three_tier_tree_and_edges_match_dense_tables() {
-        for topology in ["kind = \"leaf_spine\"", "kind = \"tree3\""] {
+        for topology in [
+            "kind = \"leaf_spine\"\nleaves = 4\nspines = 3\nhosts_per_leaf = 3",
+            "kind = \"tree3\"",
+            "kind = \"star\"\nhosts = 3",
+        ] {
             let (_, routes) = assert_same_as_dense(topology);
             assert!(matches!(routes, Routes::Tables(_)), "{topology}");
         }
-        assert_same_as_dense("kind = \"leaf_spine\"\nleaves = 4\nspines = 3\nhosts_per_leaf = 3");
-        assert_same_as_dense("kind = \"tree3\"");
-        assert_same_as_dense("kind = \"star\"\nhosts = 3");
         // Unequal paths, a host on a switch with no other host, a switch
         // cycle and a dead-end switch.
         assert_same_as_dense(

@@ -23,7 +23,7 @@
 //! (docs/performance.md).
 
 use super::Hops;
-use crate::topology::Topology;
+use crate::topology::{Link, Topology};
 use std::hint::select_unpredictable;
 use strength_reduce::StrengthReducedU32;
 
@@ -42,9 +42,9 @@ pub struct FatTreeRoutes {
 
 impl FatTreeRoutes {
     /// The routes of `topo` if it is numbered as a k-ary fat-tree (every
-    /// node and every port checked, in the order the network numbers its
-    /// ports), else `None`.
-    pub fn of(topo: &Topology) -> Option<FatTreeRoutes> {
+    /// node and every port checked), else `None`. `ports` are its ports in
+    /// the order the network numbers them ([`Topology::ports`]).
+    pub fn of(topo: &Topology, ports: &[(usize, usize, &Link)]) -> Option<FatTreeRoutes> {
         let hosts = u32::try_from(topo.hosts.len()).ok()?;
         let k = (2..=128u32).step_by(2).find(|k| k * k * k / 4 == hosts)?;
         let half = k / 2;
@@ -64,7 +64,6 @@ impl FatTreeRoutes {
         let expected = (0..hosts)
             .map(|h| (h, hosts + h / half))
             .chain((0..switches).flat_map(|s| (0..k).map(move |j| (hosts + s, routes.peer(s, j)))));
-        let ports = topo.ports();
         let numbered = ports
             .iter()
             .map(|&(node, peer, _)| (node as u32, peer as u32));

@@ -12,8 +12,9 @@ use crate::routing::FatTreeRoutes;
 use crate::topology::NodeKind;
 use crate::units::Time;
 
-/// Routing tables ([`crate::routing`]; none for a fat-tree), bytes per node: its row index and its
-/// destination entry (group, attachment switch, last-hop port).
+/// Routing tables ([`crate::routing`]; none for a fat-tree), bytes per node:
+/// its row index and its destination entry (group, attachment switch,
+/// last-hop port).
 const ROUTE_NODE: u64 = 4 + 3 * 4;
 /// Bytes per cell: a `u32` list id per (switch + the hosts' empty row,
 /// attachment switch).
@@ -65,7 +66,7 @@ impl Scenario {
             .sum();
         let flows = t.flows.len() as f64 + workload_flows + incast_flows as f64;
         // A fat-tree is routed by its numbering, with no table.
-        let routing = if FatTreeRoutes::of(&self.topology).is_some() {
+        let routing = if FatTreeRoutes::of(&self.topology, &self.topology.ports()).is_some() {
             0
         } else {
             nodes * ROUTE_NODE
