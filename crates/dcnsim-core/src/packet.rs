@@ -192,9 +192,10 @@ impl std::ops::DerefMut for Packet {
 
 /// What the arena keeps of a packet besides its [`Hop`] and its SACK
 /// blocks: one cache line, which its delivery reads and its allocation
-/// writes. Most packets carry no SACK block (no default profile but `linux`
-/// and `ns2_sack` sends any, and then only during recovery), so the blocks
-/// live apart ([`Arena`]); with them inline this was 88 bytes, across two or
+/// writes. Most packets carry no SACK block (SACK is off unless
+/// `transport.sack` or a profile turns it on, as `linux` and `ns2_sack` do,
+/// and then only ACKs during recovery carry blocks), so the blocks live
+/// apart ([`Arena`]); with them inline this was 88 bytes, across two or
 /// three lines (docs/performance.md).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
