@@ -341,3 +341,106 @@ queues = [{traced}]
         .count();
     assert_eq!(done, 4);
 }
+
+/// A packet that will find its NIC still sending what was queued ahead of
+/// it, a host delay after it is sent, joins the NIC's queue when sent,
+/// without a `HostSend` event; a NIC whose queue is traced takes every
+/// packet at its `HostSend`. Two flows leave each of three hosts, so their
+/// drop-tail NIC queues (no AQM) fill: a 4-packet queue overflows, a
+/// 40-packet one records its deepest queue below its capacity (the depth a
+/// packet joining ahead finds is the one it would find a host delay later).
+/// The runs stop while the NICs are busy. With no two events at one
+/// picosecond the runs agree: flows, and ports with their deepest queues
+/// and drops.
+#[test]
+fn packets_joining_a_busy_nic_ahead_match_host_send_events() {
+    let run = |nic_capacity: &str, traced: &str| {
+        run_toml(&format!(
+            r#"
+seed = 9
+stop_time = "23.7ms"
+[topology]
+kind = "star"
+hosts = 6
+link = {{ rate = "1Gbps", delay = "1.37us" }}
+[network]
+host_delay = "2.3us"
+queue = {{ capacity = "30pkt" }}
+nic_queue = {{ capacity = "{nic_capacity}" }}
+[transport]
+protocol = "newreno"
+host_queue_limit = 8
+[[traffic.flows]]
+src = 0
+dst = 3
+size = "1.3MB"
+start = "0.11ms"
+[[traffic.flows]]
+src = 0
+dst = 4
+size = "0.7MB"
+start = "0.53ms"
+[[traffic.flows]]
+src = 1
+dst = 5
+size = "2.1MB"
+start = "0.29ms"
+[[traffic.flows]]
+src = 1
+dst = 3
+size = "0.9MB"
+start = "1.07ms"
+[[traffic.flows]]
+src = 2
+dst = 4
+size = "1.7MB"
+start = "0.71ms"
+[[traffic.flows]]
+src = 2
+dst = 5
+size = "3.1MB"
+start = "0.37ms"
+[trace]
+queues = [{traced}]
+"#
+        ))
+    };
+    // What the NICs of `hosts` report in `column`, summed.
+    let nic = |out: &Output, hosts: std::ops::Range<u32>, column: &str| -> u64 {
+        let names = out.ports.str("port");
+        let values = out.ports.i64(column);
+        hosts
+            .map(|h| {
+                let i = names.iter().position(|n| *n == format!("host{h}->sw0"));
+                values[i.expect("a NIC row")] as u64
+            })
+            .sum()
+    };
+    let nics = (0..6)
+        .map(|h| format!("\"host{h}->sw0\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for (capacity, overflows) in [("4pkt", true), ("500pkt", false)] {
+        let (ahead, at_host_send) = (run(capacity, ""), run(capacity, &nics));
+        let (a, h) = (&ahead.summary, &at_host_send.summary);
+        assert!(a.stopped_at_stop_time);
+        assert_eq!(a.packet_hops, h.packet_hops);
+        assert_eq!(ahead.flows, at_host_send.flows);
+        assert_eq!(ahead.ports, at_host_send.ports, "{capacity}");
+        assert_eq!(nic(&ahead, 0..3, "packets_dropped") > 0, overflows);
+        let deepest = nic(&ahead, 0..1, "max_queue_packets");
+        assert!(deepest >= 2 && (overflows || deepest < 500), "{deepest}");
+        // Each ACK (from hosts 3 to 5) spares at most its event (committed
+        // ahead to an idle NIC); most data segments queue behind others at
+        // their NIC (it sends one each 12 us; a host delay is 2.3 us), and
+        // at least half of them joined ahead, each sparing its event too.
+        let acks = nic(&ahead, 3..6, "packets_sent");
+        let data = nic(&ahead, 0..3, "packets_sent");
+        assert!(
+            a.events + acks + data / 2 < h.events,
+            "{capacity}: {} against {} events, {acks} ACKs, {data} data packets",
+            a.events,
+            h.events
+        );
+    }
+}

@@ -26,6 +26,9 @@ pub struct DropTail {
     fifo: VecDeque<Entry>,
 }
 
+/// The longest queue [`DropTail::waiting_after`] walks.
+const WALK_AT_MOST: usize = 64;
+
 /// What a FIFO keeps of a queued packet: 12 bytes instead of [`Queued`]'s 32,
 /// since first-come first-served never looks at `prio` or the flow.
 #[derive(Clone, Copy, Debug)]
@@ -124,6 +127,36 @@ impl DropTail {
         self.departures.push_back(Departure { start, size });
     }
 
+    /// The packets and bytes still waiting at `at` in the queue of an
+    /// event-driven port that sends them back to back from `first` on
+    /// (serializing `b` bytes in `serialization(b)`), when the last starts
+    /// after `at` and none starts exactly at `at`; otherwise (or when more
+    /// than [`WALK_AT_MOST`] wait, not to walk a long queue per packet)
+    /// `None`.
+    pub fn waiting_after(
+        &self,
+        first: Time,
+        at: Time,
+        serialization: impl Fn(u32) -> Time,
+    ) -> Option<(u64, u64)> {
+        if self.fifo.is_empty() || self.fifo.len() > WALK_AT_MOST {
+            return None;
+        }
+        let (mut start, mut packets, mut bytes) = (first, 0, 0);
+        for e in &self.fifo {
+            if start == at {
+                return None;
+            }
+            if start > at {
+                packets += 1;
+                bytes += u64::from(e.size);
+            }
+            start = start + serialization(e.size);
+        }
+        // The last starts after `at` exactly when some does.
+        (packets > 0).then_some((packets, bytes))
+    }
+
     /// The end of the fields a scheduled port's arrival reads, in bytes
     /// from the start of the struct (the port's layout test checks they
     /// share its second cache line).
@@ -217,6 +250,42 @@ mod tests {
         d.enqueue(q(4, 64), &mut dropped);
         assert_eq!(dropped, [3]);
         assert_eq!((d.packets(), d.bytes()), (2, 1564));
+    }
+
+    /// Back to back from 100 ps at 1 ps per byte, packets of 1000, 1500 and
+    /// 500 bytes start at 100, 1100 and 2600 ps.
+    #[test]
+    fn what_waits_at_a_later_time_is_what_starts_after_it() {
+        let mut d = droptail(Capacity::Packets(100));
+        let ser = |b: u32| Time(u64::from(b));
+        let first = Time(100);
+        assert_eq!(d.waiting_after(first, Time(50), ser), None, "empty");
+        let mut dropped = Vec::new();
+        for (i, size) in [(1, 1000), (2, 1500), (3, 500)] {
+            d.enqueue(q(i, size), &mut dropped);
+        }
+        let at = |t| d.waiting_after(first, Time(t), ser);
+        assert_eq!(at(50), Some((3, 3000)));
+        assert_eq!(at(101), Some((2, 2000)));
+        assert_eq!(at(2599), Some((1, 500)));
+        // One starts exactly then, or none after.
+        for t in [100, 1100, 2600, 2601, 9000] {
+            assert_eq!(at(t), None, "at {t}");
+        }
+        for i in 4..=WALK_AT_MOST as u32 {
+            d.enqueue(q(i, 1), &mut dropped);
+        }
+        let most = WALK_AT_MOST as u64;
+        assert_eq!(
+            d.waiting_after(first, Time(50), ser).map(|w| w.0),
+            Some(most)
+        );
+        d.enqueue(q(99, 1), &mut dropped);
+        assert_eq!(
+            d.waiting_after(first, Time(50), ser),
+            None,
+            "too long to walk"
+        );
     }
 
     #[test]

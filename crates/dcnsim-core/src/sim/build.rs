@@ -134,9 +134,9 @@ impl Simulation {
     /// (`queue/droptail.rs`): FIFO ports whose queue is neither traced nor
     /// captured, when no switch agent runs (a PAUSE may hold any port), and
     /// host NICs only without TCP (a host stack learns when its segments
-    /// leave the NIC). And the hosts whose NIC may take a TCP answer a host
-    /// delay ahead ([`Simulation::send`]): on the same conditions but any
-    /// discipline and with TCP, when no datagram application
+    /// leave the NIC). And the hosts whose NIC may take TCP packets a host
+    /// delay ahead, when sent ([`Simulation::send`]): on the same conditions
+    /// but any discipline and with TCP, when no datagram application
     /// (`datagram_sources`: probes, streams) sends from the host, so that
     /// only its TCP packets reach the NIC, all a host delay after they were
     /// sent.

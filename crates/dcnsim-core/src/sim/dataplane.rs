@@ -49,6 +49,18 @@ const QUEUE_AHEAD: usize = 1;
 /// route.
 const ROUTE_AHEAD: usize = 4;
 
+/// What a host's NIC will be doing when a packet sent now reaches it, a
+/// host delay ahead ([`Simulation::nic_at`]).
+enum Nic {
+    /// Idle, with nothing queued.
+    Idle,
+    /// Still sending what is queued ahead of it: this many packets and
+    /// bytes will be waiting then.
+    Behind(u64, u64),
+    /// Not known now.
+    Later,
+}
+
 impl Simulation {
     /// A new packet leaves its host's processing and joins its NIC queue.
     pub(super) fn inject(&mut self, pkt: Packet) {
@@ -66,10 +78,12 @@ impl Simulation {
 
     /// A TCP host hands a packet to its NIC after the host processing delay.
     /// `unwatched`: the host stack need not learn when it leaves the NIC (a
-    /// receiver's segment; see [`crate::tcp::Conn::left_host`]). Such a packet
-    /// that will find the NIC idle starts serializing then, committed now
-    /// ([`Simulation::nic_idle_at`]); any other waits for a
-    /// [`Event::HostSend`].
+    /// receiver's segment; see [`crate::tcp::Conn::left_host`]). What the NIC
+    /// will be doing a host delay ahead is often known now
+    /// ([`Simulation::nic_at`]): such a packet that will find it idle starts
+    /// serializing then, committed now; any packet that will find it still
+    /// sending what was queued ahead of it joins its queue now. Any other
+    /// waits for a [`Event::HostSend`].
     pub(super) fn send(&mut self, pkt: Packet, unwatched: bool) {
         if self.host_delay == Time::ZERO {
             self.inject(pkt);
@@ -79,30 +93,70 @@ impl Simulation {
         let p = self.arena.alloc(pkt);
         let at = self.now() + self.host_delay;
         let host = self.net.node_host[pkt.src as usize];
-        if unwatched && self.nic_idle_at(host, at) {
-            self.enqueue_at(self.net.host_port[host as usize], p, at);
-        } else {
-            self.host_sends[host as usize] += 1;
-            self.events.schedule(at, Event::HostSend(p));
+        let nic = self.net.host_port[host as usize];
+        match self.nic_at(host, at, pkt.size) {
+            Nic::Idle if unwatched => self.enqueue_at(nic, p, at),
+            Nic::Behind(packets, bytes) => self.join_nic_queue(nic, p, packets, bytes),
+            _ => {
+                self.host_sends[host as usize] += 1;
+                self.events.schedule(at, Event::HostSend(p));
+            }
         }
     }
 
-    /// Whether host `host`'s NIC is known now to be idle at `at`, a host
-    /// delay ahead, when a packet sent now reaches it: nothing but the host's
-    /// TCP packets reaches it, all a host delay after they were sent, so in
-    /// the order sent, and nothing records its queue or packets as they come
-    /// (`nic_ahead`: no datagram application on the host, no queue trace or
-    /// capture, no switch agent, the only source of pauses and control
-    /// frames); none of those packets is still on its way (a
-    /// [`Event::HostSend`] pending); the wire is free by then and nothing is
-    /// queued; and `at` is not past the stop time.
-    fn nic_idle_at(&self, host: u32, at: Time) -> bool {
+    /// What host `host`'s NIC is known now to be doing at `at`, a host delay
+    /// ahead, when a packet of `size` bytes sent now reaches it. It is known
+    /// when nothing but the host's TCP packets reaches it, all a host delay
+    /// after they were sent, so in the order sent, and nothing records its
+    /// queue or packets as they come (`nic_ahead`: no datagram application
+    /// on the host, no queue trace or capture, no switch agent, the only
+    /// source of pauses and control frames); none of those packets is still
+    /// on its way (a [`Event::HostSend`] pending); and `at` is not past the
+    /// stop time. Then:
+    /// - [`Nic::Idle`]: the wire is free by then and nothing is queued;
+    /// - [`Nic::Behind`]: a drop-tail queue without AQM (which would judge
+    ///   the packet by the queue at `at`), up at `at`, that admits the
+    ///   packet now (so then, when it holds no more), and whose
+    ///   last packet starts after `at`, none of them exactly at `at`
+    ///   ([`DropTail::waiting_after`]). The packet joining at `at` would
+    ///   find the port busy and its wake-up already pending, and the packet
+    ///   ahead of it would find it queued when it starts: joining now, the
+    ///   port sends it at the same wake-up, scheduled by the same event.
+    ///   Carries what the queue then holds ahead of it.
+    ///
+    /// [`DropTail::waiting_after`]: crate::queue::droptail::DropTail::waiting_after
+    fn nic_at(&self, host: u32, at: Time, size: u32) -> Nic {
         let pt = &self.net.ports[self.net.host_port[host as usize] as usize];
-        self.nic_ahead[host as usize]
-            && self.host_sends[host as usize] == 0
-            && pt.busy_until <= at
-            && pt.queue.is_empty()
-            && self.stop.is_none_or(|s| at <= s)
+        if !self.nic_ahead[host as usize]
+            || self.host_sends[host as usize] != 0
+            || self.stop.is_some_and(|s| at > s)
+        {
+            return Nic::Later;
+        }
+        if pt.busy_until <= at && pt.queue.is_empty() {
+            return Nic::Idle;
+        }
+        debug_assert!(!pt.scheduled, "a TCP host's NIC is event-driven");
+        match &pt.queue {
+            Queue::Droptail(fifo) if pt.aqm.is_empty() && !pt.is_down(at) && fifo.admits(size) => {
+                fifo.waiting_after(pt.busy_until, at, |b| pt.serialization(b))
+                    .map_or(Nic::Later, |(packets, bytes)| Nic::Behind(packets, bytes))
+            }
+            _ => Nic::Later,
+        }
+    }
+
+    /// Packet `p` joins the drop-tail queue of NIC `port` now, as it would
+    /// a host delay from now behind `packets` packets of `bytes` bytes
+    /// ([`Nic::Behind`]): the deepest-queue record takes that depth.
+    fn join_nic_queue(&mut self, port: u32, p: u32, packets: u64, bytes: u64) {
+        let q = self.queued(p);
+        let pt = &mut self.net.ports[port as usize];
+        debug_assert!(pt.wake_at.is_some(), "a NIC with a queue wakes");
+        pt.queue.enqueue(q, &mut self.dropped);
+        debug_assert!(self.dropped.is_empty(), "the NIC admitted it");
+        pt.max_packets = pt.max_packets.max(packets + 1);
+        pt.max_bytes = pt.max_bytes.max(bytes + u64::from(q.size));
     }
 
     /// A packet a TCP host sent a host delay ago reaches its NIC.
@@ -422,15 +476,8 @@ impl Simulation {
     #[inline(never)]
     fn enqueue_waiting(&mut self, port: u32, p: u32) {
         let now = self.now();
+        let q = self.queued(p);
         let pt = &mut self.net.ports[port as usize];
-        let pkt = self.arena.hop(p);
-        let q = Queued {
-            pkt: p,
-            size: pkt.size,
-            class: pkt.class,
-            prio: pkt.prio,
-            flow: pkt.hash,
-        };
         pt.queue.enqueue(q, &mut self.dropped);
         if !self.dropped.is_empty() {
             // The arrival, or packets the discipline evicted for it.
@@ -455,6 +502,18 @@ impl Simulation {
         let at = pt.busy_until.max(now);
         self.wake(port, at);
         self.trace_queue(port);
+    }
+
+    /// What a queue discipline is told of packet `p`.
+    fn queued(&self, p: u32) -> Queued {
+        let pkt = self.arena.hop(p);
+        Queued {
+            pkt: p,
+            size: pkt.size,
+            class: pkt.class,
+            prio: pkt.prio,
+            flow: pkt.hash,
+        }
     }
 
     pub(super) fn port_free(&mut self, port: u32) {

@@ -115,8 +115,8 @@ pub struct Simulation {
     /// Flows whose host queue drained while they were held back by it.
     resume: Vec<u32>,
     /// Per host: packets it sent that wait for a [`Event::HostSend`], and
-    /// whether its NIC may take a TCP answer a host delay ahead (see
-    /// `schedule_ports`).
+    /// whether its NIC may take TCP packets a host delay ahead, when sent
+    /// (see `schedule_ports` and `Simulation::send`).
     host_sends: Vec<u32>,
     nic_ahead: Vec<bool>,
     traced_flows: Vec<u32>,
