@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::run_toml;
+use common::{port_value, run_toml};
 use dcnsim_core::Output;
 
 /// The row of TCP flow `id` in the flows table.
@@ -271,15 +271,48 @@ fn connections_are_let_go_when_done_and_their_slots_reused() {
     assert!(!out.pcaps.is_empty() && out.pcaps[0].1.len() > 24);
 }
 
+/// `[[traffic.flows]]` of (source, destination, size, start).
+fn flows_toml(flows: &[(u32, u32, &str, &str)]) -> String {
+    flows
+        .iter()
+        .map(|(src, dst, size, start)| {
+            format!("[[traffic.flows]]\nsrc = {src}\ndst = {dst}\nsize = \"{size}\"\nstart = \"{start}\"\n")
+        })
+        .collect()
+}
+
+/// Run a star's scenario (`scenario` given the `[trace] queues` list) with
+/// the NICs of hosts `0..hosts` untraced, so that what they will be doing a
+/// host delay ahead is known, and traced, so that every TCP packet reaches
+/// its NIC at a `HostSend` event. With no two events at one picosecond the
+/// runs must agree: packet-hops, flows, and ports with their deepest queues
+/// and drops. Returns the untraced run and the traced one.
+fn nics_untraced_and_traced(hosts: u32, scenario: impl Fn(&str) -> String) -> (Output, Output) {
+    let nics = (0..hosts)
+        .map(|h| format!("\"host{h}->sw0\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (ahead, at_host_send) = (run_toml(&scenario("")), run_toml(&scenario(&nics)));
+    assert_eq!(ahead.summary.packet_hops, at_host_send.summary.packet_hops);
+    assert_eq!(ahead.flows, at_host_send.flows);
+    assert_eq!(ahead.ports, at_host_send.ports);
+    (ahead, at_host_send)
+}
+
 /// A receiver's segment (an ACK) that will find its NIC idle a host delay
 /// after it is sent starts serializing then, committed when sent, without a
-/// `HostSend` event; a NIC whose queue is traced takes every packet at its
-/// `HostSend`. With no two events at one picosecond the runs agree. Host 0
-/// both sends and receives, so ACKs and data share its NIC.
+/// `HostSend` event. Host 0 both sends and receives, so ACKs and data share
+/// its NIC.
 #[test]
 fn acks_committed_ahead_to_an_idle_nic_match_host_send_events() {
-    let run = |traced: &str| {
-        run_toml(&format!(
+    let flows = flows_toml(&[
+        (0, 4, "1.3MB", "0.11ms"),
+        (3, 0, "0.7MB", "0.53ms"),
+        (1, 4, "2.1MB", "0.29ms"),
+        (2, 4, "0.9MB", "1.07ms"),
+    ]);
+    let (ahead, at_host_send) = nics_untraced_and_traced(5, |traced| {
+        format!(
             r#"
 seed = 5
 stop_time = "40ms"
@@ -292,38 +325,13 @@ host_delay = "2.3us"
 queue = {{ capacity = "40pkt", aqm = {{ kind = "threshold", k = "11pkt" }} }}
 [transport]
 protocol = "dctcp"
-[[traffic.flows]]
-src = 0
-dst = 4
-size = "1.3MB"
-start = "0.11ms"
-[[traffic.flows]]
-src = 3
-dst = 0
-size = "0.7MB"
-start = "0.53ms"
-[[traffic.flows]]
-src = 1
-dst = 4
-size = "2.1MB"
-start = "0.29ms"
-[[traffic.flows]]
-src = 2
-dst = 4
-size = "0.9MB"
-start = "1.07ms"
+{flows}
 [trace]
 queues = [{traced}]
 "#
-        ))
-    };
-    let nics = (0..5)
-        .map(|h| format!("\"host{h}->sw0\""))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let (ahead, at_host_send) = (run(""), run(&nics));
+        )
+    });
     let (a, h) = (&ahead.summary, &at_host_send.summary);
-    assert_eq!(a.packet_hops, h.packet_hops);
     // Almost all of the ~3,400 ACKs find their NIC idle.
     assert!(
         a.events + 3000 < h.events,
@@ -331,8 +339,6 @@ queues = [{traced}]
         a.events,
         h.events
     );
-    assert_eq!(ahead.flows, at_host_send.flows);
-    assert_eq!(ahead.ports, at_host_send.ports);
     let done = ahead
         .flows
         .f64("fct_s")
@@ -344,19 +350,31 @@ queues = [{traced}]
 
 /// A packet that will find its NIC still sending what was queued ahead of
 /// it, a host delay after it is sent, joins the NIC's queue when sent,
-/// without a `HostSend` event; a NIC whose queue is traced takes every
-/// packet at its `HostSend`. Two flows leave each of three hosts, so their
+/// without a `HostSend` event. Two flows leave each of three hosts, so their
 /// drop-tail NIC queues (no AQM) fill: a 4-packet queue overflows, a
-/// 40-packet one records its deepest queue below its capacity (the depth a
+/// 500-packet one records its deepest queue below its capacity (the depth a
 /// packet joining ahead finds is the one it would find a host delay later).
-/// The runs stop while the NICs are busy. With no two events at one
-/// picosecond the runs agree: flows, and ports with their deepest queues
-/// and drops.
+/// The runs stop while the NICs are busy.
 #[test]
 fn packets_joining_a_busy_nic_ahead_match_host_send_events() {
-    let run = |nic_capacity: &str, traced: &str| {
-        run_toml(&format!(
-            r#"
+    let flows = flows_toml(&[
+        (0, 3, "1.3MB", "0.11ms"),
+        (0, 4, "0.7MB", "0.53ms"),
+        (1, 5, "2.1MB", "0.29ms"),
+        (1, 3, "0.9MB", "1.07ms"),
+        (2, 4, "1.7MB", "0.71ms"),
+        (2, 5, "3.1MB", "0.37ms"),
+    ]);
+    // What the NICs of `hosts` report in `column`, summed.
+    let nic = |out: &Output, hosts: std::ops::Range<u32>, column: &str| -> u64 {
+        hosts
+            .map(|h| port_value(out, &format!("host{h}->sw0"), column) as u64)
+            .sum()
+    };
+    for (capacity, overflows) in [("4pkt", true), ("500pkt", false)] {
+        let (ahead, at_host_send) = nics_untraced_and_traced(6, |traced| {
+            format!(
+                r#"
 seed = 9
 stop_time = "23.7ms"
 [topology]
@@ -366,67 +384,18 @@ link = {{ rate = "1Gbps", delay = "1.37us" }}
 [network]
 host_delay = "2.3us"
 queue = {{ capacity = "30pkt" }}
-nic_queue = {{ capacity = "{nic_capacity}" }}
+nic_queue = {{ capacity = "{capacity}" }}
 [transport]
 protocol = "newreno"
 host_queue_limit = 8
-[[traffic.flows]]
-src = 0
-dst = 3
-size = "1.3MB"
-start = "0.11ms"
-[[traffic.flows]]
-src = 0
-dst = 4
-size = "0.7MB"
-start = "0.53ms"
-[[traffic.flows]]
-src = 1
-dst = 5
-size = "2.1MB"
-start = "0.29ms"
-[[traffic.flows]]
-src = 1
-dst = 3
-size = "0.9MB"
-start = "1.07ms"
-[[traffic.flows]]
-src = 2
-dst = 4
-size = "1.7MB"
-start = "0.71ms"
-[[traffic.flows]]
-src = 2
-dst = 5
-size = "3.1MB"
-start = "0.37ms"
+{flows}
 [trace]
 queues = [{traced}]
 "#
-        ))
-    };
-    // What the NICs of `hosts` report in `column`, summed.
-    let nic = |out: &Output, hosts: std::ops::Range<u32>, column: &str| -> u64 {
-        let names = out.ports.str("port");
-        let values = out.ports.i64(column);
-        hosts
-            .map(|h| {
-                let i = names.iter().position(|n| *n == format!("host{h}->sw0"));
-                values[i.expect("a NIC row")] as u64
-            })
-            .sum()
-    };
-    let nics = (0..6)
-        .map(|h| format!("\"host{h}->sw0\""))
-        .collect::<Vec<_>>()
-        .join(", ");
-    for (capacity, overflows) in [("4pkt", true), ("500pkt", false)] {
-        let (ahead, at_host_send) = (run(capacity, ""), run(capacity, &nics));
+            )
+        });
         let (a, h) = (&ahead.summary, &at_host_send.summary);
         assert!(a.stopped_at_stop_time);
-        assert_eq!(a.packet_hops, h.packet_hops);
-        assert_eq!(ahead.flows, at_host_send.flows);
-        assert_eq!(ahead.ports, at_host_send.ports, "{capacity}");
         assert_eq!(nic(&ahead, 0..3, "packets_dropped") > 0, overflows);
         let deepest = nic(&ahead, 0..1, "max_queue_packets");
         assert!(deepest >= 2 && (overflows || deepest < 500), "{deepest}");

@@ -25,10 +25,15 @@ pub fn error_of(text: &str) -> String {
 
 /// Packets sent on the named port.
 pub fn port_sent(out: &Output, name: &str) -> i64 {
+    port_value(out, name, "packets_sent")
+}
+
+/// The named port's value in an integer `column` of the ports table.
+pub fn port_value(out: &Output, name: &str, column: &str) -> i64 {
     let names = out.ports.str("port");
     let i = names
         .iter()
         .position(|n| n == name)
         .unwrap_or_else(|| panic!("no port {name}"));
-    out.ports.i64("packets_sent")[i]
+    out.ports.i64(column)[i]
 }
