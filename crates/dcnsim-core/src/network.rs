@@ -189,8 +189,16 @@ impl Port {
     /// Record the queue's depth if it is the deepest yet.
     #[inline]
     pub fn note_depth(&mut self) {
-        self.max_packets = self.max_packets.max(self.queue.packets());
-        self.max_bytes = self.max_bytes.max(self.queue.bytes());
+        self.note_depth_of(self.queue.packets(), self.queue.bytes());
+    }
+
+    /// Record a depth of `packets` packets and `bytes` bytes if it is the
+    /// deepest yet (one the queue has, or will have when a packet that
+    /// joined it ahead arrives).
+    #[inline]
+    pub fn note_depth_of(&mut self, packets: u64, bytes: u64) {
+        self.max_packets = self.max_packets.max(packets);
+        self.max_bytes = self.max_bytes.max(bytes);
     }
 
     /// Time to serialize `bytes` onto this port's link.

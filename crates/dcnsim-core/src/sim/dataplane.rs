@@ -155,8 +155,7 @@ impl Simulation {
         debug_assert!(pt.wake_at.is_some(), "a NIC with a queue wakes");
         pt.queue.enqueue(q, &mut self.dropped);
         debug_assert!(self.dropped.is_empty(), "the NIC admitted it");
-        pt.max_packets = pt.max_packets.max(packets + 1);
-        pt.max_bytes = pt.max_bytes.max(bytes + u64::from(q.size));
+        pt.note_depth_of(packets + 1, bytes + u64::from(q.size));
     }
 
     /// A packet a TCP host sent a host delay ago reaches its NIC.
