@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 import dcnsim
@@ -128,7 +129,7 @@ def test_results_write_is_whole_or_nothing(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
+    monkeypatch.setattr(pq, "write_table", broken)
     with pytest.raises(OSError):
         results.write(out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -85,6 +87,25 @@ def test_chunked_files_equal_one_chunk_and_in_memory_files(tmp_path):
     assert chunked.traces["flows"].equals(memory.traces["flows"])
     assert chunked.probes["latency_s"].isna().any()  # drops, and rows in flight at the end
     assert (chunked.probes["flow_id"] == -1).sum() == 3  # the listed probes
+
+
+def test_a_files_types_depend_neither_on_its_rows_nor_on_pandas(tmp_path):
+    # Written with pyarrow from the core's columns: strings are large_string also in
+    # a table without rows (tree3_probes has no flows and asks for no trace; BUSY has
+    # both), and the files carry no pandas metadata, whichever pandas is installed.
+    empty = dcnsim.run(TREE3, out=tmp_path / "empty")
+    full = dcnsim.run({**BUSY, "stop_time": "2ms"}, out=tmp_path / "full")
+    assert len(empty.flows) == 0 and len(full.flows) > 0
+    for name in ("flows.parquet", "ports.parquet", "probes.parquet"):
+        schema = pq.read_schema(tmp_path / "empty" / name)
+        assert schema.equals(pq.read_schema(tmp_path / "full" / name), check_metadata=True), name
+        assert schema.metadata is None, name
+    flows = pq.read_schema(tmp_path / "empty" / "flows.parquet")
+    assert [flows.field(c).type for c in ("kind", "protocol", "origin")] == [pa.large_string()] * 3
+    assert flows.field("flow_id").type == pa.int64() and flows.field("fct_s").type == pa.float64()
+    # Read back, a file is the run's table.
+    assert pd.read_parquet(tmp_path / "full" / "flows.parquet").equals(full.flows)
+    assert pd.read_parquet(tmp_path / "full" / "ports.parquet").equals(full.ports)
 
 
 def test_a_table_not_asked_for_and_left_empty_is_not_written(tmp_path):
@@ -248,6 +269,8 @@ def test_import_and_validate_load_no_table_library():
 
 
 def test_run_loads_only_the_table_libraries(tmp_path):
+    # The files are written from the core's columns with pyarrow, no DataFrame made;
+    # pyarrow's array constructor imports pandas itself, to recognize its objects.
     assert loaded_after(["run", TREE3, "--out", str(tmp_path / "out")]) == ["pandas", "pyarrow"]
 
 

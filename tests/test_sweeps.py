@@ -12,12 +12,13 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import tomli_w
 
 import dcnsim
 from dcnsim.sweeps import Sweep, column_name, run_id
-from simhelp import assert_one_error_line, cli, interruptible
+from simhelp import EXAMPLES, assert_one_error_line, cli, interruptible
 
 #: Web-search flows on a k = 4 fat-tree: 0.2-0.5 s of wall time per run.
 BASE = {
@@ -195,6 +196,10 @@ def test_query_matches_pandas_on_the_same_files(tmp_path):
         frame = pd.read_parquet(path)
         frame["run"] = path.parent.name.removeprefix("run=")
         frames.append(frame)
+    # Each written as `dcnsim run --out` writes a run's table: the same types, also
+    # where a run has no flows at all (tree3_probes), and no pandas metadata.
+    alone = dcnsim.run(EXAMPLES / "tree3_probes.toml").write(tmp_path / "alone")
+    assert pq.read_schema(path).equals(pq.read_schema(alone / "flows.parquet"), check_metadata=True)
     flows = pd.concat(frames).merge(catalog, on="run")
     done = flows[flows["fct_s"].notna()]
     expected = (

@@ -24,6 +24,7 @@ from dcnsim.scenario import Scenario, as_scenario
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
 __all__ = [
@@ -119,8 +120,9 @@ class Results:
         self.probe_latency = probe_latency
 
     def columns(self, name: str) -> Mapping[str, Any]:
-        """The columns of table ``name`` (``flows``, ``ports``, ``rounds``) as the core
-        returned them: numpy arrays, strings as lists, no DataFrame made."""
+        """The columns of table ``name`` (``flows``, ``ports``, ``rounds``; of a run kept
+        in memory also ``probes``, ``queues`` and ``flow_trace``) as the core returned
+        them: numpy arrays, strings as lists, no DataFrame made."""
         return self._columns[name]
 
     @property
@@ -181,21 +183,20 @@ class Results:
     def _write_files(self, directory: Path) -> None:
         # flows, probes, ports and summary always; a table the scenario has to ask
         # for (queue or flow trace, incast rounds, captures) when it asked for it,
-        # even if the run left it empty. Streamed tables are copied from their files.
-        self.flows.to_parquet(directory / "flows.parquet", index=False)
-        self.ports.to_parquet(directory / "ports.parquet", index=False)
-        optional = [
-            (self._recorded(name), asked_by, file)
-            for name, (file, asked_by) in RECORDED.items()
-            if name in self._columns or name in self._held
-        ]
-        optional.append((self.rounds, "traffic.incast", "rounds.parquet"))
-        for table, asked_by, name in optional:
-            if len(table) or asked_by is None or self.scenario.get(asked_by):
-                table.to_parquet(directory / name, index=False)
-        for name, (file, _) in RECORDED.items():
-            if name not in self._columns and name not in self._held and self.out_dir is not None:
-                shutil.copyfile(self.out_dir / file, directory / file)
+        # even if the run left it empty. The tables are the core's columns as the run
+        # returned them; streamed tables are copied from their files.
+        write_table(directory / "flows.parquet", self._columns["flows"])
+        write_table(directory / "ports.parquet", self._columns["ports"])
+        optional = [(name, file, asked_by) for name, (file, asked_by) in RECORDED.items()]
+        optional.append(("rounds", "rounds.parquet", "traffic.incast"))
+        for name, file, asked_by in optional:
+            if name not in self._columns:
+                if self.out_dir is not None:
+                    shutil.copyfile(self.out_dir / file, directory / file)
+                continue
+            columns = self._columns[name]
+            if _rows(columns) or asked_by is None or self.scenario.get(asked_by):
+                write_table(directory / file, columns)
         if self.pcaps:
             (directory / PCAP_DIR).mkdir()
             for name, file_name in pcap_file_names(self.pcaps).items():
@@ -256,29 +257,25 @@ class _RecordedFiles:
         self.latency = LatencyStats()
         self.writers: dict[str, pq.ParquetWriter] = {}
         #: Tables left empty and not written: their columns, for ``Results``.
-        self.empty: dict[str, pd.DataFrame] = {}
+        self.empty: dict[str, Mapping[str, Any]] = {}
 
     def __call__(self, name: str, columns: dict[str, Any]) -> None:
         if name == "probes":
             self.latency.add(columns["latency_s"])
         if self.directory is None:
             return
-        # Imported by the first chunk written, so a run that keeps no rows loads neither.
-        import pandas as pd
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        frame = pd.DataFrame(columns)
         file, asked_by = RECORDED[name]
-        if not len(frame) and name not in self.writers:
+        if not _rows(columns) and name not in self.writers:
             # The last chunk of a table with no rows: written if always or asked for.
             if asked_by is not None and not self.scenario.get(asked_by):
-                self.empty[name] = frame
+                self.empty[name] = columns
                 return
-        elif not len(frame):
+        elif not _rows(columns):
             return
-        # As DataFrame.to_parquet writes it: the same schema and pandas metadata.
-        table = pa.Table.from_pandas(frame, preserve_index=False)
+        # Imported by the first chunk written, so a run that keeps no rows loads none.
+        import pyarrow.parquet as pq
+
+        table = _arrow_table(columns)
         if name not in self.writers:
             self.writers[name] = pq.ParquetWriter(self.directory / file, table.schema)
         self.writers[name].write_table(table)
@@ -287,6 +284,38 @@ class _RecordedFiles:
         for writer in self.writers.values():
             writer.close()
         self.writers.clear()
+
+
+def _arrow_table(columns: Mapping[str, Any]) -> pa.Table:
+    """A table of the core's columns as an Arrow table: numpy arrays keep their
+    types, with NaN (a flow not finished, a probe not received) as null, as pandas
+    converted it; strings (lists) become ``large_string``, also in a table without
+    rows. So a file's types depend neither on its rows nor on the installed pandas
+    (whose ``DataFrame.to_parquet`` wrote strings as ``string`` before pandas 3, as
+    ``large_string`` since, and an empty string column as ``double``)."""
+    import pyarrow as pa
+
+    return pa.table(
+        {
+            name: pa.array(values, type=pa.large_string())
+            if isinstance(values, list)
+            else pa.array(values, from_pandas=True)
+            for name, values in columns.items()
+        }
+    )
+
+
+def write_table(path: Path, columns: Mapping[str, Any]) -> None:
+    """Write a table of the core's columns to the parquet file ``path``: with
+    pyarrow, no DataFrame made (``dcnsim run --out`` and a sweep's store)."""
+    import pyarrow.parquet as pq
+
+    pq.write_table(_arrow_table(columns), path)
+
+
+def _rows(columns: Mapping[str, Any]) -> int:
+    """The number of rows of a table of columns (0 without columns)."""
+    return len(next(iter(columns.values()), ()))
 
 
 def pcap_file_names(names: Iterable[str]) -> dict[str, str]:
@@ -375,7 +404,7 @@ def _run_streamed(
     finally:
         files.close()
     results = Results(raw, scenario, probe_latency=files.latency)
-    results._held.update(files.empty)
+    results._columns.update(files.empty)
     return results
 
 

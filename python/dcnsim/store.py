@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dcnsim import _core, outdir
+from dcnsim.results import write_table
 
 if TYPE_CHECKING:
     from dcnsim.sweeps import Run
@@ -127,8 +128,8 @@ def write_run(directory: Path, run: Run, answer: Mapping[str, Any]) -> None:
 
     def write(tmp: Path) -> None:
         (tmp / "scenario.toml").write_text(run.scenario.to_toml(), encoding="utf-8")
-        for name, table in answer.get("tables", {}).items():
-            table.to_parquet(tmp / f"{name}.parquet", index=False)
+        for name, columns in answer.get("tables", {}).items():
+            write_table(tmp / f"{name}.parquet", columns)
         if summary:
             row = {k: v for k, v in summary.items() if k not in ("name", "seed")}
             pd.DataFrame([row]).to_parquet(tmp / "summary.parquet", index=False)

@@ -67,15 +67,8 @@ __all__ = [
     "run_sweep",
 ]
 
-#: The tables a run may keep, by name, and how to get each from its results.
-TABLES = {
-    "flows": lambda r: r.flows,
-    "probes": lambda r: r.probes,
-    "ports": lambda r: r.ports,
-    "rounds": lambda r: r.rounds,
-    "queues": lambda r: r.traces["queues"],
-    "flow_trace": lambda r: r.traces["flows"],
-}
+#: The tables a run may keep: the core's tables, by name.
+TABLES = ("flows", "probes", "ports", "rounds", "queues", "flow_trace")
 _KEYS = ("name", "base", "seeds", "tables", "grid", "zip", "figures", "slurm")
 #: Seeds of a sweep that does not say: 1..5.
 DEFAULT_SEEDS = 5
@@ -414,7 +407,7 @@ def execute(scenario_json: str, tables: list[str]) -> dict[str, Any]:
     except Exception as exc:  # a run's failure must not stop the sweep
         return {"error": one_line(exc)}
     return {
-        "tables": {name: TABLES[name](results) for name in tables},
+        "tables": {name: results.columns(name) for name in tables},
         "summary": results.summary,
         "wall_s": time.perf_counter() - started,
     }
