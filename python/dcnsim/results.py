@@ -171,7 +171,8 @@ class Results:
         )
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Write the output files into ``out_dir``, whole or not at all.
+        """Write the output files into ``out_dir``, whole or not at all: the run's
+        tables as the core returned them (a DataFrame changed since is not written).
 
         The files are written into a temporary directory beside ``out_dir`` which
         then takes its place; a previous ``out_dir`` is moved away and deleted only
