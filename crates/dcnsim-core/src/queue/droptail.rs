@@ -26,7 +26,7 @@ pub struct DropTail {
     fifo: VecDeque<Entry>,
 }
 
-/// The longest queue [`DropTail::waiting_after`] walks.
+/// The most entries [`DropTail::waiting_after`] walks past.
 const WALK_AT_MOST: usize = 64;
 
 /// What a FIFO keeps of a queued packet: 12 bytes instead of [`Queued`]'s 32,
@@ -130,31 +130,31 @@ impl DropTail {
     /// The packets and bytes still waiting at `at` in the queue of an
     /// event-driven port that sends them back to back from `first` on
     /// (serializing `b` bytes in `serialization(b)`), when the last starts
-    /// after `at` and none starts exactly at `at`; otherwise (or when more
-    /// than [`WALK_AT_MOST`] wait, not to walk a long queue per packet)
-    /// `None`.
+    /// after `at` and none starts exactly at `at`; otherwise `None`. The
+    /// starts only grow, so the walk stops at the first entry starting after
+    /// `at`: it and all behind it wait, the bytes of the queue but those of
+    /// the entries ahead. It gives up (`None`) when more than
+    /// [`WALK_AT_MOST`] start by `at`, not to walk a long queue per packet
+    /// (a host delay of many serializations).
     pub fn waiting_after(
         &self,
         first: Time,
         at: Time,
         serialization: impl Fn(u32) -> Time,
     ) -> Option<(u64, u64)> {
-        if self.fifo.is_empty() || self.fifo.len() > WALK_AT_MOST {
-            return None;
-        }
-        let (mut start, mut packets, mut bytes) = (first, 0, 0);
-        for e in &self.fifo {
+        debug_assert!(self.departures.is_empty(), "an event-driven port");
+        let (mut start, mut ahead) = (first, 0);
+        for (i, e) in self.fifo.iter().take(WALK_AT_MOST + 1).enumerate() {
             if start == at {
                 return None;
             }
             if start > at {
-                packets += 1;
-                bytes += u64::from(e.size);
+                return Some(((self.fifo.len() - i) as u64, self.bytes - ahead));
             }
+            ahead += u64::from(e.size);
             start = start + serialization(e.size);
         }
-        // The last starts after `at` exactly when some does.
-        (packets > 0).then_some((packets, bytes))
+        None
     }
 
     /// The end of the fields a scheduled port's arrival reads, in bytes
@@ -256,7 +256,7 @@ mod tests {
     /// 500 bytes start at 100, 1100 and 2600 ps.
     #[test]
     fn what_waits_at_a_later_time_is_what_starts_after_it() {
-        let mut d = droptail(Capacity::Packets(100));
+        let mut d = droptail(Capacity::Packets(1000));
         let ser = |b: u32| Time(u64::from(b));
         let first = Time(100);
         assert_eq!(d.waiting_after(first, Time(50), ser), None, "empty");
@@ -272,20 +272,23 @@ mod tests {
         for t in [100, 1100, 2600, 2601, 9000] {
             assert_eq!(at(t), None, "at {t}");
         }
-        for i in 4..=WALK_AT_MOST as u32 {
+        // A long queue is walked only up to the first entry starting after
+        // `at`: what waits behind it is counted, not walked.
+        for i in 4..=1000 {
             d.enqueue(q(i, 1), &mut dropped);
         }
+        let at = |t| d.waiting_after(first, Time(t), ser);
+        assert_eq!(at(2599), Some((998, 3997 - 2500)));
+        assert_eq!(at(50), Some((1000, 3997)));
+        // Entries starting before `at` are walked past, at most WALK_AT_MOST:
+        // from 0 at 2 ps each, `k + 1` of them start before 2k + 1 ps.
         let most = WALK_AT_MOST as u64;
+        let past = |k: u64| d.waiting_after(Time::ZERO, Time(2 * k + 1), |_| Time(2));
         assert_eq!(
-            d.waiting_after(first, Time(50), ser).map(|w| w.0),
-            Some(most)
+            past(most - 1),
+            Some((1000 - most, 3997 - 3000 - (most - 3)))
         );
-        d.enqueue(q(99, 1), &mut dropped);
-        assert_eq!(
-            d.waiting_after(first, Time(50), ser),
-            None,
-            "too long to walk"
-        );
+        assert_eq!(past(most), None, "more than {most} to walk past");
     }
 
     #[test]
