@@ -266,13 +266,13 @@ class _RecordedFiles:
         if self.directory is None:
             return
         file, asked_by = RECORDED[name]
-        if not _rows(columns) and name not in self.writers:
+        if not _rows(columns):
+            if name in self.writers:
+                return
             # The last chunk of a table with no rows: written if always or asked for.
             if asked_by is not None and not self.scenario.get(asked_by):
                 self.empty[name] = columns
                 return
-        elif not _rows(columns):
-            return
         # Imported by the first chunk written, so a run that keeps no rows loads none.
         import pyarrow.parquet as pq
 
