@@ -88,17 +88,16 @@ def draw(directory: Path, sweep: Sweep, figure: Mapping[str, str], catalog: pd.D
 
 
 def _plain_log_ticks(axis: Any) -> None:
-    """A log axis's ticks as plain numbers (20, 50, 100 rather than 2x10^1); within one
-    decade, where there may be no power of ten to label, the minor ticks too."""
+    """A log axis's ticks labelled as plain numbers (0.2, 50, 100 rather than 2x10^-1),
+    the minor ticks matplotlib would label (2, 3, 4, 6 within a decade or two) too."""
     from matplotlib import ticker
 
-    plain = ticker.FuncFormatter(lambda value, _: f"{value:g}")
-    low, high = sorted(axis.get_view_interval())
-    axis.set_major_formatter(plain)
-    if low > 0 and high / low < 10:
-        axis.set_minor_formatter(plain)
-    else:
-        axis.set_minor_formatter(ticker.NullFormatter())
+    class Plain(ticker.LogFormatter):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return f"{x:g}" if super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(Plain(labelOnlyBase=False))
+    axis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
 
 
 def _query(directory: Path, figure: Mapping[str, str], sql: str) -> pd.DataFrame:
@@ -118,6 +117,11 @@ def _query(directory: Path, figure: Mapping[str, str], sql: str) -> pd.DataFrame
 def _where(figure: Mapping[str, str], *conditions: str) -> str:
     terms = [*conditions, *([f"({figure['where']})"] if "where" in figure else [])]
     return f" WHERE {' AND '.join(terms)}" if terms else ""
+
+
+def _rows(figure: Mapping[str, str]) -> str:
+    """A title's second line naming the rows chosen, if the figure chooses."""
+    return f"\nrows where {figure['where']}" if "where" in figure else ""
 
 
 def _stat_sql(stat: str, column: str) -> str:
@@ -176,7 +180,7 @@ def _line(
     ax.set_ylabel(axis_label(f"{stat} {y}", shown))
     seeds = int(points["runs"].max()) if len(points) else 0
     over = f"mean of {seeds} seeds, 95 % interval" if seeds > 1 else "one seed"
-    ax.set_title(f"{stat} of {table}.{y} per run: {over}", fontsize=10)
+    ax.set_title(f"{stat} of {table}.{y} per run: {over}{_rows(figure)}", fontsize=10)
     rows = f" of the {ROWS.get(table, 'rows')} where {figure['where']}" if "where" in figure else ""
     caption = (
         f"{figure['name']}: the {stat} of {y}{rows} in each run, against {keys[x]}"
@@ -226,7 +230,7 @@ def _cdf(
         ax.set_xscale("log")
     ax.set_xlabel(axis_label(y, shown))
     ax.set_ylabel(f"fraction of {rows} at or below")
-    ax.set_title(f"CDF of {table}.{y}, all seeds pooled", fontsize=10)
+    ax.set_title(f"CDF of {table}.{y}, all seeds pooled{_rows(figure)}", fontsize=10)
     where = f" where {figure['where']}" if "where" in figure else ""
     caption = (
         f"{figure['name']}: the distribution (CDF) of {y} over the {rows}{where} of every run, "
