@@ -319,3 +319,17 @@ def test_the_example_sweep_file_is_a_valid_sweep():
     assert len(runs) == 2 * 3 * 3
     assert {r.scenario.get("topology.k") for r in runs} == {4}  # the base file's
     assert sweep.columns() == ["transport_protocol", "traffic_workloads_0_load", "seed"]
+
+
+def test_the_dask_install_hint_works_as_written():
+    """From a clone (`.[dask]`), or anywhere: the extra's requirements, as pyproject.toml
+    lists them (not "dcnsim[dask]": dcnsim is not on a package index)."""
+    import tomllib
+
+    from dcnsim.sweeps import dask_hint
+
+    pyproject = tomllib.loads((EXAMPLES.parent / "pyproject.toml").read_text())
+    hint = dask_hint()
+    assert 'pip install ".[dask]"' in hint and "dcnsim[dask]" not in hint
+    for requirement in pyproject["project"]["optional-dependencies"]["dask"]:
+        assert f'"{requirement}"' in hint, hint

@@ -496,6 +496,21 @@ def _answer(future: Any) -> dict[str, Any]:
         return {"error": one_line(exc)}
 
 
+def dask_hint() -> str:
+    """How to install the ``dask`` extra, as commands that work as typed: in the clone,
+    or anywhere with the extra's requirements read from the installed metadata."""
+    from importlib.metadata import requires
+
+    extra = [
+        r.split(";")[0].strip()
+        for r in requires("dcnsim") or []
+        if ";" in r and "extra" in r.split(";")[1] and "dask" in r.split(";")[1]
+    ]
+    return 'pip install ".[dask]" in the dcnsim clone, or pip install ' + " ".join(
+        f'"{r}"' for r in extra
+    )
+
+
 #: How long to wait for a Dask scheduler before saying it cannot be reached.
 DASK_CONNECT_TIMEOUT_S = 5
 
@@ -506,7 +521,7 @@ def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> Iterator[Any
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise SweepError("--dask: Dask is not installed: pip install 'dcnsim[dask]'") from None
+        raise SweepError(f"--dask: Dask is not installed: {dask_hint()}") from None
     with ExitStack() as stack:
         try:
             if dask == "local":
@@ -535,6 +550,6 @@ def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> Iterator[Any
                 f"--dask {dask}: cannot reach the scheduler: {one_line(exc)}"
             ) from None
         except ImportError as exc:
-            raise SweepError(f"--dask {dask}: {exc}: pip install 'dcnsim[dask]'") from None
+            raise SweepError(f"--dask {dask}: {exc}: {dask_hint()}") from None
         stack.callback(client.close)
         yield client
