@@ -102,8 +102,8 @@ def test_progress_line_format():
 
 @pytest.mark.parametrize(
     ("seconds", "shown"),
-    [(0.0, "0 µs"), (4.2e-4, "420 µs"), (0.0123, "12 ms"), (1.234, "1.2 s"), (52.3, "52 s"),
-     (192.0, "3 min 12 s"), (7384.0, "2 h 03 min")],
+    [(0.0, "0 s"), (4.2e-4, "420 µs"), (0.0123, "12 ms"), (0.00999, "10 ms"), (1.234, "1.2 s"),
+     (6.0, "6.0 s"), (52.3, "52 s"), (192.0, "3 min 12 s"), (7384.0, "2 h 03 min")],
 )  # fmt: skip
 def test_wall_times_have_the_precision_a_reader_uses(seconds, shown):
     assert format_wall(seconds) == shown

@@ -513,20 +513,22 @@ def format_seconds(seconds: float) -> str:
 
 
 def format_wall(seconds: float) -> str:
-    """A wall-clock duration to the precision a reader uses: ``0.00042`` -> ``"0.42 ms"``,
-    ``0.0123`` -> ``"12 ms"``, ``1.234`` -> ``"1.2 s"``, ``52.3`` -> ``"52 s"``,
-    ``192`` -> ``"3 min 12 s"``, ``7384`` -> ``"2 h 03 min"``."""
+    """A wall-clock duration to the precision a reader uses: ``0.00042`` -> ``"420 µs"``,
+    ``0.0123`` -> ``"12 ms"``, ``1.234`` -> ``"1.2 s"``, ``6.0`` -> ``"6.0 s"``,
+    ``52.3`` -> ``"52 s"``, ``192`` -> ``"3 min 12 s"``, ``7384`` -> ``"2 h 03 min"``."""
     if seconds >= 3600:
         minutes = round(seconds / 60)
         return f"{minutes // 60} h {minutes % 60:02d} min"
     if seconds >= 60:
         whole = round(seconds)
         return f"{whole // 60} min {whole % 60:02d} s"
+    if seconds <= 0:
+        return "0 s"
     scale, unit = next(
         ((s, u) for s, u in ((1.0, "s"), (1e-3, "ms")) if seconds >= s), (1e-6, "µs")
     )
     value = seconds / scale
-    return f"{value:.2g} {unit}" if value < 10 else f"{value:.0f} {unit}"
+    return f"{value:.1f} {unit}" if value < 9.95 else f"{value:.0f} {unit}"
 
 
 def format_rate(bps: float) -> str:
