@@ -1,13 +1,17 @@
 # The two commands of the README:
 #   make demo   build and install dcnsim into .venv, run the first seed's example
-#   make test   everything CI checks: Rust format, lints and tests, ruff, pytest
-# Neither needs an activated virtualenv: the venv's own binaries are used.
+#   make test   everything CI checks: the wheel and sdist, installed and smoke-tested
+#               in a clean virtualenv, Rust format, lints and tests, ruff, pytest
+# and the distributions alone:
+#   make wheel  an abi3 wheel (CPython 3.11+) and the sdist, into target/wheels
+# None needs an activated virtualenv: the venv's own binaries are used.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+WHEELS := target/wheels
 
-.PHONY: demo test sdist-check bench bench-compare clean
+.PHONY: demo test wheel wheel-check sdist-check bench bench-compare clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,26 +20,50 @@ demo: $(BIN)/python
 	$(BIN)/pip install .
 	$(BIN)/dcnsim run examples/tree3_probes.toml --out out/demo
 
-test: $(BIN)/python
-	$(BIN)/pip install ".[test]"
+$(BIN)/maturin: $(BIN)/python
+	$(BIN)/pip install "maturin>=1.5,<2"
+
+# The tests run against the wheel CI built (one release build of the extension),
+# installed over whatever .venv held.
+test: wheel-check
+	$(BIN)/pip install --force-reinstall --no-deps $(WHEELS)/dcnsim-*.whl
+	$(BIN)/pip install "$$(ls $(WHEELS)/dcnsim-*.whl)[test]"
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace --release
 	$(BIN)/ruff check python tests scripts
 	$(BIN)/ruff format --check python tests scripts
 	$(BIN)/pytest
+
+# The wheel (release profile, abi3: one file for CPython 3.11 and later) and the
+# sdist, checked by sdist-check.
+wheel: $(BIN)/maturin
+	rm -rf $(WHEELS)
+	$(BIN)/maturin build --release --out $(WHEELS)
 	$(MAKE) sdist-check
+
+# The wheel installed into a new virtualenv as a user would, then the demo's run
+# from outside the clone (so nothing is imported from python/): what CI ships works
+# on its own, py.typed included.
+wheel-check: wheel
+	rm -rf target/wheel-venv
+	$(PYTHON) -m venv target/wheel-venv
+	target/wheel-venv/bin/pip install -q $(WHEELS)/dcnsim-*.whl
+	cd target && wheel-venv/bin/dcnsim run ../examples/tree3_probes.toml
+	target/wheel-venv/bin/python -c "import dcnsim, pathlib, sys; \
+	    (pathlib.Path(dcnsim.__file__).parent / 'py.typed').is_file() or sys.exit('no py.typed')"
 
 # The source distribution must carry every file the extension compiles in with
 # include_str! from outside its crate (docs/*.md for `dcnsim docs`), or a build
 # from it fails. Packaging only, no compilation: a few seconds.
-sdist-check: $(BIN)/python
-	rm -rf target/sdist
-	$(BIN)/maturin sdist --out target/sdist
-	tar tzf target/sdist/dcnsim-*.tar.gz > target/sdist/files
-	for f in $$(grep -o 'include_str!("\.\./\.\./\.\./[^"]*")' crates/dcnsim-py/src/lib.rs \
+sdist-check: $(BIN)/maturin
+	mkdir -p $(WHEELS)
+	rm -f $(WHEELS)/dcnsim-*.tar.gz
+	$(BIN)/maturin sdist --out $(WHEELS)
+	tar tzf $(WHEELS)/dcnsim-*.tar.gz > target/sdist-files
+	for f in LICENSE $$(grep -o 'include_str!("\.\./\.\./\.\./[^"]*")' crates/dcnsim-py/src/lib.rs \
 	        | sed 's|.*"\.\./\.\./\.\./||; s|")||'); do \
-	    grep -q "^dcnsim-[^/]*/$$f$$" target/sdist/files || { echo "sdist lacks $$f"; exit 1; }; \
+	    grep -q "^dcnsim-[^/]*/$$f$$" target/sdist-files || { echo "sdist lacks $$f"; exit 1; }; \
 	    echo "sdist has $$f"; \
 	done
 

@@ -198,7 +198,8 @@ def assert_one_error_line(proc: subprocess.CompletedProcess) -> str:
 
 #: Injected at the top of a copy of a report before Chromium loads it: records every
 #: error (script errors and resources that fail to load) and, once the page has
-#: loaded, how many images there are and how many did not decode, on <body>.
+#: loaded, how many images there are, how many did not decode and whether the page is
+#: wider than the window (a wide table must scroll inside the page), on <body>.
 _PROBE = """<script>
 window.__errors = [];
 window.addEventListener("error", (e) => window.__errors.push(
@@ -207,16 +208,17 @@ window.addEventListener("error", (e) => window.__errors.push(
 window.addEventListener("load", () => {
   const images = Array.from(document.images);
   const broken = images.filter((i) => !(i.complete && i.naturalWidth > 0)).length;
-  document.body.setAttribute("data-probe", JSON.stringify(
-    {images: images.length, broken: broken, errors: window.__errors}));
+  const page = document.documentElement;
+  document.body.setAttribute("data-probe", JSON.stringify({images: images.length,
+    broken: broken, errors: window.__errors, wide: page.scrollWidth > page.clientWidth}));
 });
 </script>"""
 
 
 def render_in_chromium(report: Path, workdir: Path) -> tuple[dict, list[str], Path]:
     """Open ``report`` in headless Chromium (Debian's ``chromium``, which ``.ci/run``
-    installs): the probe's findings (images, broken images, page errors), the console
-    lines Chromium logged, and a full-width screenshot."""
+    installs): the probe's findings (images, broken images, page errors, a page wider
+    than the window), the console lines Chromium logged, and a full-width screenshot."""
     import json
     import re
     import shutil

@@ -8,7 +8,7 @@ import pytest
 
 import dcnsim
 from dcnsim import Scenario, ScenarioError
-from dcnsim.results import format_progress
+from dcnsim.results import format_progress, format_wall, lasts_to_stop_time
 from simhelp import EXAMPLES, cli, tree3_seed
 
 
@@ -92,9 +92,52 @@ def test_progress_line_format():
     assert line.startswith("simulated 5.000 ms of 20.000 ms ( 25.0%)")
     assert "2.50 M packet-hops/s" in line
     # A quarter done in 1.5 s: the other three quarters at that speed take 4.5 s.
-    assert line.endswith("| wall 1.5 s | about 4.500 s left"), line
+    assert line.endswith("| wall 1.5 s | about 4.5 s left"), line
     assert "%" not in format_progress({**info, "stop_time_s": None})
     assert "left" not in format_progress({**info, "stop_time_s": None})
+    # Traffic that may end before stop_time: the stop time is a bound, no time left.
+    bounded = format_progress(info, eta=False)
+    assert "of at most 20.000 ms" in bounded and "left" not in bounded
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [(0.0, "0 s"), (4.2e-4, "420 µs"), (0.0123, "12 ms"), (0.00999, "10 ms"), (1.234, "1.2 s"),
+     (6.0, "6.0 s"), (52.3, "52 s"), (192.0, "3 min 12 s"), (7384.0, "2 h 03 min")],
+)  # fmt: skip
+def test_wall_times_have_the_precision_a_reader_uses(seconds, shown):
+    assert format_wall(seconds) == shown
+
+
+#: Web-search flows on a k = 4 fat-tree for 1 s of arrivals: a second or two of wall
+#: time, so the progress line is printed a few times.
+_ARRIVALS = {
+    "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "25us"}},
+    "traffic": {"workloads": [{"src": "all", "dst": "all", "cdf": "websearch", "load": 0.4}]},
+}
+
+
+def _progress_lines(tmp_path, scenario: dict) -> list[str]:
+    path = tmp_path / "run.toml"
+    path.write_text(Scenario(scenario).to_toml())
+    proc = cli("run", str(path), "--progress")
+    assert proc.returncode == 0, proc.stderr
+    lines = [s.strip() for s in proc.stderr.replace("\r", "\n").splitlines() if s.strip()]
+    assert lines and all(s.startswith("simulated ") for s in lines), proc.stderr
+    return lines
+
+
+def test_no_time_left_is_guessed_for_a_run_whose_traffic_ends_early(tmp_path):
+    early = Scenario(_ARRIVALS).set("stop_time", "100s").set("traffic.workloads[0].stop", "1s")
+    assert not lasts_to_stop_time(early)
+    for line in _progress_lines(tmp_path, early.to_dict()):
+        assert "of at most 100.000 s" in line and "left" not in line, line
+    # The same traffic up to stop_time: the run lasts until then, so the time left is said.
+    lasting = Scenario(_ARRIVALS).set("stop_time", "1s")
+    assert lasts_to_stop_time(lasting)
+    lines = _progress_lines(tmp_path, lasting.to_dict())
+    assert all("at most" not in s for s in lines)
+    assert any(s.endswith(" left") for s in lines), lines
 
 
 # --- workload CDF files named relative to the scenario file -----------------------------

@@ -9,6 +9,7 @@ numbers, so the suite says so and notices the day they start to hold.
 from __future__ import annotations
 
 import itertools
+import statistics
 
 import pandas as pd
 import pytest
@@ -982,8 +983,8 @@ def test_latency_summary_intervals_and_checks_on_synthetic_runs():
     point = summary.loc[("TCP", "16:4:1", 0.1)]
     assert point["runs"] == 5
     assert point["mean_us"] == pytest.approx(1100.0)
-    # Student t, 4 degrees of freedom: 2.776 x sample std (1.581) / sqrt(5)
-    assert point["mean_ci_us"] == pytest.approx(2.776 * 1.5811388 / 5**0.5, rel=1e-4)
+    # Student t, 4 degrees of freedom: 2.7764 x sample std (1.581) / sqrt(5)
+    assert point["mean_ci_us"] == pytest.approx(2.7764451 * 1.5811388 / 5**0.5, rel=1e-6)
     assert point["std_ci_us"] == 0.0
     assert stats.t95_half_width([3.0]) != stats.t95_half_width([3.0])  # NaN
     verdicts = [c.ok for c in lat.latency_checks(runs)]
@@ -1013,3 +1014,15 @@ def test_reordering_tolerance_variants_set_their_keys_and_pair_the_policies():
     for variant in ("dupack3", "rack"):
         row = summary.loc[variant]
         assert row["rps_minus_single"] == pytest.approx(row["rps"] - row["single"])
+
+
+@pytest.mark.parametrize(
+    ("n", "t"),
+    # Two-sided 95 % quantiles of Student's t with n - 1 degrees of freedom (any table);
+    # at 41 values the old hand table fell back to 1.96, 3 % short.
+    [(2, 12.706205), (5, 2.7764451), (31, 2.0422725), (41, 2.0210754), (121, 1.9799304)],
+)
+def test_t95_half_width_is_students_t_for_any_count(n, t):
+    values = [float(i % 2) for i in range(n)]  # half 0, half 1
+    sem = statistics.stdev(values) / n**0.5
+    assert stats.t95_half_width(values) == pytest.approx(t * sem, rel=1e-6)

@@ -231,7 +231,7 @@ def test_sweep_report_is_written(tmp_path):
     proc = cli("sweep", str(path), "--out", str(tmp_path / "out"), "--report")
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "out" / "report.html").read_text()
-    assert text.count("<img src='data:image/png;base64,") == 1
+    assert text.count('<img src="data:image/png;base64,') == 1
     assert text.count("<details>") == 8  # the exact scenario of every run
     assert "dcnsim sweep small" in text and dcnsim.__version__ in text
 
@@ -243,6 +243,10 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+#: A valid figure of SMALL, changed one key at a time below.
+FIG = {"name": "f", "table": "flows", "y": "fct_s", "x": "transport_protocol"}
 
 
 @pytest.mark.parametrize(
@@ -259,6 +263,14 @@ def _free_port() -> int:
         ({"zip": [{"seed": [1, 2], "stop_time": ["1ms"]}]}, "zip[0]: lists of different lengths"),
         ({"base": "nosuch.toml"}, "base: cannot read"),
         ({"colour": "red"}, "colour: unknown key"),
+        ({"figures": [{**FIG, "stat": "p0"}]}, "figures[0].stat: 'p0' (expected mean, median"),
+        ({"figures": [{**FIG, "stat": "average"}]}, "figures[0].stat: 'average'"),
+        ({"figures": [{**FIG, "kind": "bar"}]}, "figures[0].kind: 'bar' (expected line or cdf)"),
+        ({"figures": [{**FIG, "kind": "cdf"}]}, "figures[0].x: not for a CDF"),
+        ({"figures": [{**FIG, "log": "z"}]}, "figures[0].log: 'z' (expected x, y or xy)"),
+        ({"figures": [FIG, FIG]}, "figures[1].name: 'f' names an earlier figure"),
+        ({"figures": [{**FIG, "x": "load"}]}, "figures[0].x: 'load' is not a grid column"),
+        ({"figures": [{**FIG, "y": 3}]}, "figures[0].y: expected a non-empty string"),
     ],
 )
 def test_bad_sweep_files_are_one_line_errors(tmp_path, change, expected):
@@ -307,3 +319,17 @@ def test_the_example_sweep_file_is_a_valid_sweep():
     assert len(runs) == 2 * 3 * 3
     assert {r.scenario.get("topology.k") for r in runs} == {4}  # the base file's
     assert sweep.columns() == ["transport_protocol", "traffic_workloads_0_load", "seed"]
+
+
+def test_the_dask_install_hint_works_as_written():
+    """From a clone (`.[dask]`), or anywhere: the extra's requirements, as pyproject.toml
+    lists them (not "dcnsim[dask]": dcnsim is not on a package index)."""
+    import tomllib
+
+    from dcnsim.sweeps import dask_hint
+
+    pyproject = tomllib.loads((EXAMPLES.parent / "pyproject.toml").read_text())
+    hint = dask_hint()
+    assert 'pip install ".[dask]"' in hint and "dcnsim[dask]" not in hint
+    for requirement in pyproject["project"]["optional-dependencies"]["dask"]:
+        assert f'"{requirement}"' in hint, hint

@@ -34,6 +34,7 @@ from dcnsim.results import (
     format_count,
     format_rate,
     format_seconds,
+    format_wall,
     run,
     summarize,
 )
@@ -297,7 +298,7 @@ def format_summary(results: Results) -> str:
     lines = [
         head,
         f"  simulated    {format_seconds(float(s['sim_time_s']))} "
-        f"in {float(s['wall_s']):.3f} s wall",
+        f"in {format_wall(float(s['wall_s']))} wall",
         f"  events       {s['events']:,}",
         f"  packet-hops  {s['packet_hops']:,} "
         f"({format_count(float(s['packet_hops_per_s']))} packet-hops/s)",

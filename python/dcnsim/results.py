@@ -35,6 +35,7 @@ __all__ = [
     "Results",
     "check_output_dir",
     "format_progress",
+    "format_wall",
     "pcap_file_names",
     "run",
 ]
@@ -418,7 +419,11 @@ def _run_core(
 ) -> dict[str, Any]:
     """``_core.run``: the scenario parsed once, its memory estimate checked on the way."""
     check = partial(check_memory, limit=memory_limit)
-    reporter = _ProgressLine(sys.stderr, streamed=sink is not None) if progress else None
+    reporter = (
+        _ProgressLine(sys.stderr, streamed=sink is not None, eta=lasts_to_stop_time(scenario))
+        if progress
+        else None
+    )
     try:
         return _core.run(scenario.to_json(), reporter, check, sink, chunk_rows)
     finally:
@@ -429,20 +434,34 @@ def _run_core(
 # --- progress -----------------------------------------------------------------------
 
 
-def format_progress(info: Mapping[str, Any]) -> str:
-    """One status line from a progress report of the core."""
+def lasts_to_stop_time(scenario: Scenario) -> bool:
+    """Whether the run certainly goes on until its ``stop_time``: some stream or
+    workload sends until then (it has no ``stop`` of its own, or the same one). A run
+    whose traffic is finite (listed flows, probes, incast rounds, sources that stop
+    sooner) ends once its last packet is done, which may be long before."""
+    traffic = scenario.get("traffic") or {}
+    stop_time = scenario.get("stop_time")
+    sources = [*traffic.get("streams", []), *traffic.get("workloads", [])]
+    return stop_time is not None and any(s.get("stop", stop_time) == stop_time for s in sources)
+
+
+def format_progress(info: Mapping[str, Any], eta: bool = True) -> str:
+    """One status line from a progress report of the core. With ``eta`` (the run
+    lasts until ``stop_time``: ``lasts_to_stop_time``) it says about how long is left;
+    without, the stop time is only an upper bound and no time left is guessed."""
     sim = float(info["sim_time_s"])
     stop = info.get("stop_time_s")
     wall = float(info["wall_s"])
     line = f"simulated {format_seconds(sim)}"
     if stop:
         done = sim / float(stop)
-        line += f" of {format_seconds(float(stop))} ({100.0 * done:5.1f}%)"
+        bound = "" if eta else "at most "
+        line += f" of {bound}{format_seconds(float(stop))} ({100.0 * done:5.1f}%)"
     line += f" | {format_count(float(info['packet_hops_per_s']))} packet-hops/s"
-    line += f" | wall {wall:.1f} s"
-    if stop and 0 < done < 1:
+    line += f" | wall {format_wall(wall)}"
+    if eta and stop and 0 < done < 1:
         # Assumes the rest runs at the speed so far.
-        line += f" | about {format_seconds(wall * (1 - done) / done)} left"
+        line += f" | about {format_wall(wall * (1 - done) / done)} left"
     return line
 
 
@@ -451,10 +470,11 @@ class _ProgressLine:
 
     Once the run has recorded ``ROW_WARNING`` rows it prints one warning line."""
 
-    def __init__(self, stream: TextIO, streamed: bool) -> None:
+    def __init__(self, stream: TextIO, streamed: bool, eta: bool) -> None:
         self.stream = stream
         self.width = 0
         self.streamed = streamed
+        self.eta = eta
         self.warned = False
 
     def __call__(self, info: Mapping[str, Any]) -> None:
@@ -469,7 +489,7 @@ class _ProgressLine:
             warning = f"warning: {rows:,} rows recorded (probes, traces), {where}"
             self.stream.write("\r" + warning.ljust(self.width) + "\n")
             self.width = 0
-        line = format_progress(info)
+        line = format_progress(info, self.eta)
         self.stream.write("\r" + line.ljust(self.width))
         self.stream.flush()
         self.width = len(line)
@@ -490,6 +510,25 @@ def format_seconds(seconds: float) -> str:
         if magnitude >= scale:
             return f"{seconds / scale:.3f} {unit}"
     return f"{seconds / 1e-9:.3f} ns" if seconds else "0 s"
+
+
+def format_wall(seconds: float) -> str:
+    """A wall-clock duration to the precision a reader uses: ``0.00042`` -> ``"420 µs"``,
+    ``0.0123`` -> ``"12 ms"``, ``1.234`` -> ``"1.2 s"``, ``6.0`` -> ``"6.0 s"``,
+    ``52.3`` -> ``"52 s"``, ``192`` -> ``"3 min 12 s"``, ``7384`` -> ``"2 h 03 min"``."""
+    if seconds >= 3600:
+        minutes = round(seconds / 60)
+        return f"{minutes // 60} h {minutes % 60:02d} min"
+    if seconds >= 60:
+        whole = round(seconds)
+        return f"{whole // 60} min {whole % 60:02d} s"
+    if seconds <= 0:
+        return "0 s"
+    scale, unit = next(
+        ((s, u) for s, u in ((1.0, "s"), (1e-3, "ms")) if seconds >= s), (1e-6, "µs")
+    )
+    value = seconds / scale
+    return f"{value:.1f} {unit}" if value < 9.95 else f"{value:.0f} {unit}"
 
 
 def format_rate(bps: float) -> str:

@@ -9,7 +9,7 @@
     DIR/runs/run=<id>/run.json       the run's record (its catalog row)
     DIR/runs/run=<id>/scenario.toml  the exact scenario of the run
     DIR/runs/run=<id>/<table>.parquet, summary.parquet   its kept tables (when ok)
-    DIR/report.html                  with ``--report``
+    DIR/report.html                  with ``--report``, and NAME.png, NAME.svg per figure
 
 A run directory is written whole or not at all, and so are the catalog and
 ``sweep.toml``; an interrupted sweep leaves finished runs only. ``query(DIR, SQL)``
@@ -50,10 +50,13 @@ __all__ = [
 ]
 
 _TOP = {"sweep.toml", "catalog.parquet", "sessions.json", "report.html"}
+#: The report's figures, beside it (a figure's name is letters, digits, - and _).
+_FIGURE = re.compile(r"^[A-Za-z0-9_-]+\.(png|svg)$")
 _RUN_DIR = re.compile(r"^run=[0-9a-f]{16}$")
 #: What an interrupted write leaves: a run directory's or a top file's temporary twin.
 _STALE = re.compile(
-    r"^\.(run=[0-9a-f]{16}|sweep\.toml|catalog\.parquet|sessions\.json|report\.html)\..*\.(tmp|old)$"
+    r"^\.(run=[0-9a-f]{16}|sweep\.toml|catalog\.parquet|sessions\.json|report\.html"
+    r"|[A-Za-z0-9_-]+\.(png|svg))\..*\.(tmp|old)$"
 )
 _RUN_FILES = re.compile(r"^(run\.json|scenario\.toml|[a-z_]+\.parquet)$")
 
@@ -85,7 +88,10 @@ def check_sweep_dir(out: str | os.PathLike[str]) -> Path:
 
 def _foreign(directory: Path) -> list[str]:
     """Entries of a sweep directory that a sweep does not write."""
-    names = outdir.foreign_files(directory, lambda p: p.name in _TOP or bool(_STALE.match(p.name)))
+    names = outdir.foreign_files(
+        directory,
+        lambda p: p.name in _TOP or bool(_FIGURE.match(p.name) or _STALE.match(p.name)),
+    )
     runs = directory / "runs"
     if "runs" in names and runs.is_dir() and not runs.is_symlink():
         names.remove("runs")

@@ -16,7 +16,7 @@ A sweep file (TOML) says::
     stop_time = ["50ms", "5ms"]
 
     [[figures]]                    # for report.html: mean of y per run, against x, by "by"
-    name = "slowdown"
+    name = "slowdown"              # (stat, kind = "cdf", where, log: dcnsim.sweep_figures)
     table = "flows"
     y = "slowdown"
     x = "traffic_workloads_0_load"
@@ -97,8 +97,8 @@ class Sweep:
     zipped: list[dict[str, list[Any]]]
     seeds: list[int]
     tables: list[str]
-    #: The report's figures: ``name``, ``table``, ``y`` (a column of the table, its mean
-    #: per run), ``x`` and optionally ``by`` (catalog columns); see ``dcnsim.report``.
+    #: The report's figures, each a ``[[figures]]`` entry (``FIGURE_KEYS``): drawn by
+    #: ``dcnsim.sweep_figures``, described in docs/experiments.md.
     figures: list[dict[str, str]]
     slurm: dict[str, Any]
 
@@ -294,6 +294,13 @@ def _tables(value: Any) -> list[str]:
     return list(dict.fromkeys(value))
 
 
+#: The keys of a ``[[figures]]`` entry; the figure kinds; the statistics of a line
+#: figure's ``y`` per run (``pNN``: any percentile, e.g. ``p99``, ``p99.9``).
+FIGURE_KEYS = ("name", "kind", "table", "y", "x", "by", "stat", "log", "where")
+FIGURE_KINDS = ("line", "cdf")
+FIGURE_STAT = re.compile(r"mean|median|min|max|p(?P<q>100|[1-9]?[0-9](\.[0-9]+)?)")
+
+
 def _figures(value: Any, tables: list[str], columns: list[str]) -> list[dict[str, str]]:
     if not isinstance(value, list) or not all(isinstance(f, Mapping) for f in value):
         raise SweepError("figures: expected a list of tables ([[figures]])")
@@ -301,13 +308,29 @@ def _figures(value: Any, tables: list[str], columns: list[str]) -> list[dict[str
     for i, figure in enumerate(value):
         where = f"figures[{i}]"
         for key in figure:
-            if key not in ("name", "table", "x", "y", "by"):
-                raise SweepError(f"{where}.{key}: unknown key (expected name, table, x, y, by)")
-        for key in ("name", "table", "x", "y"):
-            if not isinstance(figure.get(key), str) or not figure[key]:
+            if key not in FIGURE_KEYS:
+                raise SweepError(f"{where}.{key}: unknown key (expected {', '.join(FIGURE_KEYS)})")
+        for key in figure:
+            if not isinstance(figure[key], str) or not figure[key]:
+                raise SweepError(f"{where}.{key}: expected a non-empty string")
+        kind = figure.get("kind", "line")
+        if kind not in FIGURE_KINDS:
+            raise SweepError(f"{where}.kind: '{kind}' (expected {' or '.join(FIGURE_KINDS)})")
+        required = ("name", "table", "y", "x") if kind == "line" else ("name", "table", "y")
+        for key in required:
+            if key not in figure:
                 raise SweepError(f"{where}.{key}: required, a name")
+        if kind == "cdf":
+            for key in ("x", "stat"):
+                if key in figure:
+                    raise SweepError(
+                        f"{where}.{key}: not for a CDF (its x axis is y's values; "
+                        "choose the runs with where)"
+                    )
         if not re.fullmatch(r"[A-Za-z0-9_-]+", figure["name"]):
             raise SweepError(f"{where}.name: letters, digits, - and _ only (it names a file)")
+        if figure["name"] in {f["name"] for f in out}:
+            raise SweepError(f"{where}.name: '{figure['name']}' names an earlier figure")
         if figure["table"] not in [*tables, "summary"]:
             raise SweepError(
                 f"{where}.table: '{figure['table']}' is not kept (tables: {', '.join(tables)}, "
@@ -319,6 +342,15 @@ def _figures(value: Any, tables: list[str], columns: list[str]) -> list[dict[str
                     f"{where}.{key}: '{figure[key]}' is not a grid column "
                     f"(expected one of {', '.join(columns)})"
                 )
+        stat = figure.get("stat", "mean")
+        match = FIGURE_STAT.fullmatch(stat)
+        if not match or (match["q"] is not None and float(match["q"]) == 0):
+            raise SweepError(
+                f"{where}.stat: '{stat}' (expected mean, median, min, max or a percentile "
+                "such as p99 or p99.9)"
+            )
+        if figure.get("log", "x") not in ("x", "y", "xy"):
+            raise SweepError(f"{where}.log: '{figure['log']}' (expected x, y or xy)")
         out.append(dict(figure))
     return out
 
@@ -464,6 +496,21 @@ def _answer(future: Any) -> dict[str, Any]:
         return {"error": one_line(exc)}
 
 
+def dask_hint() -> str:
+    """How to install the ``dask`` extra, as commands that work as typed: in the clone,
+    or anywhere with the extra's requirements read from the installed metadata."""
+    from importlib.metadata import requires
+
+    extra = [
+        r.split(";")[0].strip()
+        for r in requires("dcnsim") or []
+        if ";" in r and "extra" in r.split(";")[1] and "dask" in r.split(";")[1]
+    ]
+    return 'pip install ".[dask]" in the dcnsim clone, or pip install ' + " ".join(
+        f'"{r}"' for r in extra
+    )
+
+
 #: How long to wait for a Dask scheduler before saying it cannot be reached.
 DASK_CONNECT_TIMEOUT_S = 5
 
@@ -474,7 +521,7 @@ def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> Iterator[Any
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise SweepError("--dask: Dask is not installed: pip install 'dcnsim[dask]'") from None
+        raise SweepError(f"--dask: Dask is not installed: {dask_hint()}") from None
     with ExitStack() as stack:
         try:
             if dask == "local":
@@ -503,6 +550,6 @@ def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> Iterator[Any
                 f"--dask {dask}: cannot reach the scheduler: {one_line(exc)}"
             ) from None
         except ImportError as exc:
-            raise SweepError(f"--dask {dask}: {exc}: pip install 'dcnsim[dask]'") from None
+            raise SweepError(f"--dask {dask}: {exc}: {dask_hint()}") from None
         stack.callback(client.close)
         yield client
