@@ -31,7 +31,7 @@
 //! ```
 
 pub mod agent;
-pub mod apps;
+pub mod app;
 mod cache;
 pub mod cc;
 pub mod engine;
@@ -65,6 +65,7 @@ pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
         ("aqms", queue::AqmSpec::VARIANTS.to_vec()),
         ("policies", forwarding::Policy::VARIANTS.to_vec()),
         ("agents", agent::AgentKind::VARIANTS.to_vec()),
+        ("applications", app::KEYS.to_vec()),
         ("cdfs", workload::Cdf::NAMES.to_vec()),
     ]
 }
