@@ -73,8 +73,9 @@ pub struct StreamSpec {
     pub class: u8,
 }
 
-/// `[traffic]`'s own tables; every other key is an application's.
+/// `[traffic]`'s own tables (the applications' are taken out first).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawTraffic {
     #[serde(default)]
     probes: Vec<Value>,
@@ -82,8 +83,32 @@ struct RawTraffic {
     streams: Vec<Value>,
     #[serde(default)]
     flows: Vec<Value>,
-    #[serde(flatten)]
-    apps: serde_json::Map<String, Value>,
+}
+
+const OWN_KEYS: [&str; 3] = ["probes", "streams", "flows"];
+
+/// The applications' tables of `[traffic]` (`value`), taken out of it; a key
+/// neither `[traffic]`'s own nor an application's is an error naming those
+/// there are.
+fn take_app_tables(value: &mut Value) -> Result<serde_json::Map<String, Value>, ScenarioError> {
+    let Value::Object(map) = value else {
+        return Ok(Default::default());
+    };
+    if let Some(key) = map
+        .keys()
+        .find(|k| !OWN_KEYS.contains(&k.as_str()) && !KEYS.contains(&k.as_str()))
+    {
+        let known: Vec<String> = OWN_KEYS
+            .iter()
+            .chain(KEYS)
+            .map(|k| format!("`{k}`"))
+            .collect();
+        return Err(ScenarioError::new(
+            join_path("traffic", key),
+            format!("unknown key (expected one of {})", known.join(", ")),
+        ));
+    }
+    Ok(KEYS.iter().filter_map(|k| map.remove_entry(*k)).collect())
 }
 
 /// A TCP flow listed in the scenario (`[[traffic.flows]]`).
@@ -157,23 +182,13 @@ impl TrafficSpec {
         stop_time: Option<Time>,
         transport: &TransportSpec,
     ) -> Result<TrafficSpec, ScenarioError> {
-        let value = if value.is_null() {
+        let mut value = if value.is_null() {
             Value::Object(Default::default())
         } else {
             value
         };
+        let app_tables = take_app_tables(&mut value)?;
         let raw: RawTraffic = parse_at(value, "traffic")?;
-        if let Some(key) = raw.apps.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            let known: Vec<String> = ["probes", "streams", "flows"]
-                .iter()
-                .chain(KEYS)
-                .map(|k| format!("`{k}`"))
-                .collect();
-            return Err(ScenarioError::new(
-                join_path("traffic", key),
-                format!("unknown key (expected one of {})", known.join(", ")),
-            ));
-        }
         let nic_rates = topo.host_link_rates();
         let mut probes = Vec::new();
         for (i, v) in raw.probes.into_iter().enumerate() {
@@ -303,7 +318,7 @@ impl TrafficSpec {
             transport,
             stop_time,
         };
-        let apps = AppSpec::parse_all(raw.apps, &given)?;
+        let apps = AppSpec::parse_all(app_tables, &given)?;
         Ok(TrafficSpec {
             probes,
             streams,
