@@ -10,7 +10,8 @@
 //!   custom topologies; [`network`] turns a topology into egress ports and
 //!   [`routing`] into equal-cost routing tables.
 //! - Mechanisms along independent axes: [`queue`] disciplines at ports,
-//!   [`forwarding`] policies at switches, [`traffic`] sources at hosts.
+//!   [`forwarding`] policies at switches, [`traffic`] sources and [`app`]
+//!   applications at hosts.
 //! - [`engine`]: the deterministic event queue; [`sim`]: the event loop that
 //!   moves packets; [`records`]: the tables and summary a run produces.
 //!

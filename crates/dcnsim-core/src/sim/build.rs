@@ -178,7 +178,7 @@ impl Simulation {
     /// and start it (at time 0). Its rows in `ops.parquet` and its flows in
     /// `flows.parquet` carry `name`; instances of one name are numbered in
     /// the order attached. Host NICs become event-driven, as with any TCP
-    /// traffic (see [`Simulation::schedule_ports`]).
+    /// traffic (see `Simulation::schedule_ports`).
     pub fn attach_app(&mut self, name: &str, app: Box<dyn Application>) {
         for &port in &self.net.host_port {
             self.net.ports[port as usize].scheduled = false;
