@@ -29,6 +29,9 @@ ROUND_COLUMNS = [
     "app", "round", "start_s", "end_s", "round_time_s", "bytes", "goodput_bps", "flows",
     "timeouts", "any_timeout",
 ]  # fmt: skip
+OP_COLUMNS = [
+    "application", "app", "op_id", "host", "start_s", "end_s", "bytes", "outcome", "value",
+]  # fmt: skip
 FLOW_TRACE_COLUMNS = [
     "time_s", "flow_id", "cwnd_bytes", "ssthresh_bytes", "snd_una", "snd_nxt", "srtt_s", "alpha",
 ]  # fmt: skip
@@ -69,6 +72,7 @@ def assert_conserved(results: dcnsim.Results) -> None:
     assert list(results.traces["queues"].columns) == QUEUE_COLUMNS
     assert list(results.traces["flows"].columns) == FLOW_TRACE_COLUMNS
     assert list(results.rounds.columns) == ROUND_COLUMNS
+    assert list(results.ops.columns) == OP_COLUMNS
     assert set(flows["kind"]) <= {"stream", "tcp"}
     streams, tcp = flows[flows["kind"] == "stream"], flows[flows["kind"] == "tcp"]
     # Streams first, then TCP flows, each numbered from 0 in order.

@@ -17,6 +17,7 @@ from simhelp import (
     EXAMPLES,
     FLOW_COLUMNS,
     FLOW_TRACE_COLUMNS,
+    OP_COLUMNS,
     PROBE_COLUMNS,
     QUEUE_COLUMNS,
     REPO,
@@ -40,6 +41,7 @@ def test_run_writes_every_output_file(tmp_path):
     assert proc.stderr == ""  # no progress line when asked for none
     assert sorted(p.name for p in out.iterdir()) == [
         "flows.parquet",
+        "ops.parquet",
         "ports.parquet",
         "probes.parquet",
         "summary.json",
@@ -163,6 +165,7 @@ def test_list_names_what_each_axis_accepts():
     assert lines["topologies"] == "star, tree3, fat_tree, leaf_spine, edges"
     assert lines["queues"] == "droptail, pfabric, priority"
     assert lines["agents"] == "pause"
+    assert lines["applications"] == "workloads, incast"
     assert lines["studies"] == "incast, spraying, spraying-random, latency-difference, pfabric"
     for protocol in ("newreno", "ecn", "dctcp", "d2tcp", "l2dct", "pfabric"):
         assert protocol in lines["protocols"].split(", ")
@@ -423,6 +426,7 @@ def test_run_writes_tcp_outputs_and_summarizes_them(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [
         "flow_trace.parquet",
         "flows.parquet",
+        "ops.parquet",
         "pcap",
         "ports.parquet",
         "probes.parquet",
@@ -432,6 +436,15 @@ def test_run_writes_tcp_outputs_and_summarizes_them(tmp_path):
     assert sorted(p.name for p in (out / "pcap").iterdir()) == ["host0.pcap", "sw0-to-host0.pcap"]
     rounds = pd.read_parquet(out / "rounds.parquet")
     assert list(rounds.columns) == ROUND_COLUMNS and len(rounds) == 3
+    # Rounds are the incast operations (one per response) by round.
+    ops = pd.read_parquet(out / "ops.parquet")
+    assert list(ops.columns) == OP_COLUMNS and len(ops) == 3 * 4
+    assert set(ops["application"]) == {"incast"} and sorted(set(ops["host"])) == [1, 2, 3, 4]
+    by_round = ops.groupby("op_id")
+    assert list(by_round["end_s"].max()) == list(rounds["end_s"])
+    assert list(by_round["bytes"].sum()) == list(rounds["bytes"]) == [4 * 64_000] * 3
+    assert list(by_round["value"].sum().astype(int)) == list(rounds["timeouts"])
+    assert list(ops["outcome"] == "timeout") == list(ops["value"] > 0)
     trace = pd.read_parquet(out / "flow_trace.parquet")
     assert list(trace.columns) == FLOW_TRACE_COLUMNS and set(trace["flow_id"]) == {0, 5}
     flows = pd.read_parquet(out / "flows.parquet")
@@ -451,6 +464,10 @@ def test_run_writes_tcp_outputs_and_summarizes_them(tmp_path):
     assert f"FCT mean {tcp['fct_s'].mean() * 1e3:.3f} ms" in fct_line
     assert f"p99 {tcp['fct_s'].quantile(0.99) * 1e3:.3f} ms" in fct_line
     assert f"slowdown mean {tcp['slowdown'].mean():.2f}" in fct_line
+    (op_line,) = [line for line in text.splitlines() if line.startswith("  operations")]
+    outcomes = ops["outcome"].value_counts()
+    assert op_line.startswith("  operations   12 (incast 12); outcomes: ")
+    assert all(f"{word} {n}" in op_line for word, n in outcomes.items())
     (round_line,) = [line for line in text.splitlines() if line.startswith("  incast")]
     assert "3 rounds" in round_line
     assert f"round time mean {rounds['round_time_s'].mean() * 1e3:.3f} ms" in round_line
@@ -458,7 +475,7 @@ def test_run_writes_tcp_outputs_and_summarizes_them(tmp_path):
     share = 100 * rounds["any_timeout"].mean()
     assert f"{share:.1f}% of rounds with a timeout" in round_line
     assert text.splitlines()[-1] == (
-        f"wrote {out}: flow_trace.parquet, flows.parquet, pcap/, ports.parquet, "
+        f"wrote {out}: flow_trace.parquet, flows.parquet, ops.parquet, pcap/, ports.parquet, "
         "probes.parquet, rounds.parquet, summary.json"
     )
 

@@ -489,6 +489,11 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
         ("probes-a-table", with_("traffic.probes", {"src": 0, "dst": 1}), "traffic.probes",
          "expected a list"),
     ],
+    "Applications": [
+        ("application-misspelt", with_("traffic.incasts", [INCAST]), "traffic.incasts",
+         "unknown key (expected one of `probes`, `streams`, `flows`, `workloads`, `incast`)"),
+        ("incast-a-table", with_("traffic.incast", INCAST), "traffic.incast", "expected a list"),
+    ],
     "`[[traffic.probes]]`": [
         ("host-out-of-range", with_("traffic.probes[0].dst", 4), "traffic.probes[0].dst",
          "host 4 out of range"),

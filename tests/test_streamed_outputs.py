@@ -96,7 +96,7 @@ def test_a_files_types_depend_neither_on_its_rows_nor_on_pandas(tmp_path):
     empty = dcnsim.run(TREE3, out=tmp_path / "empty")
     full = dcnsim.run({**BUSY, "stop_time": "2ms"}, out=tmp_path / "full")
     assert len(empty.flows) == 0 and len(full.flows) > 0
-    for name in ("flows.parquet", "ports.parquet", "probes.parquet"):
+    for name in ("flows.parquet", "ops.parquet", "ports.parquet", "probes.parquet"):
         schema = pq.read_schema(tmp_path / "empty" / name)
         assert schema.equals(pq.read_schema(tmp_path / "full" / name), check_metadata=True), name
         assert schema.metadata is None, name
@@ -113,6 +113,7 @@ def test_a_table_not_asked_for_and_left_empty_is_not_written(tmp_path):
     results = dcnsim.run(TREE3, out=out, chunk_rows=10)
     assert sorted(p.name for p in out.iterdir()) == [
         "flows.parquet",
+        "ops.parquet",
         "ports.parquet",
         "probes.parquet",
         "summary.json",

@@ -116,7 +116,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"  network  {d['hosts']:,} hosts, {d['switches']:,} switches, {d['links']:,} links "
         f"({d['ports']:,} ports)"
     )
-    apps = ["probe_packets", "streams", "flows", "workloads", "incast"]
+    apps = ["probe_packets", "streams", "flows", *dict(_core.names())["applications"]]
     print("  traffic  " + ", ".join(f"{d[k]:,} {k.replace('_', ' ')}" for k in apps))
     print(f"  agents   {d['agents']:,}")
     stop = d["stop_time_s"]
@@ -315,6 +315,7 @@ def format_summary(results: Results) -> str:
             )
         lines.append(line)
     lines.extend(_tcp_lines(results.columns("flows")))
+    lines.extend(_op_lines(results.columns("ops")))
     lines.extend(_round_lines(results.columns("rounds")))
     return "\n".join(lines)
 
@@ -346,6 +347,21 @@ def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
             f"slowdown mean {float(np.nanmean(slowdown)):.2f}"
         )
     return lines
+
+
+def _op_lines(ops: Mapping[str, Any]) -> list[str]:
+    """Applications' operations: how many, by application and by outcome."""
+    if "application" not in ops or not len(ops["application"]):
+        return []
+    from collections import Counter
+
+    def counts(values: Any) -> str:
+        return ", ".join(f"{k} {n:,}" for k, n in sorted(Counter(values).items()))
+
+    return [
+        f"  operations   {len(ops['application']):,} ({counts(ops['application'])}); "
+        f"outcomes: {counts(ops['outcome'])}"
+    ]
 
 
 def _round_lines(rounds: Mapping[str, Any]) -> list[str]:

@@ -44,6 +44,7 @@ __all__ = [
 #: directory holding anything else is not replaced (it is probably not one of ours).
 OUTPUT_FILES = (
     "flows.parquet",
+    "ops.parquet",
     "probes.parquet",
     "ports.parquet",
     "queues.parquet",
@@ -80,9 +81,10 @@ ROW_WARNING = 10_000_000
 class Results:
     """The records of one run.
 
-    ``flows`` (one row per datagram stream, then one per TCP flow), ``probes``,
-    ``ports`` (one row per egress port: counters and the largest queue seen) and
-    ``rounds`` (one row per finished incast round) are DataFrames; ``traces`` maps
+    ``flows`` (one row per datagram stream, then one per TCP flow), ``ops`` (one row
+    per operation of an application), ``probes``, ``ports`` (one row per egress port:
+    counters and the largest queue seen) and ``rounds`` (one row per finished incast
+    round, a view of its operations) are DataFrames; ``traces`` maps
     a trace name to a DataFrame: ``"queues"`` (``trace.queues``) and ``"flows"``
     (``trace.flows``, cwnd and sequence numbers); ``pcaps`` maps each name of
     ``trace.pcap`` to the bytes of its pcap file; ``summary`` is the run's counters
@@ -106,7 +108,7 @@ class Results:
         # lists) until it is first asked for as a DataFrame: a run whose caller only
         # reads the summary never imports pandas.
         self._columns: dict[str, Mapping[str, Any]] = {
-            name: raw[name] for name in ("flows", "ports", "rounds")
+            name: raw[name] for name in ("flows", "ops", "ports", "rounds")
         }
         # The DataFrames made so far: from `_columns`, or read from the file of a
         # recorded table a streamed run wrote into `out_dir`.
@@ -121,7 +123,7 @@ class Results:
         self.probe_latency = probe_latency
 
     def columns(self, name: str) -> Mapping[str, Any]:
-        """The columns of table ``name`` (``flows``, ``ports``, ``rounds``; of a run kept
+        """The columns of table ``name`` (``flows``, ``ops``, ``ports``, ``rounds``; of a run kept
         in memory also ``probes``, ``queues`` and ``flow_trace``) as the core returned
         them: numpy arrays, strings as lists, no DataFrame made."""
         return self._columns[name]
@@ -133,6 +135,10 @@ class Results:
     @property
     def ports(self) -> pd.DataFrame:
         return self._frame("ports")
+
+    @property
+    def ops(self) -> pd.DataFrame:
+        return self._frame("ops")
 
     @property
     def rounds(self) -> pd.DataFrame:
@@ -183,11 +189,12 @@ class Results:
         return outdir.write_whole(out_dir, self._write_files, _foreign_entries)
 
     def _write_files(self, directory: Path) -> None:
-        # flows, probes, ports and summary always; a table the scenario has to ask
+        # flows, ops, probes, ports and summary always; a table the scenario has to ask
         # for (queue or flow trace, incast rounds, captures) when it asked for it,
         # even if the run left it empty. The tables are the core's columns as the run
         # returned them; streamed tables are copied from their files.
         write_table(directory / "flows.parquet", self._columns["flows"])
+        write_table(directory / "ops.parquet", self._columns["ops"])
         write_table(directory / "ports.parquet", self._columns["ports"])
         optional = [(name, file, asked_by) for name, (file, asked_by) in RECORDED.items()]
         optional.append(("rounds", "rounds.parquet", "traffic.incast"))
@@ -389,7 +396,8 @@ def summarize(
     scenario: Scenario, progress: bool = False, memory_limit: int | None = None
 ) -> Results:
     """Run a scenario keeping none of its recorded rows (only the summary, flows,
-    ports, rounds and the probe latency statistics): ``dcnsim run`` without ``--out``."""
+    ops, ports, rounds and the probe latency statistics): ``dcnsim run`` without
+    ``--out``."""
     return _run_streamed(scenario, progress, memory_limit, None, CHUNK_ROWS)
 
 

@@ -41,10 +41,8 @@ pub enum Event {
     Reo(u32),
     /// A flow's tail loss probe timer may have expired (RFC 8985 §7).
     Tlp(u32),
-    /// The next flow of a workload source arrives.
-    FlowArrival(u32),
-    /// An incast application starts its first round.
-    RoundStart(u32),
+    /// A timer an application set (its index among the pending ones).
+    AppTimer(u32),
     /// Switch agents emitted packets; send them (at the time they emitted).
     AgentSend,
 }

@@ -10,7 +10,8 @@
 //!   custom topologies; [`network`] turns a topology into egress ports and
 //!   [`routing`] into equal-cost routing tables.
 //! - Mechanisms along independent axes: [`queue`] disciplines at ports,
-//!   [`forwarding`] policies at switches, [`traffic`] sources at hosts.
+//!   [`forwarding`] policies at switches, [`traffic`] sources and [`app`]
+//!   applications at hosts.
 //! - [`engine`]: the deterministic event queue; [`sim`]: the event loop that
 //!   moves packets; [`records`]: the tables and summary a run produces.
 //!
@@ -31,7 +32,7 @@
 //! ```
 
 pub mod agent;
-pub mod apps;
+pub mod app;
 mod cache;
 pub mod cc;
 pub mod engine;
@@ -65,6 +66,7 @@ pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
         ("aqms", queue::AqmSpec::VARIANTS.to_vec()),
         ("policies", forwarding::Policy::VARIANTS.to_vec()),
         ("agents", agent::AgentKind::VARIANTS.to_vec()),
+        ("applications", app::KEYS.to_vec()),
         ("cdfs", workload::Cdf::NAMES.to_vec()),
     ]
 }

@@ -42,6 +42,9 @@ pub enum Kind {
     /// class c) stop for `quanta` pause quanta of 512 bit times at the rate of
     /// the port it is sent back to (0 resumes), as the frame's 16-bit field.
     Pause { classes: u8, quanta: u16 },
+    /// A datagram an application sent (`crate::app`): its `flow` is the
+    /// application, its `record` the application's tag.
+    AppDatagram,
 }
 
 /// The TCP header fields the TCP machine reads and writes.
@@ -166,7 +169,8 @@ impl Hop {
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     pub hop: Hop,
-    /// Its row in the probe table, or [`NONE`].
+    /// Its row in the probe table, an application datagram's tag, or
+    /// [`NONE`].
     pub record: u32,
     /// The in-band option, when present (its bytes are in `size`).
     pub option: Option<u32>,

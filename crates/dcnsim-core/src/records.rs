@@ -140,7 +140,9 @@ pub struct Output {
     pub queues: Table,
     /// One row per egress port: counters and the largest queue seen.
     pub ports: Table,
-    /// One row per incast round.
+    /// One row per operation of an application (`crate::app`).
+    pub ops: Table,
+    /// One row per finished incast round: a view of the incast rows of `ops`.
     pub rounds: Table,
     /// cwnd and sequence numbers of traced TCP flows over time.
     pub flow_trace: Table,

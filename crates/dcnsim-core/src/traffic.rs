@@ -92,9 +92,10 @@ impl Stream {
     }
 }
 
-/// Destination UDP ports of stream and probe datagrams.
+/// Destination UDP ports of stream, probe and application datagrams.
 pub const STREAM_PORT: u16 = 9000;
 pub const PROBE_PORT: u16 = 9001;
+pub const APP_PORT: u16 = 9002;
 
 /// The five-tuple hash of a datagram of source `id` (a stream or probe row),
 /// whose source port is an ephemeral port derived from `id` so ECMP spreads

@@ -200,6 +200,7 @@ fn run<'py>(
     d.set_item("probes", table_to_py(py, out.probes)?)?;
     d.set_item("queues", table_to_py(py, out.queues)?)?;
     d.set_item("ports", table_to_py(py, out.ports)?)?;
+    d.set_item("ops", table_to_py(py, out.ops)?)?;
     d.set_item("rounds", table_to_py(py, out.rounds)?)?;
     d.set_item("flow_trace", table_to_py(py, out.flow_trace)?)?;
     let pcaps = PyDict::new(py);

@@ -11,15 +11,14 @@ mod memory;
 mod traffic;
 
 pub use crate::agent::{AgentKind, AgentSpec};
+pub use crate::app::keys::{HostOrAll, HostOrRandom, HostSel};
+pub use crate::app::AppSpec;
 pub use crate::cc::Protocol;
 pub use crate::error::{join_path, parse_at, ScenarioError};
 pub use crate::forwarding::ForwardingSpec;
 pub use crate::queue::{AqmSpec, QueueKind, QueueSpec, RedProfile};
 pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
-pub use traffic::{
-    FlowSpec, HostOrAll, HostOrRandom, HostSel, IncastSpec, Pattern, ProbeSpec, SizeDist,
-    StreamSpec, TrafficSpec, WorkloadSpec,
-};
+pub use traffic::{FlowSpec, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
 
 use crate::forwarding::Policy;
 use crate::topology::{NodeKind, Topology, TopologySpec};
@@ -279,7 +278,12 @@ impl Scenario {
         let switches = self.topology.nodes.len() - hosts;
         let t = &self.traffic;
         let memory = self.memory_estimate(None);
-        serde_json::json!({
+        let mut apps = serde_json::Map::new();
+        for key in crate::app::KEYS {
+            let n = t.apps.iter().filter(|a| a.key() == *key).count();
+            apps.insert(key.to_string(), n.into());
+        }
+        let mut v = serde_json::json!({
             "hosts": hosts,
             "switches": switches,
             "links": self.topology.links.len(),
@@ -287,13 +291,14 @@ impl Scenario {
             "probe_packets": t.probe_packets(hosts as u64),
             "streams": t.streams.len(),
             "flows": t.flows.len(),
-            "workloads": t.workloads.len(),
-            "incast": t.incast.len(),
             "agents": self.agents.len(),
             "memory_bytes": memory.iter().map(|(_, b)| b).sum::<u64>(),
             "memory": memory,
             "stop_time_s": self.stop_time.map(Time::as_secs_f64),
-        })
+        });
+        // Instances of each application kind, by its table's key.
+        v.as_object_mut().expect("an object").extend(apps);
+        v
     }
 
     /// Validate a scenario given as JSON text.

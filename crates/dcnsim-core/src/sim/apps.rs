@@ -1,15 +1,135 @@
-//! Applications: probe packets and datagram streams (sent as datagrams that
-//! carry their own size as pFabric priority: a one-packet flow), and what
-//! opens TCP flows: listed flows, Poisson workload arrivals, incast rounds.
+//! What sends at the hosts: probe packets and datagram streams (sent as
+//! datagrams that carry their own size as pFabric priority: a one-packet
+//! flow), listed TCP flows, and the applications (`crate::app`): their
+//! instances, the timers they set, the flows and datagrams they send, the
+//! callbacks that reach them and the operation rows they write.
 
 use super::hosts::NewFlow;
-use super::{rng_for, Simulation, RNG_STREAM, RNG_WORKLOAD};
-use crate::apps::{Incast, Origin, WorkloadSource};
+use super::{rng_for, Simulation, RNG_APPS, RNG_STREAM};
+use crate::app::{Application, Context, Datagram, Delivered, Op, OpenFlow, Origin, KEYS};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, NONE};
 use crate::scenario::Scenario;
-use crate::traffic::{datagram_hash, Stream, PROBE_PORT};
+use crate::tcp::Outcome;
+use crate::traffic::{datagram_hash, Stream, APP_PORT, PROBE_PORT};
 use crate::units::Time;
+
+/// The applications of a run: their instances, pending timers and the rows
+/// they wrote.
+#[derive(Default)]
+pub(super) struct Apps {
+    slots: Vec<Slot>,
+    /// Pending timers by [`Event::AppTimer`] index: the application and the
+    /// token it set; indices of timers that fired, for reuse.
+    timers: Vec<(u32, u64)>,
+    free_timers: Vec<u32>,
+    /// Rows of `ops.parquet`: the application's place and its row.
+    pub ops: Vec<(u32, Op)>,
+}
+
+/// One application instance: itself (taken out while it is called back),
+/// its kind's name and its index among the instances of its kind.
+struct Slot {
+    app: Option<Box<dyn Application>>,
+    name: String,
+    instance: u32,
+}
+
+impl Apps {
+    pub fn len(&self) -> u32 {
+        self.slots.len() as u32
+    }
+
+    /// The name and instance index of application `app`.
+    pub fn label(&self, app: u32) -> (&str, u32) {
+        let s = &self.slots[app as usize];
+        (&s.name, s.instance)
+    }
+}
+
+/// An application's view of the simulation during one of its callbacks.
+struct Cx<'a> {
+    sim: &'a mut Simulation,
+    app: u32,
+}
+
+impl Context for Cx<'_> {
+    fn now(&self) -> Time {
+        self.sim.now()
+    }
+
+    fn hosts(&self) -> u32 {
+        self.sim.net.host_port.len() as u32
+    }
+
+    fn open_flow(&mut self, f: OpenFlow) -> u32 {
+        let hosts = self.hosts();
+        assert!(
+            f.src < hosts && f.dst < hosts && f.src != f.dst && f.size > 0,
+            "open_flow: {} B from host {} to host {} (hosts 0..{hosts})",
+            f.size,
+            f.src,
+            f.dst
+        );
+        let id = self.sim.open_flow(NewFlow {
+            src: f.src,
+            dst: f.dst,
+            size: f.size,
+            start: self.sim.now(),
+            deadline: f.deadline,
+            class: f.class,
+            protocol: f.protocol,
+            origin: Origin {
+                app: self.app,
+                op: f.op.unwrap_or(Origin::LISTED.op),
+            },
+        });
+        if f.keep_open {
+            let slot = self.sim.slot_of(id);
+            self.sim.flows[slot as usize].conn.keep_open();
+        }
+        id
+    }
+
+    fn append(&mut self, flow: u32, bytes: u64, close: bool) {
+        let slot = self.sim.slot_of(flow);
+        self.sim
+            .drive(slot, |conn, now, segs| conn.append(now, bytes, close, segs));
+    }
+
+    fn flow(&self, flow: u32) -> Outcome {
+        self.sim.outcome(flow)
+    }
+
+    fn send_datagram(&mut self, d: Datagram) {
+        let now = self.sim.now();
+        let hash = datagram_hash(d.src, d.dst, self.app, APP_PORT);
+        let mut pkt = self.sim.datagram(d.src, d.dst, d.size, d.class, hash, now);
+        pkt.kind = Kind::AppDatagram;
+        pkt.flow = self.app;
+        pkt.record = d.tag;
+        self.sim.send(pkt, true);
+    }
+
+    fn set_timer(&mut self, at: Time, token: u64) {
+        let apps = &mut self.sim.apps;
+        let i = match apps.free_timers.pop() {
+            Some(i) => {
+                apps.timers[i as usize] = (self.app, token);
+                i
+            }
+            None => {
+                apps.timers.push((self.app, token));
+                apps.timers.len() as u32 - 1
+            }
+        };
+        self.sim.events.schedule(at, Event::AppTimer(i));
+    }
+
+    fn write_op(&mut self, op: Op) {
+        self.sim.apps.ops.push((self.app, op));
+    }
+}
 
 impl Simulation {
     /// A datagram from host `src` to host `dst`.
@@ -53,7 +173,8 @@ impl Simulation {
         self.inject(pkt);
     }
 
-    /// Listed flows, workload sources and incast applications.
+    /// Probes, streams, listed flows, and the scenario's applications, each
+    /// started as it is added.
     pub(super) fn start_applications(&mut self, sc: &Scenario) {
         let hosts = sc.topology.host_count() as u32;
         for p in &sc.traffic.probes {
@@ -93,127 +214,70 @@ impl Simulation {
                 deadline: f.deadline,
                 class: f.class,
                 protocol: f.protocol,
-                origin: Origin::Listed,
+                origin: Origin::LISTED,
             });
         }
-        for (i, w) in sc.traffic.workloads.iter().enumerate() {
-            let src = WorkloadSource::new(w.clone(), rng_for(sc.seed, RNG_WORKLOAD, i as u64));
-            if src.next < w.stop {
-                self.events.schedule(src.next, Event::FlowArrival(i as u32));
-            }
-            self.workloads.push(src);
-        }
-        for (i, c) in sc.traffic.incast.iter().enumerate() {
-            self.events.schedule(c.start, Event::RoundStart(i as u32));
-            self.incasts.push(Incast {
-                spec: c.clone(),
-                round: 0,
-                round_start: c.start,
-                pending: 0,
-                flows: Vec::new(),
-                timeouts_before: 0,
-            });
+        let mut instances = [0u32; KEYS.len()];
+        for spec in &sc.traffic.apps {
+            let kind = spec.kind();
+            let instance = instances[kind];
+            instances[kind] += 1;
+            // Kind k's instance i draws from stream (k << 32) + i.
+            let rng = rng_for(sc.seed, RNG_APPS, (kind as u64) << 32 | u64::from(instance));
+            self.add_app(spec.name().to_string(), instance, spec.build(rng));
         }
     }
 
-    pub(super) fn flow_arrival(&mut self, w: u32, hosts: u32) {
-        let now = self.now();
-        let src = &mut self.workloads[w as usize];
-        let (draw, more) = src.arrive(hosts);
-        let spec = &src.spec;
-        let flow = NewFlow {
-            src: spec.src,
-            dst: draw.dst,
-            size: draw.size,
-            start: now,
-            deadline: spec.deadline.map(|d| now + d),
-            class: spec.class,
-            protocol: spec.protocol,
-            origin: Origin::Workload(w),
-        };
-        if more {
-            let next = src.next;
-            self.events.schedule(next, Event::FlowArrival(w));
-        }
-        self.open_flow(flow);
+    /// Add application `app` (instance `instance` of kind `name`) and start it.
+    pub(super) fn add_app(&mut self, name: String, instance: u32, app: Box<dyn Application>) {
+        self.apps.slots.push(Slot {
+            app: Some(app),
+            name,
+            instance,
+        });
+        let a = self.apps.slots.len() as u32 - 1;
+        self.call_app(a, |app, cx| app.start(cx));
     }
 
-    /// Every worker of incast application `a` starts its response now: on
-    /// its persistent connection (opened in the first round) or a new one.
-    pub(super) fn round_start(&mut self, a: u32) {
-        let now = self.now();
-        let app = &mut self.incasts[a as usize];
-        app.round_start = now;
-        app.pending = app.spec.workers.len() as u32;
-        let spec = app.spec.clone();
-        let (round, reuse) = (app.round, spec.persistent && app.round > 0);
-        let last = round + 1 == spec.rounds;
-        if reuse {
-            let flows = app.flows.clone();
-            self.incasts[a as usize].timeouts_before = self.incast_timeouts(a);
-            for id in flows {
-                self.drive(self.slot_of(id), |conn, now, segs| {
-                    conn.append(now, spec.bytes_per_worker, last, segs)
-                });
-            }
-            return;
-        }
-        let mut flows = Vec::with_capacity(spec.workers.len());
-        for &w in &spec.workers {
-            let id = self.open_flow(NewFlow {
-                src: w,
-                dst: spec.aggregator,
-                size: spec.bytes_per_worker,
-                start: now,
-                deadline: spec.deadline.map(|d| now + d),
-                class: spec.class,
-                protocol: spec.protocol,
-                origin: Origin::Incast { app: a, round },
-            });
-            if spec.persistent && !last {
-                let slot = self.slot_of(id);
-                self.flows[slot as usize].conn.keep_open();
-            }
-            flows.push(id);
-        }
-        let app = &mut self.incasts[a as usize];
-        app.flows = flows;
-        app.timeouts_before = 0;
+    /// Run `call` on application `app` with its context.
+    fn call_app(&mut self, app: u32, call: impl FnOnce(&mut dyn Application, &mut dyn Context)) {
+        let mut a = self.apps.slots[app as usize]
+            .app
+            .take()
+            .expect("an application's callbacks do not nest");
+        call(&mut *a, &mut Cx { sim: self, app });
+        self.apps.slots[app as usize].app = Some(a);
     }
 
-    /// Timeouts so far of the current round's connections of incast `a`
-    /// (on persistent connections, of every round so far).
-    fn incast_timeouts(&self, a: u32) -> u64 {
-        let flows = &self.incasts[a as usize].flows;
-        flows.iter().map(|&f| self.outcome(f).stats.timeouts).sum()
+    /// Timer `i` of an application has come.
+    pub(super) fn app_timer(&mut self, i: u32) {
+        let (app, token) = self.apps.timers[i as usize];
+        self.apps.free_timers.push(i);
+        self.call_app(app, |a, cx| a.on_timer(cx, token));
     }
 
-    /// Flow `id`'s receiver has all its data.
+    /// Flow `id`'s receiver has all the data handed to it so far.
     pub(super) fn flow_completed(&mut self, id: u32) {
-        let Origin::Incast { app, .. } = self.records[id as usize].origin else {
-            return;
+        if let Some(app) = self.records[id as usize].origin.app() {
+            self.call_app(app, |a, cx| a.on_flow_done(cx, id));
+        }
+    }
+
+    /// An application's datagram reached its destination host.
+    #[cold]
+    pub(super) fn app_datagram(&mut self, pkt: &Packet) {
+        let host = |node: u32| self.net.node_host[node as usize];
+        let d = Delivered {
+            datagram: Datagram {
+                src: host(pkt.src),
+                dst: host(pkt.dst),
+                size: pkt.size,
+                class: pkt.class,
+                tag: pkt.record,
+            },
+            sent: pkt.sent,
+            hops: pkt.hops,
         };
-        let now = self.now();
-        let inc = &mut self.incasts[app as usize];
-        inc.pending -= 1;
-        if inc.pending > 0 {
-            return;
-        }
-        let timeouts = self.incast_timeouts(app) - self.incasts[app as usize].timeouts_before;
-        let inc = &mut self.incasts[app as usize];
-        let n = inc.spec.workers.len() as u32;
-        let r = &mut self.rounds;
-        r.app.push(app.into());
-        r.round.push(inc.round.into());
-        r.start.push(inc.round_start.as_secs_f64());
-        r.end.push(now.as_secs_f64());
-        r.bytes
-            .push((inc.spec.bytes_per_worker * u64::from(n)) as i64);
-        r.flows.push(n.into());
-        r.timeouts.push(timeouts as i64);
-        inc.round += 1;
-        if inc.round < inc.spec.rounds {
-            self.round_start(app);
-        }
+        self.call_app(pkt.flow, |a, cx| a.on_datagram(cx, &d));
     }
 }

@@ -4,6 +4,7 @@
 
 use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECMP};
 use crate::agent::{Switch, SwitchAgent};
+use crate::app::Application;
 use crate::engine::EventQueue;
 use crate::forwarding::{mix, Forwarder, Policy};
 use crate::network::{Network, Port};
@@ -88,8 +89,7 @@ impl Simulation {
             ending: Vec::new(),
             records: Vec::new(),
             transport: sc.transport.clone(),
-            workloads: Vec::new(),
-            incasts: Vec::new(),
+            apps: Default::default(),
             segs: Vec::new(),
             params: Vec::new(),
             resume: Vec::new(),
@@ -97,7 +97,6 @@ impl Simulation {
             nic_ahead: Vec::new(),
             traced_flows: sc.trace.flows.clone(),
             flow_trace: Default::default(),
-            rounds: Default::default(),
             captures: (0..capture_names.len()).map(|_| Capture::new()).collect(),
             capture_names,
             host_capture,
@@ -120,7 +119,7 @@ impl Simulation {
         }
         let t = &sc.traffic;
         sim.schedule_ports(
-            !t.flows.is_empty() || !t.workloads.is_empty() || !t.incast.is_empty(),
+            !t.flows.is_empty() || !t.apps.is_empty(),
             t.probes
                 .iter()
                 .map(|p| p.src)
@@ -173,5 +172,20 @@ impl Simulation {
             self.nic_ahead.fill(false);
         }
         self.agents[node as usize].push(agent);
+    }
+
+    /// Add `app`, a Rust program's own application, after the scenario's,
+    /// and start it (at time 0). Its rows in `ops.parquet` and its flows in
+    /// `flows.parquet` carry `name`; instances of one name are numbered in
+    /// the order attached. Host NICs become event-driven, as with any TCP
+    /// traffic (see `Simulation::schedule_ports`).
+    pub fn attach_app(&mut self, name: &str, app: Box<dyn Application>) {
+        for &port in &self.net.host_port {
+            self.net.ports[port as usize].scheduled = false;
+        }
+        let instance = (0..self.apps.len())
+            .filter(|&a| self.apps.label(a).0 == name)
+            .count() as u32;
+        self.add_app(name.to_string(), instance, app);
     }
 }

@@ -687,6 +687,7 @@ impl Simulation {
                     s.latency_sum_ps += u128::from((now - pkt.sent).0);
                 }
             }
+            Kind::AppDatagram => self.app_datagram(&pkt),
             Kind::Pause { .. } => unreachable!("PAUSE frames stop at the next node"),
         }
     }

@@ -5,7 +5,7 @@
 //! reaching a sender, and what is recorded about each flow.
 
 use super::Simulation;
-use crate::apps::Origin;
+use crate::app::Origin;
 use crate::cc::Protocol;
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::five_tuple_hash;

@@ -7,8 +7,8 @@
 //!   disciplines and AQM, links, switches (forwarding policy), delivery;
 //! - `hosts.rs`: the TCP host stacks: connections, their segments as packets,
 //!   their timers;
-//! - `apps.rs`: applications: probes and datagram streams, listed flows,
-//!   workload arrivals, incast rounds;
+//! - `apps.rs`: what sends at the hosts: probes and datagram streams,
+//!   listed flows, and the applications (`crate::app`);
 //! - `records.rs`: what is recorded (probe rows, queue and flow traces,
 //!   captures) and the output tables, built at the end or streamed in chunks.
 
@@ -19,7 +19,6 @@ mod hosts;
 mod records;
 
 use crate::agent::{Emit, SwitchAgent};
-use crate::apps::{Incast, RoundRows, WorkloadSource};
 use crate::cc::Protocol;
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, Forwarder};
@@ -31,6 +30,7 @@ use crate::records::{Output, Sink, Summary};
 use crate::tcp::{Params, Seg, TransportSpec};
 use crate::traffic::Stream;
 use crate::units::Time;
+use apps::Apps;
 use hosts::{Flow, FlowRecord, FlowTraceRows, Timer};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -71,7 +71,9 @@ const RNG_STREAM: u64 = 1;
 const RNG_SWITCH: u64 = 2;
 const SALT_ECMP: u64 = 3;
 const RNG_AQM: u64 = 4;
-const RNG_WORKLOAD: u64 = 5;
+/// Applications (`crate::app`): kind k's instance i draws from index
+/// (k << 32) + i.
+const RNG_APPS: u64 = 5;
 
 #[derive(Default)]
 struct Counters {
@@ -105,8 +107,7 @@ pub struct Simulation {
     /// Every TCP flow opened, by flow id.
     records: Vec<FlowRecord>,
     transport: TransportSpec,
-    workloads: Vec<WorkloadSource>,
-    incasts: Vec<Incast>,
+    apps: Apps,
     /// Segments a TCP connection just emitted (reused buffer).
     segs: Vec<Seg>,
     /// The connection parameters of each protocol flows have used, shared
@@ -121,7 +122,6 @@ pub struct Simulation {
     nic_ahead: Vec<bool>,
     traced_flows: Vec<u32>,
     flow_trace: FlowTraceRows,
-    rounds: RoundRows,
     captures: Vec<Capture>,
     capture_names: Vec<String>,
     /// Capture of each host's deliveries, if the host is captured.
@@ -237,8 +237,7 @@ impl Simulation {
             Event::ProbeSend(row) => self.probe_send(row),
             Event::HostSend(p) => self.host_send(p),
             Event::FlowStart(f) => self.flow_start(f),
-            Event::FlowArrival(w) => self.flow_arrival(w, hosts),
-            Event::RoundStart(a) => self.round_start(a),
+            Event::AppTimer(t) => self.app_timer(t),
             Event::AgentSend => self.send_emitted(),
             Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) | Event::Reo(_) | Event::Tlp(_) => {
                 unreachable!("timers are handled by the loop")
@@ -290,6 +289,7 @@ impl Simulation {
         }
         let in_flight = self.arena.live();
         let flows = records::flow_table(&self);
+        let ops = records::ops_table(&self.apps);
         let [(_, probes), (_, queues), (_, flow_trace)] = self.take_rows(true);
         debug_assert_eq!(
             self.n.injected,
@@ -319,7 +319,8 @@ impl Simulation {
             probes,
             queues,
             ports: records::port_table(&self.net, &self.port_names),
-            rounds: records::round_table(self.rounds),
+            rounds: crate::app::incast::rounds(&ops),
+            ops,
             flow_trace,
             pcaps: self
                 .capture_names

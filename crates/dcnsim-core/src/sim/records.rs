@@ -1,18 +1,19 @@
 //! What a run records as it goes (probe rows, queue traces, flow traces,
 //! packet captures) and the output tables built from it: the recorded rows
 //! either at the end or, when the run streams them, in chunks while it goes
-//! ([`Simulation::send_rows`]); the flow, port and round tables from the
+//! ([`Simulation::send_rows`]); the flow, port and operation tables from the
 //! simulation's state at the end.
 
+use super::apps::Apps;
 use super::hosts::{tcp_sport, FlowRecord, FlowTraceRows, TCP_PORT};
 use super::Simulation;
-use crate::apps::{Origin, RoundRows};
+use crate::app::Op;
 use crate::network::{Network, Port};
 use crate::packet::{Kind, Packet, NONE};
 use crate::pcap::{Frame, Transport};
 use crate::records::{Column, Sink, Table};
 use crate::tcp::{Outcome, HEADER, NO_TS};
-use crate::traffic::{datagram_sport, Stream, PROBE_PORT, STREAM_PORT};
+use crate::traffic::{datagram_sport, Stream, APP_PORT, PROBE_PORT, STREAM_PORT};
 use crate::units::Time;
 
 /// Rows of `probes.parquet`, filled as packets are sent and received.
@@ -166,7 +167,7 @@ struct FlowRow {
     id: i64,
     kind: &'static str,
     protocol: String,
-    origin: &'static str,
+    origin: String,
     app: i64,
     round: i64,
     src: i64,
@@ -193,7 +194,7 @@ fn stream_row(id: usize, s: &Stream) -> FlowRow {
         id: id as i64,
         kind: "stream",
         protocol: "udp".into(),
-        origin: "stream",
+        origin: "stream".into(),
         app: -1,
         round: -1,
         src: s.spec.src.into(),
@@ -219,18 +220,21 @@ fn stream_row(id: usize, s: &Stream) -> FlowRow {
     }
 }
 
-fn tcp_row(id: usize, f: &FlowRecord, c: &Outcome) -> FlowRow {
-    let (origin, app, round) = match f.origin {
-        Origin::Listed => ("flow", -1, -1),
-        Origin::Workload(w) => ("workload", i64::from(w), -1),
-        Origin::Incast { app, round } => ("incast", i64::from(app), i64::from(round)),
+fn tcp_row(id: usize, f: &FlowRecord, c: &Outcome, apps: &Apps) -> FlowRow {
+    let (origin, app) = match f.origin.app() {
+        None => ("flow", -1),
+        Some(a) => {
+            let (name, instance) = apps.label(a);
+            (name, i64::from(instance))
+        }
     };
+    let round = f.origin.op().map_or(-1, i64::from);
     let end = c.completed_at.map_or(f64::NAN, secs);
     FlowRow {
         id: id as i64,
         kind: "tcp",
         protocol: format!("{:?}", c.protocol).to_lowercase(),
-        origin,
+        origin: origin.to_string(),
         app,
         round,
         src: f.src.into(),
@@ -265,7 +269,7 @@ pub(super) fn flow_table(sim: &Simulation) -> Table {
             sim.records
                 .iter()
                 .enumerate()
-                .map(|(i, f)| tcp_row(i, f, &sim.outcome(i as u32))),
+                .map(|(i, f)| tcp_row(i, f, &sim.outcome(i as u32), &sim.apps)),
         )
         .collect();
     let f = |g: &dyn Fn(&FlowRow) -> f64| Column::F64(rows.iter().map(g).collect());
@@ -275,7 +279,7 @@ pub(super) fn flow_table(sim: &Simulation) -> Table {
     t.push("flow_id", i(&|r| r.id));
     t.push("kind", s(&|r| r.kind.to_string()));
     t.push("protocol", s(&|r| r.protocol.clone()));
-    t.push("origin", s(&|r| r.origin.to_string()));
+    t.push("origin", s(&|r| r.origin.clone()));
     t.push("app", i(&|r| r.app));
     t.push("round", i(&|r| r.round));
     t.push("src", i(&|r| r.src));
@@ -300,27 +304,37 @@ pub(super) fn flow_table(sim: &Simulation) -> Table {
     t
 }
 
-/// One row per finished incast round.
-pub(super) fn round_table(r: RoundRows) -> Table {
-    let duration: Vec<f64> = r.end.iter().zip(&r.start).map(|(e, s)| e - s).collect();
-    let goodput: Vec<f64> = r
-        .bytes
-        .iter()
-        .zip(&duration)
-        .map(|(&b, d)| b as f64 * 8.0 / d)
-        .collect();
-    let any: Vec<i64> = r.timeouts.iter().map(|&t| i64::from(t > 0)).collect();
+/// One row per operation an application wrote, in the order written:
+/// `application` (its kind's name), `app` (its index among its kind's
+/// instances), `op_id`, `host`, `start_s`, `end_s` (NaN: unfinished),
+/// `bytes`, `outcome` and `value`.
+pub(super) fn ops_table(apps: &Apps) -> Table {
+    let ops = &apps.ops;
+    let f = |g: &dyn Fn(&Op) -> f64| Column::F64(ops.iter().map(|(_, o)| g(o)).collect());
+    let i = |g: &dyn Fn(&Op) -> i64| Column::I64(ops.iter().map(|(_, o)| g(o)).collect());
     let mut t = Table::default();
-    t.push("app", Column::I64(r.app));
-    t.push("round", Column::I64(r.round));
-    t.push("start_s", Column::F64(r.start));
-    t.push("end_s", Column::F64(r.end));
-    t.push("round_time_s", Column::F64(duration));
-    t.push("bytes", Column::I64(r.bytes));
-    t.push("goodput_bps", Column::F64(goodput));
-    t.push("flows", Column::I64(r.flows));
-    t.push("timeouts", Column::I64(r.timeouts));
-    t.push("any_timeout", Column::I64(any));
+    t.push(
+        "application",
+        Column::Str(
+            ops.iter()
+                .map(|&(a, _)| apps.label(a).0.to_string())
+                .collect(),
+        ),
+    );
+    t.push(
+        "app",
+        Column::I64(ops.iter().map(|&(a, _)| apps.label(a).1.into()).collect()),
+    );
+    t.push("op_id", i(&|o| o.id as i64));
+    t.push("host", i(&|o| o.host.into()));
+    t.push("start_s", f(&|o| secs(o.start)));
+    t.push("end_s", f(&|o| o.end.map_or(f64::NAN, secs)));
+    t.push("bytes", i(&|o| o.bytes as i64));
+    t.push(
+        "outcome",
+        Column::Str(ops.iter().map(|(_, o)| o.outcome.to_string()).collect()),
+    );
+    t.push("value", f(&|o| o.value));
     t
 }
 
@@ -450,6 +464,10 @@ impl Simulation {
                     sack: pkt.tcp.sack,
                 }
             }
+            Kind::AppDatagram => Transport::Udp {
+                src_port: datagram_sport(pkt.flow),
+                dst_port: APP_PORT,
+            },
             // Control packets (ICMP, PAUSE) are shown as datagrams.
             _ => {
                 let (id, dport) = if pkt.flow == NONE {

@@ -1,0 +1,342 @@
+//! Barrier-synchronized incast (`[[traffic.incast]]`), the partition-aggregate
+//! pattern of the incast seed (§I–II): each round the aggregator asks every
+//! worker for its response; all answer at once, each over its own TCP flow,
+//! and the next round starts the moment the last response is complete (its
+//! last data byte is at the aggregator). The request is not modelled as a
+//! packet.
+//!
+//! Operation rows: one per response (`op_id` the round, `host` the worker,
+//! `start_s` the round's start, `end_s` when the response was complete,
+//! `bytes` the response's size, `outcome` `"timeout"` if the worker's flow
+//! had a retransmission timeout in the round, else `"done"`, `value` those
+//! timeouts), written together when the round ends, so only finished rounds
+//! have rows. `rounds.parquet` is their view by round ([`rounds`]).
+
+use super::keys::{check_bytes, check_class, check_host, check_relative_deadline};
+use super::{App, Application, Context, Given, Load, Op, OpenFlow};
+use crate::cc::Protocol;
+use crate::error::{join_path, parse_at, ScenarioError};
+use crate::records::{Column, Table};
+use crate::topology::Topology;
+use crate::units::{Bytes, Time};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// `[[traffic.incast]]` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIncast {
+    aggregator: u32,
+    workers: Value,
+    sru: Option<Bytes>,
+    total: Option<Bytes>,
+    #[serde(default = "one")]
+    rounds: u32,
+    #[serde(default = "yes")]
+    persistent: bool,
+    #[serde(default)]
+    start: Time,
+    deadline: Option<Time>,
+    #[serde(default)]
+    class: u8,
+    protocol: Option<Protocol>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// An incast application's settings. `total` splits one response across the
+/// workers (the web-search variant), `sru` gives each worker a fixed share.
+///
+/// With `persistent` (the default) each worker keeps one connection for all
+/// rounds, so its window and DCTCP's α carry over from round to round, as in
+/// the ns-2 incast setups the seed follows (§II.B: windows shrink to about two
+/// segments under high fan-in); otherwise every response opens a connection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IncastSpec {
+    pub aggregator: u32,
+    pub workers: Vec<u32>,
+    pub bytes_per_worker: u64,
+    pub rounds: u32,
+    pub persistent: bool,
+    pub start: Time,
+    /// Relative deadline of each response, from its round's start.
+    pub deadline: Option<Time>,
+    pub class: u8,
+    pub protocol: Option<Protocol>,
+}
+
+/// `"all"` (every host but the aggregator) or a list of host indices.
+fn workers(
+    at: &str,
+    v: &Value,
+    aggregator: u32,
+    topo: &Topology,
+) -> Result<Vec<u32>, ScenarioError> {
+    let path = join_path(at, "workers");
+    let workers: Vec<u32> = match v {
+        Value::String(s) if s == "all" => (0..topo.host_count() as u32)
+            .filter(|&h| h != aggregator)
+            .collect(),
+        Value::Array(_) => parse_at(v.clone(), &path)?,
+        other => {
+            return Err(ScenarioError::new(
+                path,
+                format!("expected a list of host indices or \"all\", got {other}"),
+            ))
+        }
+    };
+    if workers.is_empty() {
+        return Err(ScenarioError::new(path, "needs at least one worker"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, &w) in workers.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        check_host(topo, p.clone(), w)?;
+        if w == aggregator {
+            return Err(ScenarioError::new(p, format!("host {w} is the aggregator")));
+        }
+        if !seen.insert(w) {
+            return Err(ScenarioError::new(p, format!("host {w} is listed twice")));
+        }
+    }
+    Ok(workers)
+}
+
+/// An incast application's progress.
+pub struct Incast {
+    spec: IncastSpec,
+    /// The current round (0-based) and when it started.
+    round: u32,
+    round_start: Time,
+    /// Responses of this round still missing.
+    pending: u32,
+    /// The flows answering this round, one per worker in worker order (flow
+    /// ids opened one after another).
+    flows: Vec<u32>,
+    /// Per worker: its flow's timeouts before this round began, and when its
+    /// response of this round was complete.
+    timeouts_before: Vec<u64>,
+    ends: Vec<Time>,
+}
+
+impl Incast {
+    /// Every worker starts its response now: on its persistent connection
+    /// (opened in the first round) or a new one.
+    fn start_round(&mut self, cx: &mut dyn Context) {
+        let now = cx.now();
+        let s = &self.spec;
+        self.round_start = now;
+        self.pending = s.workers.len() as u32;
+        let last = self.round + 1 == s.rounds;
+        if s.persistent && self.round > 0 {
+            for (i, &f) in self.flows.iter().enumerate() {
+                self.timeouts_before[i] = cx.flow(f).stats.timeouts;
+            }
+            for &f in &self.flows {
+                cx.append(f, s.bytes_per_worker, last);
+            }
+            return;
+        }
+        self.flows.clear();
+        for &w in &s.workers {
+            self.flows.push(cx.open_flow(OpenFlow {
+                src: w,
+                dst: s.aggregator,
+                size: s.bytes_per_worker,
+                deadline: s.deadline.map(|d| now + d),
+                class: s.class,
+                protocol: s.protocol,
+                op: Some(self.round),
+                keep_open: s.persistent && !last,
+            }));
+        }
+        self.timeouts_before.fill(0);
+    }
+}
+
+impl Application for Incast {
+    fn start(&mut self, cx: &mut dyn Context) {
+        cx.set_timer(self.spec.start, 0);
+    }
+
+    fn on_timer(&mut self, cx: &mut dyn Context, _token: u64) {
+        self.start_round(cx);
+    }
+
+    /// A response is complete; with the round's last, the round's rows are
+    /// written and the next round starts.
+    fn on_flow_done(&mut self, cx: &mut dyn Context, flow: u32) {
+        let now = cx.now();
+        let worker = (flow - self.flows[0]) as usize;
+        debug_assert_eq!(self.flows[worker], flow, "a round's flows are consecutive");
+        self.ends[worker] = now;
+        self.pending -= 1;
+        if self.pending > 0 {
+            return;
+        }
+        for (i, &f) in self.flows.iter().enumerate() {
+            let timeouts = cx.flow(f).stats.timeouts - self.timeouts_before[i];
+            cx.write_op(Op {
+                id: self.round.into(),
+                host: self.spec.workers[i],
+                start: self.round_start,
+                end: Some(self.ends[i]),
+                bytes: self.spec.bytes_per_worker,
+                outcome: if timeouts > 0 { "timeout" } else { "done" },
+                value: timeouts as f64,
+            });
+        }
+        self.round += 1;
+        if self.round < self.spec.rounds {
+            self.start_round(cx);
+        }
+    }
+}
+
+impl App for Incast {
+    const KEY: &'static str = "incast";
+    const NAME: &'static str = "incast";
+    type Spec = IncastSpec;
+
+    fn parse(v: Value, at: &str, given: &Given) -> Result<Vec<IncastSpec>, ScenarioError> {
+        let topo = given.topology;
+        let c: RawIncast = parse_at(v, at)?;
+        check_host(topo, join_path(at, "aggregator"), c.aggregator)?;
+        check_class(at, c.class)?;
+        let workers = workers(at, &c.workers, c.aggregator, topo)?;
+        let bytes_per_worker = match (c.sru, c.total) {
+            (Some(b), None) => check_bytes(join_path(at, "sru"), b)?,
+            (None, Some(t)) => {
+                let each = t.0.div_ceil(workers.len() as u64);
+                check_bytes(join_path(at, "total"), Bytes(each))?
+            }
+            _ => {
+                return Err(ScenarioError::new(
+                    at,
+                    "give either sru (bytes per worker) or total (one response split across the workers)",
+                ))
+            }
+        };
+        if c.rounds == 0 {
+            return Err(ScenarioError::new(
+                join_path(at, "rounds"),
+                "must be at least 1",
+            ));
+        }
+        check_relative_deadline(at, c.deadline, "the round's start")?;
+        Ok(vec![IncastSpec {
+            aggregator: c.aggregator,
+            workers,
+            bytes_per_worker,
+            rounds: c.rounds,
+            persistent: c.persistent,
+            start: c.start,
+            deadline: c.deadline,
+            class: c.class,
+            protocol: c.protocol,
+        }])
+    }
+
+    fn load(spec: &IncastSpec) -> Load {
+        let workers = spec.workers.len() as f64;
+        let rounds = f64::from(spec.rounds);
+        Load {
+            flows: workers * if spec.persistent { 1.0 } else { rounds },
+            ops: workers * rounds,
+        }
+    }
+
+    fn new(spec: &IncastSpec, _rng: Xoshiro256PlusPlus) -> Incast {
+        let n = spec.workers.len();
+        Incast {
+            spec: spec.clone(),
+            round: 0,
+            round_start: spec.start,
+            pending: 0,
+            flows: Vec::with_capacity(n),
+            timeouts_before: vec![0; n],
+            ends: vec![Time::ZERO; n],
+        }
+    }
+}
+
+/// `rounds.parquet`: the incast rows of `ops` (the ops table's columns) by
+/// round, one row per finished round in the order rounds finished: `app`,
+/// `round`, `start_s`, `end_s` (its last response), `round_time_s`, `bytes`
+/// (all responses), `goodput_bps`, `flows` (responses), `timeouts` (of all
+/// its responses) and `any_timeout`.
+pub fn rounds(ops: &Table) -> Table {
+    let (application, app, op) = (ops.str("application"), ops.i64("app"), ops.i64("op_id"));
+    let (start, end) = (ops.f64("start_s"), ops.f64("end_s"));
+    let (bytes, value) = (ops.i64("bytes"), ops.f64("value"));
+    // A round's rows are written together: runs of one (app, op_id).
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for i in (0..application.len()).filter(|&i| application[i] == Incast::NAME) {
+        match groups.last_mut() {
+            Some(g) if (app[g[0]], op[g[0]]) == (app[i], op[i]) => g.push(i),
+            _ => groups.push(vec![i]),
+        }
+    }
+    let ints = |f: &dyn Fn(&[usize]) -> i64| Column::I64(groups.iter().map(|g| f(g)).collect());
+    let reals = |f: &dyn Fn(&[usize]) -> f64| Column::F64(groups.iter().map(|g| f(g)).collect());
+    let last = |g: &[usize]| g.iter().map(|&i| end[i]).fold(f64::MIN, f64::max);
+    let duration = |g: &[usize]| last(g) - start[g[0]];
+    let total = |g: &[usize]| g.iter().map(|&i| bytes[i]).sum::<i64>();
+    let timeouts = |g: &[usize]| g.iter().map(|&i| value[i] as i64).sum::<i64>();
+    let mut t = Table::default();
+    t.push("app", ints(&|g| app[g[0]]));
+    t.push("round", ints(&|g| op[g[0]]));
+    t.push("start_s", reals(&|g| start[g[0]]));
+    t.push("end_s", reals(&last));
+    t.push("round_time_s", reals(&duration));
+    t.push("bytes", ints(&total));
+    t.push(
+        "goodput_bps",
+        reals(&|g| total(g) as f64 * 8.0 / duration(g)),
+    );
+    t.push("flows", ints(&|g| g.len() as i64));
+    t.push("timeouts", ints(&timeouts));
+    t.push("any_timeout", ints(&|g| i64::from(timeouts(g) > 0)));
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The responses of two incast instances' rounds, with another
+    /// application's row among them: one round per run of (app, op_id).
+    #[test]
+    fn rounds_are_the_incast_rows_by_round() {
+        let mut ops = Table::default();
+        let names = ["incast", "incast", "other", "incast", "incast", "incast"];
+        ops.push(
+            "application",
+            Column::Str(names.iter().map(|s| s.to_string()).collect()),
+        );
+        ops.push("app", Column::I64(vec![0, 0, 0, 1, 1, 0]));
+        ops.push("op_id", Column::I64(vec![0, 0, 0, 0, 0, 1]));
+        ops.push("start_s", Column::F64(vec![1.0, 1.0, 0.0, 2.0, 2.0, 3.0]));
+        ops.push("end_s", Column::F64(vec![1.5, 2.0, 9.0, 2.5, 2.25, 3.5]));
+        ops.push("bytes", Column::I64(vec![10, 10, 5, 20, 20, 10]));
+        ops.push("value", Column::F64(vec![0.0, 2.0, 7.0, 0.0, 0.0, 1.0]));
+        let r = rounds(&ops);
+        assert_eq!(r.i64("app"), [0, 1, 0]);
+        assert_eq!(r.i64("round"), [0, 0, 1]);
+        assert_eq!(r.f64("start_s"), [1.0, 2.0, 3.0]);
+        assert_eq!(r.f64("end_s"), [2.0, 2.5, 3.5]);
+        assert_eq!(r.f64("round_time_s"), [1.0, 0.5, 0.5]);
+        assert_eq!(r.i64("bytes"), [20, 40, 10]);
+        assert_eq!(r.f64("goodput_bps"), [160.0, 640.0, 160.0]);
+        assert_eq!(r.i64("flows"), [2, 2, 1]);
+        assert_eq!(r.i64("timeouts"), [2, 0, 1]);
+        assert_eq!(r.i64("any_timeout"), [1, 0, 1]);
+    }
+}

@@ -1,0 +1,143 @@
+//! The keys traffic sources share (`[traffic]`'s probes, streams and flows,
+//! and every application's table): host indices or a keyword standing for a
+//! set of hosts, traffic classes, sizes, loads and when a source stops. Each
+//! check names the key and the reason.
+
+use crate::error::{join_path, ScenarioError};
+use crate::topology::Topology;
+use crate::units::{Bytes, Time};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+/// A host index, or a keyword standing for a set of hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostSel<const KW: u8> {
+    Host(u32),
+    Keyword,
+}
+
+const KW_ALL: u8 = 0;
+const KW_RANDOM: u8 = 1;
+const KEYWORDS: [&str; 2] = ["all", "random"];
+
+impl<'de, const KW: u8> Deserialize<'de> for HostSel<KW> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let keyword = KEYWORDS[KW as usize];
+        match Value::deserialize(d)? {
+            Value::String(s) if s == keyword => Ok(HostSel::Keyword),
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(HostSel::Host)
+                .ok_or_else(|| {
+                    serde::de::Error::custom(format!("expected a host index ≥ 0, got {n}"))
+                }),
+            other => Err(serde::de::Error::custom(format!(
+                "expected a host index or \"{keyword}\", got {other}"
+            ))),
+        }
+    }
+}
+
+/// `src`/`dst` that may be a host or `"all"`.
+pub type HostOrAll = HostSel<KW_ALL>;
+/// `dst` that may be a host or `"random"` (a new random host per packet).
+pub type HostOrRandom = HostSel<KW_RANDOM>;
+
+impl<const KW: u8> HostSel<KW> {
+    pub fn host(self) -> Option<u32> {
+        match self {
+            HostSel::Host(h) => Some(h),
+            HostSel::Keyword => None,
+        }
+    }
+}
+
+pub fn check_host(topo: &Topology, path: String, host: u32) -> Result<(), ScenarioError> {
+    let n = topo.host_count();
+    if (host as usize) < n {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!(
+                "host {host} out of range: the topology has {n} hosts (0..{})",
+                n - 1
+            ),
+        ))
+    }
+}
+
+/// An 802.1Q priority code point: 0 to 7.
+pub fn check_class(at: &str, class: u8) -> Result<u8, ScenarioError> {
+    if usize::from(class) < crate::packet::CLASSES {
+        Ok(class)
+    } else {
+        Err(ScenarioError::new(
+            join_path(at, "class"),
+            format!("a traffic class is 0 to 7 (802.1Q priority), got {class}"),
+        ))
+    }
+}
+
+pub fn check_load(path: String, load: f64) -> Result<(), ScenarioError> {
+    if load > 0.0 && load <= 1.0 {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!("load must be in (0, 1], got {load}"),
+        ))
+    }
+}
+
+/// A source that runs until stopped needs an end: its own `stop` or the
+/// scenario's.
+pub fn end_of(
+    at: &str,
+    stop: Option<Time>,
+    stop_time: Option<Time>,
+    start: Time,
+    what: &str,
+) -> Result<Time, ScenarioError> {
+    let stop = match (stop, stop_time) {
+        (Some(t), _) | (None, Some(t)) => t,
+        (None, None) => {
+            return Err(ScenarioError::new(
+                join_path(at, "stop"),
+                format!(
+                    "required when the scenario has no stop_time (a {what} never ends by itself)"
+                ),
+            ))
+        }
+    };
+    if stop <= start {
+        return Err(ScenarioError::new(
+            join_path(at, "stop"),
+            format!("stop ({stop}) must be after start ({start})"),
+        ));
+    }
+    Ok(stop)
+}
+
+pub fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {
+    if b.0 == 0 {
+        return Err(ScenarioError::new(path, "must be at least 1 B"));
+    }
+    Ok(b.0)
+}
+
+/// A relative deadline (from a flow's or an operation's start) of zero.
+pub fn check_relative_deadline(
+    at: &str,
+    deadline: Option<Time>,
+    from: &str,
+) -> Result<(), ScenarioError> {
+    if deadline == Some(Time::ZERO) {
+        return Err(ScenarioError::new(
+            join_path(at, "deadline"),
+            format!("a relative deadline must be after {from}"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! An application written here, outside the crate, attached to a run as a
+//! Rust program attaches one (`Simulation::attach_app`): it sends datagrams
+//! and answers them, sets timers, opens TCP flows and writes operation rows,
+//! which are checked against the closed forms of an idle star.
+
+mod common;
+
+use dcnsim_core::app::{Application, Context, Datagram, Delivered, Op, OpenFlow};
+use dcnsim_core::units::Time;
+use dcnsim_core::{Scenario, Simulation};
+
+/// 1 Gbps links of 1 us: a byte takes 8 ns.
+const LINK_PS_PER_BYTE: u64 = 8_000;
+const DELAY_PS: u64 = 1_000_000;
+/// TCP/IP headers and the default MSS.
+const HEADER: u64 = 40;
+const MSS: u64 = 1460;
+
+/// One packet of `bytes` from one host to another of the star: two links,
+/// store and forward.
+fn one_way_ps(bytes: u64) -> u64 {
+    2 * (bytes * LINK_PS_PER_BYTE + DELAY_PS)
+}
+
+/// The handshake's last ACK, sent ahead of the data on the sender's link
+/// (`ideal_fct_s` leaves it out).
+const ACK_PS: u64 = HEADER * LINK_PS_PER_BYTE;
+
+/// A flow of `segments` full segments on an idle path: the handshake (SYN
+/// and SYN-ACK), its last ACK, then the segments back to back through the
+/// sender's link, the last one also through the switch's.
+fn fct_ps(segments: u64) -> u64 {
+    let wire = (MSS + HEADER) * LINK_PS_PER_BYTE;
+    2 * one_way_ps(HEADER) + ACK_PS + (segments + 1) * wire + 2 * DELAY_PS
+}
+
+/// Pings host 1 from host 0 with a datagram that host 1 answers, and at
+/// `FLOWS_AT` opens three flows on disjoint paths of the star (1→2, 3→4,
+/// 5→6) of 3, 1 and 2 segments. Rows: the ping's round trip (op 0), and
+/// each flow's completion (ops 1..=3, `value` its flow id).
+#[derive(Default)]
+struct Pinger {
+    /// Flow id → (op id, source, size, opened at).
+    flows: Vec<(u32, u64, u32, u64, Time)>,
+}
+
+const FLOWS_AT: Time = Time(1_000_000_000);
+const PING: u32 = 300;
+const TAG_PING: u32 = 7;
+const TAG_PONG: u32 = 8;
+
+impl Application for Pinger {
+    fn start(&mut self, cx: &mut dyn Context) {
+        cx.send_datagram(Datagram {
+            src: 0,
+            dst: 1,
+            size: PING,
+            class: 0,
+            tag: TAG_PING,
+        });
+        cx.set_timer(FLOWS_AT, 42);
+    }
+
+    fn on_datagram(&mut self, cx: &mut dyn Context, d: &Delivered) {
+        let g = d.datagram;
+        match g.tag {
+            TAG_PING => cx.send_datagram(Datagram {
+                src: g.dst,
+                dst: g.src,
+                tag: TAG_PONG,
+                ..g
+            }),
+            TAG_PONG => cx.write_op(Op {
+                id: 0,
+                host: g.dst,
+                start: Time::ZERO,
+                end: Some(cx.now()),
+                bytes: 2 * u64::from(g.size),
+                outcome: "done",
+                value: f64::from(d.hops),
+            }),
+            other => panic!("unexpected tag {other}"),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut dyn Context, token: u64) {
+        assert_eq!((token, cx.now()), (42, FLOWS_AT));
+        for (op, src, segments) in [(1, 1, 3), (2, 3, 1), (3, 5, 2)] {
+            let size = segments * MSS;
+            let id = cx.open_flow(OpenFlow {
+                src,
+                dst: src + 1,
+                size,
+                deadline: None,
+                class: 0,
+                protocol: None,
+                op: Some(op),
+                keep_open: false,
+            });
+            self.flows.push((id, op.into(), src, size, cx.now()));
+        }
+    }
+
+    fn on_flow_done(&mut self, cx: &mut dyn Context, flow: u32) {
+        let &(_, op, host, bytes, start) = self.flows.iter().find(|f| f.0 == flow).unwrap();
+        assert_eq!(cx.flow(flow).bytes_received, bytes);
+        cx.write_op(Op {
+            id: op,
+            host,
+            start,
+            end: Some(cx.now()),
+            bytes,
+            outcome: "done",
+            value: f64::from(flow),
+        });
+    }
+}
+
+#[test]
+fn an_application_of_a_test_opens_flows_sends_datagrams_and_writes_rows() {
+    let sc = Scenario::from_toml_str(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 7
+        link = { rate = "1Gbps", delay = "1us" }
+        [[traffic.flows]]
+        src = 0
+        dst = 6
+        size = "1KB"
+        "#,
+    )
+    .unwrap();
+    let mut sim = Simulation::new(&sc);
+    sim.attach_app("pinger", Box::new(Pinger::default()));
+    let out = sim.run(&mut |_| true).unwrap();
+    let s = &out.summary;
+    assert_eq!(s.packets_injected, s.packets_delivered, "nothing lost");
+
+    let ops = &out.ops;
+    assert_eq!(ops.rows(), 4);
+    assert!(ops.str("application").iter().all(|a| a == "pinger"));
+    assert_eq!(ops.i64("app"), [0, 0, 0, 0]);
+    // The ping first; then the flows complete in the order of their sizes.
+    assert_eq!(ops.i64("op_id"), [0, 2, 3, 1]);
+    assert_eq!(ops.i64("host"), [0, 3, 5, 1]);
+    let mss = MSS as i64;
+    assert_eq!(
+        ops.i64("bytes"),
+        [2 * i64::from(PING), mss, 2 * mss, 3 * mss]
+    );
+    let took = |i: usize| ops.f64("end_s")[i] - ops.f64("start_s")[i];
+    let close = |got: f64, ps: u64| (got - ps as f64 * 1e-12).abs() < 1e-12;
+    let ping = 2 * one_way_ps(PING.into());
+    assert!(close(took(0), ping), "ping {} vs {ping} ps", took(0));
+    assert_eq!(ops.f64("value")[0], 2.0, "the answer crossed two links");
+    for (row, segments) in [(1, 1), (2, 2), (3, 3)] {
+        let fct = fct_ps(segments);
+        assert!(
+            close(took(row), fct),
+            "{segments} segments: {} vs {fct} ps",
+            took(row)
+        );
+        assert_eq!(ops.f64("start_s")[row], 1e-3);
+    }
+
+    // The flows table: the listed flow first, then the application's in the
+    // order opened, named by the application and its operation.
+    let f = &out.flows;
+    assert_eq!(f.str("origin"), ["flow", "pinger", "pinger", "pinger"]);
+    assert_eq!(f.i64("app"), [-1, 0, 0, 0]);
+    assert_eq!(f.i64("round"), [-1, 1, 2, 3]);
+    assert_eq!(f.i64("src"), [0, 1, 3, 5]);
+    let ids: Vec<i64> = ops.f64("value")[1..].iter().map(|&v| v as i64).collect();
+    assert_eq!(ids, [2, 3, 1], "flow ids in completion order");
+    for id in 1..4 {
+        let (fct, ideal) = (f.f64("fct_s")[id], f.f64("ideal_fct_s")[id]);
+        assert!(
+            close(fct - ideal, ACK_PS),
+            "flow {id}: {fct} vs ideal {ideal}"
+        );
+    }
+    assert_eq!(out.rounds.rows(), 0, "no incast");
+}
+
+/// Instances of one name are numbered in the order attached; a scenario's
+/// applications come first.
+#[test]
+fn attached_applications_are_numbered_by_name_after_the_scenarios() {
+    struct Once(u32);
+    impl Application for Once {
+        fn start(&mut self, cx: &mut dyn Context) {
+            cx.write_op(Op {
+                id: self.0.into(),
+                host: 0,
+                start: cx.now(),
+                end: None,
+                bytes: 0,
+                outcome: "noted",
+                value: f64::NAN,
+            });
+        }
+    }
+    let sc = Scenario::from_toml_str(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 3
+        [[traffic.incast]]
+        aggregator = 0
+        workers = "all"
+        sru = "3KB"
+        rounds = 2
+        "#,
+    )
+    .unwrap();
+    let mut sim = Simulation::new(&sc);
+    for i in 0..2 {
+        sim.attach_app("once", Box::new(Once(i)));
+    }
+    sim.attach_app("other", Box::new(Once(9)));
+    let out = sim.run(&mut |_| true).unwrap();
+    let ops = &out.ops;
+    let rows: Vec<(String, i64, i64)> = (0..ops.rows())
+        .map(|i| {
+            let name = ops.str("application")[i].clone();
+            (name, ops.i64("app")[i], ops.i64("op_id")[i])
+        })
+        .collect();
+    let expect = |n: &str, a, o| (n.to_string(), a, o);
+    assert_eq!(
+        rows,
+        [
+            expect("once", 0, 0),
+            expect("once", 1, 1),
+            expect("other", 0, 9),
+            expect("incast", 0, 0),
+            expect("incast", 0, 0),
+            expect("incast", 0, 1),
+            expect("incast", 0, 1),
+        ]
+    );
+    assert!(ops.f64("end_s")[0].is_nan(), "unfinished");
+    assert_eq!(out.rounds.i64("flows"), [2, 2]);
+    assert_eq!(out.rounds.i64("bytes"), [6000, 6000]);
+}
