@@ -1,5 +1,5 @@
 import sys
 
-from dcnsim.cli import main
+from dcnsim.program import main
 
 sys.exit(main())
