@@ -434,7 +434,8 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     p.add_argument(
         "--memory-limit",
         metavar="SIZE",
-        help="refuse a run estimated to need more (default: 80%% of the available memory)",
+        help="refuse a run estimated to need more (default: 80%% of the least of the memory "
+        "available and what ulimit -v and the cgroup's limit leave)",
     )
     _add_progress(p, "a progress line")
     p.add_argument(
