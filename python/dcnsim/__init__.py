@@ -19,7 +19,7 @@ documented in ``docs/scenario.md``; sweeps, studies and reports in
 from __future__ import annotations
 
 # Nothing is imported here, not even typing: the ``dcnsim`` command installs its
-# Ctrl-C handling (dcnsim.program) only once this has run.
+# Ctrl-C handling (dcnsim/__main__.py) only once this has run.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dcnsim._core import ScenarioError, __version__

@@ -26,9 +26,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core, limits
+from dcnsim.__main__ import EXIT_INTERRUPTED, INTERRUPTED
 from dcnsim._core import ScenarioError
 from dcnsim.memory import format_bytes, parse_limit
-from dcnsim.program import EXIT_INTERRUPTED, INTERRUPTED
 from dcnsim.results import (
     Results,
     check_output_dir,
@@ -59,7 +59,7 @@ class _BadInput(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command ``argv`` (default: ``sys.argv[1:]``); its exit status. As a
-    process, ``dcnsim.program.main`` calls this (see there for Ctrl-C)."""
+    process, ``dcnsim.__main__.main`` calls this (see there for Ctrl-C)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         # The study command's choices and listing need the studies, and only it does.
