@@ -18,13 +18,13 @@ documented in ``docs/scenario.md``; sweeps, studies and reports in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from dcnsim._core import ScenarioError, __version__
-from dcnsim.scenario import Scenario, validate
-
+# Nothing is imported here, not even typing: the ``dcnsim`` command installs its
+# Ctrl-C handling (dcnsim/__main__.py) only once this has run.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from dcnsim._core import ScenarioError, __version__
     from dcnsim.results import Results, run
+    from dcnsim.scenario import Scenario, validate
     from dcnsim.store import load, query
     from dcnsim.sweeps import Sweep, SweepError
     from dcnsim.sweeps import run_sweep as sweep
@@ -46,6 +46,10 @@ __all__ = [
 # The rest is imported on first use (PEP 562), so that importing dcnsim (and the
 # command line's validate) does not load pandas, pyarrow or the studies.
 _LAZY = {
+    "ScenarioError": ("dcnsim._core", "ScenarioError"),
+    "__version__": ("dcnsim._core", "__version__"),
+    "Scenario": ("dcnsim.scenario", "Scenario"),
+    "validate": ("dcnsim.scenario", "validate"),
     "Results": ("dcnsim.results", "Results"),
     "run": ("dcnsim.results", "run"),
     "load": ("dcnsim.store", "load"),
@@ -56,7 +60,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in _LAZY:
         raise AttributeError(f"module 'dcnsim' has no attribute {name!r}")
     import importlib

@@ -1,5 +1,59 @@
+"""The ``dcnsim`` program as a process (``python -m dcnsim``, and the ``dcnsim``
+command, whose entry point is :func:`main`): Ctrl-C at any moment ends it with
+exit status 130 and one line, ``error: interrupted``.
+
+Until the command starts, Ctrl-C (SIGINT) ends the process at once: nothing has
+been done that needs undoing. That handler is the first thing this module does,
+before the command line (argparse, the scenario code) is imported, and
+``dcnsim/__init__.py`` imports nothing, so only the interpreter's own start-up
+(tens of ms: its handler not yet installed, or its site and runpy imports) comes
+before it: a Ctrl-C there ends the process as it ends any Python program, by the
+signal (status 130 to a shell), having run nothing of dcnsim. numpy is
+imported in that phase too, for the commands that run simulations: imported
+first by the core, on its first array, a Ctrl-C during the import would be a
+panic inside the core instead of a KeyboardInterrupt. Once the command runs,
+Ctrl-C raises KeyboardInterrupt, so that what it was writing is cleaned up
+before :func:`dcnsim.cli.main` prints the line; once it has returned, Ctrl-C is
+ignored while the process exits.
+"""
+
+# _signal, not signal: the interpreter has it loaded already, whereas signal's
+# enums take a while to import, and a Ctrl-C then would come before the handler.
+import _signal
+import os
 import sys
 
-from dcnsim.cli import main
+#: The exit status of a command ended by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
-sys.exit(main())
+#: What a command ended by Ctrl-C prints on stderr.
+INTERRUPTED = "error: interrupted"
+
+#: The commands that run simulations, so import numpy before they start.
+_SIMULATING = {"run", "bench", "study", "sweep"}
+
+
+def _exit_at_once(signum: int, frame: object) -> None:
+    os.write(2, f"{INTERRUPTED}\n".encode())
+    os._exit(EXIT_INTERRUPTED)
+
+
+def main() -> int:
+    """Run the command of ``sys.argv``; its exit status."""
+    _signal.signal(_signal.SIGINT, _exit_at_once)
+    from dcnsim import cli
+
+    if _SIMULATING.intersection(sys.argv[1:2]):
+        import numpy  # noqa: F401  (see the module's docstring)
+    try:
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+        return cli.main()
+    except KeyboardInterrupt:  # after the handler changed, before cli.main caught it
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -25,7 +25,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from dcnsim import _core
+from dcnsim import _core, limits
+from dcnsim.__main__ import EXIT_INTERRUPTED, INTERRUPTED
 from dcnsim._core import ScenarioError
 from dcnsim.memory import format_bytes, parse_limit
 from dcnsim.results import (
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from dcnsim.studies import Study
 
 EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,18 +59,20 @@ class _BadInput(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command ``argv`` (default: ``sys.argv[1:]``); its exit status. As a
+    process, ``dcnsim.__main__.main`` calls this (see there for Ctrl-C)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    # The study command's choices and listing need the studies, and only it does.
-    studies = _studies() if "study" in argv else None
-    args = _build_parser(studies).parse_args(argv)
     try:
+        # The study command's choices and listing need the studies, and only it does.
+        studies = _studies() if "study" in argv else None
+        args = _build_parser(studies).parse_args(argv)
         return args.command(args)
     except (ScenarioError, _BadInput) as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(_describe_os_error(exc))
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
@@ -97,10 +99,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.out is None:
         print(format_summary(summarize(scenario, progress=progress, memory_limit=limit)))
         return 0
-    try:
-        results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
-    except OSError as exc:
-        raise _BadInput(f"--out '{args.out}': cannot write: {_describe_os_error(exc)}") from None
+    results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
     out = results.out_dir
     assert out is not None
     print(format_summary(results))
@@ -400,7 +399,9 @@ def _key_value(text: str) -> tuple[str, Any]:
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
     try:
-        value = tomllib.loads(f"value = {raw}")["value"]
+        value = limits.loads(f"value = {raw}")["value"]
+    except limits.LimitError as exc:
+        raise argparse.ArgumentTypeError(f"{key.strip()}: {exc}") from None
     except tomllib.TOMLDecodeError:
         value = raw
     return key.strip(), value
@@ -450,7 +451,8 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     p.add_argument(
         "--memory-limit",
         metavar="SIZE",
-        help="refuse a run estimated to need more (default: 80%% of the available memory)",
+        help="refuse a run estimated to need more (default: 80%% of the least of the memory "
+        "available and what ulimit -v and the cgroup's limit leave)",
     )
     _add_progress(p, "a progress line")
     p.add_argument(

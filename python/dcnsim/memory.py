@@ -1,18 +1,33 @@
 """A run's memory, checked before it starts: the core's estimate by term against a
 budget, so a scenario that cannot fit is refused with one line naming the dominant
-term instead of aborting the process on an allocation failure."""
+term and the limit instead of aborting the process on an allocation failure.
+
+The default budget is ``AVAILABLE_SHARE`` of the smallest of what this process may
+still take: the memory available on the machine (``MemAvailable``), what its
+address-space limit leaves (``ulimit -v``, ``prlimit --as``: the limit less the
+address space already mapped) and what its cgroup's memory limit leaves (v2
+``memory.max``, v1 ``memory.limit_in_bytes``, of its own cgroup and every
+ancestor, less what the cgroup already uses). A refused run names the one that
+refused it.
+"""
 
 from __future__ import annotations
+
+import resource
+from pathlib import Path
 
 from dcnsim import _core
 from dcnsim._core import ScenarioError
 
-#: The default budget: this share of the memory available when the run starts.
+#: The default budget: this share of the memory the process may still take.
 AVAILABLE_SHARE = 0.8
+
+#: cgroup v1 reports "no limit" as a number near 2^63.
+_NO_LIMIT = 1 << 62
 
 
 def available_bytes() -> int | None:
-    """MemAvailable from /proc/meminfo (Linux), else None (no default budget)."""
+    """MemAvailable from /proc/meminfo (Linux), else None."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -21,6 +36,99 @@ def available_bytes() -> int | None:
     except OSError:
         return None
     return None
+
+
+def address_space_left() -> int | None:
+    """What the address-space limit (RLIMIT_AS) leaves of it, else None (no limit)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    mapped = 0
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    mapped = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return max(soft - mapped, 0)
+
+
+def cgroup_left(root: Path = Path("/")) -> int | None:
+    """What the memory limits of this process's cgroup and its ancestors leave (the
+    smallest limit less its cgroup's use), v2 or v1; None without a limit. ``root``
+    is where ``/proc`` and ``/sys`` are (another root only in tests)."""
+    try:
+        groups = (root / "proc/self/cgroup").read_text().splitlines()
+        mounts = (root / "proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    left = None
+    for line in groups:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":
+            found = _mount(mounts, "cgroup2", None)
+            names = ("memory.max", "memory.current")
+        elif "memory" in controllers.split(","):
+            found = _mount(mounts, "cgroup", "memory")
+            names = ("memory.limit_in_bytes", "memory.usage_in_bytes")
+        else:
+            continue
+        if found is None:
+            continue
+        mount_root, mount_point = found
+        try:
+            inside = Path(path).relative_to(mount_root)
+        except ValueError:  # not below what this mount shows
+            continue
+        top = root / mount_point.lstrip("/")
+        for group in (top / inside, *(top / inside).parents):
+            limit, used = (_read_number(group / name) for name in names)
+            if limit is not None and limit < _NO_LIMIT:
+                room = max(limit - (used or 0), 0)
+                left = room if left is None else min(left, room)
+            if group == top:
+                break
+    return left
+
+
+def _mount(mounts: list[str], fstype: str, option: str | None) -> tuple[str, str] | None:
+    """(root, mount point) of the first mount of ``fstype`` (with super option
+    ``option``) in /proc/self/mountinfo's lines."""
+    for line in mounts:
+        fields = line.split()
+        dash = fields.index("-")
+        if fields[dash + 1] != fstype:
+            continue
+        if option is None or option in fields[dash + 3].split(","):
+            return fields[3], fields[4]
+    return None
+
+
+def _read_number(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def default_budget() -> tuple[int, str] | None:
+    """``AVAILABLE_SHARE`` of the smallest of what the process may still take, and
+    why (naming the limit); None when nothing is known."""
+    known = [
+        (left, what)
+        for left, what in (
+            (available_bytes(), "available"),
+            (address_space_left(), "left by the address-space limit (ulimit -v)"),
+            (cgroup_left(), "left by the cgroup's memory limit"),
+        )
+        if left is not None
+    ]
+    if not known:
+        return None
+    left, what = min(known)
+    return int(AVAILABLE_SHARE * left), f"{AVAILABLE_SHARE:.0%} of the {format_bytes(left)} {what}"
 
 
 def format_bytes(n: float) -> str:
@@ -33,16 +141,16 @@ def format_bytes(n: float) -> str:
 
 def check_memory(terms: list[tuple[str, int]], limit: int | None = None) -> list[tuple[str, int]]:
     """The core's estimate by term (largest first, as ``_core.run`` passes it);
-    ScenarioError if its total exceeds ``limit`` bytes, or by default
-    ``AVAILABLE_SHARE`` of the available memory."""
+    ScenarioError if its total exceeds ``limit`` bytes, or by default the
+    :func:`default_budget`."""
     total = sum(b for _, b in terms)
     why = "memory_limit / --memory-limit"
     if limit is None:
-        available = available_bytes()
-        if available is None:
+        budget = default_budget()
+        if budget is None:
             return terms
-        limit = int(AVAILABLE_SHARE * available)
-        why = f"{AVAILABLE_SHARE:.0%} of the {format_bytes(available)} available; {why} to change"
+        limit, share = budget
+        why = f"{share}; {why} to change"
     if total > limit:
         name, biggest = terms[0]
         raise ScenarioError(
@@ -52,9 +160,10 @@ def check_memory(terms: list[tuple[str, int]], limit: int | None = None) -> list
     return terms
 
 
-def parse_limit(text: str) -> int:
-    """``--memory-limit``: a size such as ``"8GB"`` or ``"512MiB"``, in bytes."""
+def parse_limit(text: str, name: str = "--memory-limit") -> int:
+    """A memory limit such as ``"8GB"`` or ``"512MiB"``, in bytes; ScenarioError
+    naming ``name`` (the option or argument that gave it) if it is not a size."""
     try:
         return _core.parse_bytes(text)
     except ValueError as exc:
-        raise ScenarioError(f"--memory-limit: {exc}") from None
+        raise ScenarioError(f"{name}: {exc}") from None

@@ -4,18 +4,28 @@ Every writer of dcnsim (a run's tables, a study's files, a sweep's runs and cata
 goes through here: files are written into a temporary directory (or file) beside
 the target, which then takes its place. A directory holding entries its writer does
 not make is refused rather than replaced: it is probably not one of ours.
+
+A writer killed outright (SIGKILL, a power cut) leaves its temporary directory
+beside the target: the next writer of the same target removes it. Only directories
+named as this module names them (``.NAME.XXXXXXXX.tmp`` and ``.old``) are removed,
+and only those no live writer holds: each writer holds a lock (``flock``) on its
+temporary directories while they exist, which the kernel lets go when it dies.
+Errors name the path the caller gave, not the temporary one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["check_output_dir", "foreign_files", "write_atomic", "write_whole"]
+__all__ = ["check_output_dir", "describe", "foreign_files", "write_atomic", "write_whole"]
 
 #: Lists the entries of an existing output directory that its writer does not make.
 Foreign = Callable[[Path], Iterable[str]]
@@ -56,19 +66,97 @@ def write_whole(
     """Call ``write(tmp)`` on a new directory beside ``out_dir``, then put it in its place.
 
     A previous ``out_dir`` is moved away and deleted only once the new one is in.
+    Temporary directories a killed writer left beside ``out_dir`` are removed first.
     """
     out = check_output_dir(out_dir, foreign)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
-        # mkdtemp makes it private (0700); the result gets what mkdir would give.
-        os.chmod(tmp, 0o777 & ~_UMASK)
-        write(tmp)
-        _swap_in(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(out)
+        with _held_dir(out, ".tmp") as tmp:
+            try:
+                # mkdtemp makes it private (0700); the result gets what mkdir would give.
+                os.chmod(tmp, 0o777 & ~_UMASK)
+                write(tmp)
+                _swap_in(tmp, out)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+    except OSError as exc:
+        raise _named_as_given(exc, out, Path(out_dir)) from None
     return out
+
+
+def describe(exc: OSError, given: str | os.PathLike[str]) -> str:
+    """An OSError of writing ``given`` as one line: ``'file': reason``, or the reason
+    alone when the file is ``given`` itself (or none)."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None or os.fsdecode(exc.filename) == os.fsdecode(given):
+        return reason
+    return f"'{os.fsdecode(exc.filename)}': {reason}"
+
+
+def _named_as_given(exc: OSError, out: Path, given: Path) -> OSError:
+    """``exc``, a path in a temporary directory beside ``out`` named as the same
+    path in ``given`` (the path the caller gave)."""
+    if exc.filename is None:
+        return exc
+    name = Path(os.fsdecode(exc.filename))
+    for part in (name, *name.parents):
+        if part.parent == out.parent and _is_ours(part.name, out):
+            inside = name.relative_to(part)
+            if inside.parts[:1] == ("previous",):
+                inside = inside.relative_to("previous")
+            return OSError(exc.errno, exc.strerror, os.fspath(given / inside))
+    return exc
+
+
+#: The names :func:`tempfile.mkdtemp` gives this module's temporary directories:
+#: ``.NAME.`` then 8 of its letters, then ``.tmp`` (being written) or ``.old`` (the
+#: previous output, being deleted).
+_TEMPORARY = re.compile(r"[a-z0-9_]{8}\.(tmp|old)")
+
+
+def _is_ours(name: str, out: Path) -> bool:
+    """Whether ``name`` is one of this module's temporary directories for ``out``."""
+    prefix = f".{out.name}."
+    return name.startswith(prefix) and bool(_TEMPORARY.fullmatch(name, len(prefix)))
+
+
+@contextlib.contextmanager
+def _held_dir(out: Path, suffix: str) -> Iterator[Path]:
+    """A new temporary directory beside ``out``, locked while the block runs."""
+    path = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=suffix, dir=out.parent))
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield path
+    finally:
+        os.close(fd)
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Remove the temporary directories of writers of ``out`` that died: named as
+    this module names them, and not locked. A previous output left in an ``.old``
+    directory while ``out`` is missing (a writer killed between its two renames)
+    is put back first."""
+    for entry in os.scandir(out.parent):
+        if not _is_ours(entry.name, out) or entry.is_symlink() or not entry.is_dir():
+            continue
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # a live writer's
+            previous = Path(entry.path) / "previous"
+            if entry.name.endswith(".old") and previous.is_dir() and not out.exists():
+                os.rename(previous, out)
+            shutil.rmtree(entry.path, ignore_errors=True)
+        finally:
+            os.close(fd)
 
 
 def _read_umask() -> int:
@@ -100,12 +188,12 @@ def _swap_in(new: Path, out: Path) -> None:
     if not out.exists():
         os.rename(new, out)
         return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
-    os.rename(out, old / "previous")
-    try:
-        os.rename(new, out)
-    except BaseException:
-        os.rename(old / "previous", out)
+    with _held_dir(out, ".old") as old:
+        os.rename(out, old / "previous")
+        try:
+            os.rename(new, out)
+        except BaseException:
+            os.rename(old / "previous", out)
+            shutil.rmtree(old, ignore_errors=True)
+            raise
         shutil.rmtree(old, ignore_errors=True)
-        raise
-    shutil.rmtree(old, ignore_errors=True)

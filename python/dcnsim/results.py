@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from dcnsim import _core, outdir
+from dcnsim._core import ScenarioError
+from dcnsim.limits import check_run_arguments
 from dcnsim.memory import check_memory
 from dcnsim.scenario import Scenario, as_scenario
 
@@ -358,7 +360,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 def run(
     scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
     progress: bool = False,
-    memory_limit: int | None = None,
+    memory_limit: int | str | None = None,
     out: str | os.PathLike[str] | None = None,
     chunk_rows: int = CHUNK_ROWS,
 ) -> Results:
@@ -366,8 +368,9 @@ def run(
 
     With ``progress=True`` one updating line on stderr shows the simulated time and
     the packet-hops per wall second. Ctrl-C stops the run (KeyboardInterrupt).
-    A run whose estimated memory exceeds ``memory_limit`` bytes (default: 80% of the
-    memory available) is refused with a ScenarioError before it starts.
+    A run whose estimated memory exceeds ``memory_limit`` bytes (or a size such as
+    ``"8GB"``; default: 80% of the memory this process may still take, see
+    ``dcnsim.memory``) is refused with a ScenarioError before it starts.
 
     Without ``out`` every table is returned in memory. With ``out`` the output files
     are written to that directory, whole or not at all (as ``Results.write``), and
@@ -375,9 +378,11 @@ def run(
     about ``chunk_rows`` rows as the run goes instead of being held, so memory does
     not grow with them; the returned Results read those tables back from ``out``
     when asked for.
+
+    A wrong argument raises ScenarioError naming it, and so does an ``out`` that
+    cannot be written (naming the path given).
     """
-    if chunk_rows < 1:
-        raise ValueError(f"chunk_rows: expected a positive number of rows, got {chunk_rows}")
+    memory_limit = check_run_arguments(memory_limit, out, chunk_rows)
     scenario = as_scenario(scenario)
     if out is None:
         return Results(_run_core(scenario, progress, memory_limit), scenario)
@@ -387,7 +392,10 @@ def run(
         kept.append(_run_streamed(scenario, progress, memory_limit, directory, chunk_rows))
         kept[0]._write_files(directory)
 
-    path = outdir.write_whole(out, write, _foreign_entries)
+    try:
+        path = outdir.write_whole(out, write, _foreign_entries)
+    except OSError as exc:
+        raise ScenarioError(f"out {os.fsdecode(out)!r}: {outdir.describe(exc, out)}") from None
     kept[0].out_dir = path
     return kept[0]
 

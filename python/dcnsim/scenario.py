@@ -9,12 +9,10 @@ takes. The same content gives the same JSON, whether it came from a file or from
 from __future__ import annotations
 
 import copy
-import errno
 import json
 import math
 import os
 import re
-import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,32 +20,12 @@ from typing import Any
 
 import tomli_w
 
-from dcnsim import _core
+from dcnsim import _core, limits
 from dcnsim._core import ScenarioError
 
 __all__ = ["Scenario", "ScenarioError", "as_scenario", "validate"]
 
 _SEGMENT = re.compile(r"^([^.\[\]]+)((?:\[\d+\])*)$")
-
-
-#: The largest scenario file read (a generous bound: an ``edges`` topology of
-#: 100,000 nodes and links is a few MB).
-MAX_SCENARIO_FILE_BYTES = 64 << 20
-
-
-def read_small_file(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else
-    ``OSError`` saying why. Kind and size are checked before opening, so a directory,
-    a device such as ``/dev/zero`` or a FIFO is refused at once instead of read
-    without end or blocking."""
-    st = os.stat(path)
-    if stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(errno.EISDIR, "it is a directory")
-    if not stat.S_ISREG(st.st_mode):
-        raise OSError(errno.EINVAL, "it is not a regular file")
-    if st.st_size > limit:
-        raise OSError(errno.EFBIG, f"it has {st.st_size} bytes, more than the {limit} allowed")
-    return Path(path).read_bytes()
 
 
 class Scenario:
@@ -64,11 +42,11 @@ class Scenario:
 
     def __init__(self, data: Mapping[str, Any] | None = None, **sections: Any) -> None:
         if data is not None and not isinstance(data, Mapping):
-            raise TypeError(f"Scenario data must be a mapping, not {type(data).__name__}")
-        _check_depth(data or {}, "")
+            raise ScenarioError(f"Scenario(data): {_not_a_table(data)}")
+        limits.check_data(data or {}, "")
         self._data: dict[str, Any] = copy.deepcopy(dict(data or {}))
         for key, value in sections.items():
-            _check_depth(value, key)
+            limits.check_data(value, key)
             self._data[key] = copy.deepcopy(value)
 
     # --- construction -------------------------------------------------------------
@@ -81,9 +59,13 @@ class Scenario:
         as ``"websearch"``) is taken relative to the scenario file's directory and
         stored as an absolute path, so the file runs from any working directory.
         """
+        if not isinstance(path, str | os.PathLike):
+            raise ScenarioError(f"from_toml: expected a file path, not {_kind(path)} {path!r:.40}")
         shown = os.fsdecode(path)
         try:
-            raw = read_small_file(path, MAX_SCENARIO_FILE_BYTES)
+            raw = limits.read_small_file(path)
+        except ValueError as exc:  # a NUL in the path
+            raise ScenarioError(f"scenario: cannot read {shown!r}: {exc}") from None
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise ScenarioError(f"scenario: cannot read '{shown}': {reason}") from None
@@ -94,6 +76,10 @@ class Scenario:
     @classmethod
     def from_toml_str(cls, text: str) -> Scenario:
         """Parse a scenario from TOML text."""
+        if not isinstance(text, str):
+            raise ScenarioError(
+                f"from_toml_str: expected TOML text (str), not {_kind(text)} {text!r:.40}"
+            )
         return cls._from_toml_text(text, "scenario text")
 
     @classmethod
@@ -101,7 +87,9 @@ class Scenario:
         try:
             if isinstance(text, bytes):
                 text = text.decode("utf-8")
-            data = tomllib.loads(text)
+            data = limits.loads(text)
+        except limits.LimitError as exc:
+            raise ScenarioError(f"scenario: {where} {exc}") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             reason = _duplicate_key(" ".join(str(exc).split()), text)
             raise ScenarioError(f"scenario: invalid TOML in {where}: {reason}") from None
@@ -156,7 +144,7 @@ class Scenario:
                     node[part] = copy.deepcopy(value)
                 else:
                     node = node.setdefault(part, {})
-                walked = _join(walked, part)
+                walked = limits.join(walked, part)
             elif isinstance(node, list):
                 if isinstance(part, str) and not part.isdigit():
                     raise ScenarioError(f"{walked}: is a list, use {walked}[INDEX]")
@@ -212,7 +200,9 @@ def as_scenario(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str])
         return Scenario(scenario)
     if isinstance(scenario, str | os.PathLike):
         return Scenario.from_toml(scenario)
-    raise TypeError(f"expected a Scenario, a dict or a path, not {type(scenario).__name__}")
+    raise ScenarioError(
+        f"scenario: expected a Scenario, a dict or a path, not {_kind(scenario)} {scenario!r:.40}"
+    )
 
 
 def validate(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str]) -> None:
@@ -243,6 +233,15 @@ def _anchor_cdf_paths(data: dict[str, Any], base: Path) -> None:
 
 
 def _parse_key(key: str) -> list[str | int]:
+    if not isinstance(key, str):
+        raise ScenarioError(
+            f"key: expected a dotted key (str) such as forwarding.policy, "
+            f"not {_kind(key)} {key!r:.40}"
+        )
+    if key.count(".") + key.count("[") >= limits.MAX_KEY_PARTS:
+        raise ScenarioError(
+            f"{limits.escape(key[:40])}...: a key of more than {limits.MAX_KEY_PARTS} parts"
+        )
     parts: list[str | int] = []
     for segment in key.split("."):
         match = _SEGMENT.match(segment.strip())
@@ -253,25 +252,18 @@ def _parse_key(key: str) -> list[str | int]:
     return parts
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def _join(path: str, part: str) -> str:
-    """``path.part``, with control characters in ``part`` escaped so that an error
-    naming it stays on one line (as the core's errors do)."""
-    part = _CONTROL.sub(lambda m: repr(m.group())[1:-1], part)
-    return f"{path}.{part}" if path else part
-
-
 def _kind(value: Any) -> str:
     return {str: "string", bool: "boolean", int: "integer", float: "number"}.get(
         type(value), type(value).__name__
     )
 
 
-#: How deep tables and lists may nest (the schema needs five levels; this bound
-#: keeps every recursive walk far from Python's recursion limit).
-MAX_DEPTH = 64
+def _not_a_table(data: Any) -> str:
+    """Why ``data`` cannot be a scenario's data: a string is probably a path."""
+    shown = f"expected a dict of sections, not {_kind(data)} {data!r:.40}"
+    if isinstance(data, str | os.PathLike):
+        return f"{shown} (to read a scenario file: Scenario.from_toml)"
+    return shown
 
 
 _OVERWRITE = re.compile(r"^Cannot overwrite a value \(at line (\d+), column \d+\)$")
@@ -286,22 +278,6 @@ def _duplicate_key(reason: str, text: str | bytes) -> str:
     line = int(match.group(1))
     key = lines[line - 1].split("=", 1)[0].strip() if line <= len(lines) else ""
     return f"duplicate key {key} (line {line})" if key else reason
-
-
-def _check_depth(value: Any, path: str) -> None:
-    """ScenarioError naming where ``value`` nests deeper than ``MAX_DEPTH`` (walked
-    without recursion, so any depth is reported, not a RecursionError)."""
-    stack = [(value, path, 0)]
-    while stack:
-        node, at, depth = stack.pop()
-        if isinstance(node, Mapping | list | tuple):
-            if depth >= MAX_DEPTH:
-                where = at or "scenario"
-                raise ScenarioError(f"{where}: nested more than {MAX_DEPTH} levels deep")
-            items = node.items() if isinstance(node, Mapping) else enumerate(node)
-            for key, item in items:
-                sub = _join(at, str(key)) if isinstance(node, Mapping) else f"{at}[{key}]"
-                stack.append((item, sub, depth + 1))
 
 
 def _text(value: str, path: str) -> str:
@@ -324,7 +300,7 @@ def _plain(value: Any, path: str) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ScenarioError(f"{path or 'scenario'}: key {key!r} is not a string")
-            out[_text(key, path or "scenario")] = _plain(item, _join(path, key))
+            out[_text(key, path or "scenario")] = _plain(item, limits.join(path, key))
         return out
     if isinstance(value, list | tuple):
         return [_plain(item, f"{path}[{i}]") for i, item in enumerate(value)]

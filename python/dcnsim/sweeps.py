@@ -49,7 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dcnsim import _core, store
+from dcnsim import _core, limits, store
 from dcnsim.results import Results, run
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
 from dcnsim.studies.runner import process_pool, stop_pool
@@ -109,9 +109,11 @@ class Sweep:
 
         path = Path(path)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = limits.loads(limits.read_small_file(path).decode("utf-8"))
         except OSError as exc:
             raise SweepError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except limits.LimitError as exc:
+            raise SweepError(f"{path}: {exc}") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SweepError(f"{path}: not TOML: {exc}") from None
         return cls.from_dict(data, path.parent)
@@ -119,6 +121,7 @@ class Sweep:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], base_dir: str | os.PathLike[str] = ".") -> Sweep:
         """Check a sweep given as data; raises ``SweepError`` naming the bad field."""
+        limits.check_data(data, "", SweepError)
         unknown = [k for k in data if k not in _KEYS]
         if unknown:
             raise SweepError(f"{unknown[0]}: unknown key (expected one of {', '.join(_KEYS)})")
