@@ -6,9 +6,9 @@
 //!   the way people write them (`"10Gbps"`, `"0.2us"`, `"64KB"`).
 //! - [`scenario`]: the user's description of a run, validated once; every
 //!   error names the field path and the reason.
-//! - [`topology`]: builders for star, three-tier tree, fat-tree, leaf-spine and
-//!   custom topologies; [`network`] turns a topology into egress ports and
-//!   [`routing`] into equal-cost routing tables.
+//! - [`topology`]: one builder per kind of topology (fat-tree, three-tier
+//!   tree, leaf-spine, custom, …); [`network`] turns a topology into egress
+//!   ports and [`routing`] into equal-cost routing tables.
 //! - Mechanisms along independent axes: [`queue`] disciplines at ports,
 //!   [`forwarding`] policies at switches, [`traffic`] sources at hosts.
 //! - [`engine`]: the deterministic event queue; [`sim`]: the event loop that
@@ -59,7 +59,7 @@ pub use scenario::{Scenario, ScenarioError};
 pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
     use strum::VariantNames;
     vec![
-        ("topologies", topology::KINDS.to_vec()),
+        ("topologies", topology::TopologyKind::VARIANTS.to_vec()),
         ("protocols", cc::Protocol::VARIANTS.to_vec()),
         ("queues", queue::QueueKind::VARIANTS.to_vec()),
         ("aqms", queue::AqmSpec::VARIANTS.to_vec()),

@@ -21,7 +21,6 @@ pub use traffic::{
     StreamSpec, TrafficSpec, WorkloadSpec,
 };
 
-use crate::forwarding::Policy;
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::units::{Capacity, Time};
 use serde::Deserialize;
@@ -161,11 +160,7 @@ impl Scenario {
         let raw: RawScenario = parse_at(value, "")?;
         let spec = TopologySpec::from_value(raw.topology)?;
         let topology = spec.build()?;
-        if raw.forwarding.policy == Policy::Elr {
-            topology
-                .check_tiers()
-                .map_err(|m| ScenarioError::new("forwarding.policy", m))?;
-        }
+        raw.forwarding.check(&topology)?;
         for (queue, at) in [
             (&raw.network.queue, "network.queue"),
             (&raw.network.nic_queue, "network.nic_queue"),
