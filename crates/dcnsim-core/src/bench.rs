@@ -1,7 +1,8 @@
 //! The fixed benchmarks (`dcnsim bench`, `cargo bench -p dcnsim-core`,
 //! `scripts/compare_builds.py`; described in docs/performance.md), each
 //! written once here and built from shared tables: the fat-tree fabric, the
-//! DCTCP queues and transport, and the web-search workload appear once.
+//! DCTCP queues and transport, and the web-search workload appear once. The
+//! latency-difference study builds its scenarios from the flow-heavy one.
 
 /// The fabric of the fat-tree benchmarks: k = 8, 10 Gbps, 1 us links, ECMP.
 macro_rules! fat_tree_k8 {
@@ -117,10 +118,10 @@ stop_time = "1s"
 /// The flow-heavy benchmark: the latency-difference seed's 3-tier tree (1
 /// core, 2 aggregation switches, 8 ToRs of 16 hosts, 1 Gbps links of 0.2 us,
 /// 2.5 us host delay, 150-packet drop-tail queues, NewReno) with its
-/// all-to-all DeTail-style background at 50% load, as
-/// `python/dcnsim/studies/latency_difference.py` builds it for the TCP scheme
-/// at 64:4:1, without its test packets; 500 ms (quick: 50 ms, the study's
-/// warm-up).
+/// all-to-all DeTail-style background at 50% load: the TCP scheme at 64:4:1
+/// of `python/dcnsim/studies/latency_difference`, which builds its scenarios
+/// from this one, without its test packets; 500 ms (quick: 50 ms, the
+/// study's warm-up).
 const FLOWHEAVY: &str = r#"
 name = "bench: the first seed's 3-tier tree, NewReno, all-to-all DeTail-style flows at 50% load, 500ms"
 seed = 1
