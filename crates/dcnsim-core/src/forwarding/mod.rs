@@ -2,8 +2,7 @@
 //!
 //! A policy is one file here implementing [`ForwardingPolicy`], registered by
 //! one line in the `policies!` registry below; its snake-case name is the
-//! `forwarding.policy` users write. Today's: [`single`], [`ecmp`], [`rps`]
-//! (random packet spraying) and [`elr`] (equal-length routing).
+//! `forwarding.policy` users write, and the file's doc says what it models.
 //!
 //! A policy says, for a packet at a switch, how its port is picked
 //! ([`Pick`]): by a hash among a set of ports, when the pick depends only on
@@ -13,15 +12,10 @@
 //! `match` on the closed enum [`Policy`] the registry makes: forwarding runs
 //! at every packet-hop.
 
-mod ecmp;
-mod elr;
-mod rps;
-mod single;
-
-pub use ecmp::Ecmp;
-pub use elr::Elr;
-pub use rps::Rps;
-pub use single::Single;
+pub mod ecmp;
+pub mod elr;
+pub mod rps;
+pub mod single;
 
 use crate::error::ScenarioError;
 use crate::network::Network;
@@ -107,11 +101,11 @@ macro_rules! policies {
 }
 
 policies! {
-    Single(Single),
+    Single(single::Single),
     #[default]
-    Ecmp(Ecmp),
-    Rps(Rps),
-    Elr(Elr),
+    Ecmp(ecmp::Ecmp),
+    Rps(rps::Rps),
+    Elr(elr::Elr),
 }
 
 /// The forwarding state of every switch: the policy, a random stream per
