@@ -836,7 +836,7 @@ def test_latency_quick_pfabric_zero_load_closed_forms(latency_quick):
 
 def test_latency_tables_and_files(latency_quick_tcp, tmp_path):
     runs = latency_quick_tcp
-    summary, text = lat._latency_tables(runs, verbose=True)
+    summary, text = lat.latency_tables(runs, verbose=True)
     assert list(summary["scheme"].unique()) == list(TCP_SCHEMES)
     assert len(summary) == 2 * 2 * 3 and (summary["runs"] == 1).all()
     assert summary["mean_ci_us"].isna().all()  # one seed: no interval

@@ -1,7 +1,7 @@
 """The fixed benchmarks (``dcnsim bench``) and the scale series (issue 10).
 
 The benchmark scenarios live in the core (``BENCH_SCENARIOS`` in
-``crates/dcnsim-core/src/lib.rs``); this module runs them and reports, per run,
+``crates/dcnsim-core/src/bench.rs``); this module runs them and reports, per run,
 packet-hops and events per second of event loop, events per packet-hop, the wall
 time of the event loop and of the whole ``run()`` call, and the peak resident set
 size. The scale series runs B1's workload on fat-trees of growing k, each size in a

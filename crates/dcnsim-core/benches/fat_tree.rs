@@ -7,25 +7,31 @@
 //! per wall second, pFabric's ratio to DCTCP and SACK's; run with
 //! `cargo bench -p dcnsim-core`.
 
-use dcnsim_core::{run, Scenario, BENCH_SCENARIOS, BENCH_TCP_SCENARIO};
+use dcnsim_core::{run, Scenario, BENCH_SCENARIOS};
 use std::collections::HashMap;
 
 fn main() {
     let best: HashMap<&str, f64> = BENCH_SCENARIOS
         .iter()
-        .map(|&(name, text, _)| (name, bench(text, "")))
+        .map(|&(name, text, _)| (name, bench(text, None)))
         .collect();
     println!("pfabric / tcp: {:.2}", best["pfabric"] / best["tcp"]);
-    let sack = bench(BENCH_TCP_SCENARIO, "sack = true");
+    let (_, tcp, _) = BENCH_SCENARIOS.iter().find(|b| b.0 == "tcp").unwrap();
+    let sack = bench(tcp, Some(("sack", true.into())));
     println!("tcp with sack / tcp: {:.3}", sack / best["tcp"]);
 }
 
-/// Best of three runs of the scenario `text`, with `transport_keys` (TOML
-/// lines) added to its `[transport]` table.
-fn bench(text: &str, transport_keys: &str) -> f64 {
-    let text = text.replace("[transport]\n", &format!("[transport]\n{transport_keys}\n"));
-    let sc = Scenario::from_toml_str(&text).expect("bench scenario is valid");
-    println!("{} {transport_keys}", sc.name);
+/// Best of three runs of the scenario `text`, with `transport_key` (a key of
+/// `[transport]` and its value) set.
+fn bench(text: &str, transport_key: Option<(&str, serde_json::Value)>) -> f64 {
+    let mut value: serde_json::Value = toml::from_str(text).expect("bench scenario is TOML");
+    let mut label = String::new();
+    if let Some((key, v)) = transport_key {
+        label = format!(" {key} = {v}");
+        value["transport"][key] = v;
+    }
+    let sc = Scenario::from_value(value).expect("bench scenario is valid");
+    println!("{}{label}", sc.name);
     let repeats = 3;
     let mut best = 0.0f64;
     for i in 0..repeats {

@@ -20,7 +20,6 @@ pub use crate::queue::{AqmSpec, QueueKind, QueueSpec, RedProfile};
 pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
 pub use traffic::{FlowSpec, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
 
-use crate::forwarding::Policy;
 use crate::topology::{NodeKind, Topology, TopologySpec};
 use crate::units::{Capacity, Time};
 use serde::Deserialize;
@@ -160,11 +159,7 @@ impl Scenario {
         let raw: RawScenario = parse_at(value, "")?;
         let spec = TopologySpec::from_value(raw.topology)?;
         let topology = spec.build()?;
-        if raw.forwarding.policy == Policy::Elr {
-            topology
-                .check_tiers()
-                .map_err(|m| ScenarioError::new("forwarding.policy", m))?;
-        }
+        raw.forwarding.check(&topology)?;
         for (queue, at) in [
             (&raw.network.queue, "network.queue"),
             (&raw.network.nic_queue, "network.nic_queue"),

@@ -6,7 +6,7 @@ use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECM
 use crate::agent::{Switch, SwitchAgent};
 use crate::app::Application;
 use crate::engine::EventQueue;
-use crate::forwarding::{mix, Forwarder, Policy};
+use crate::forwarding::Forwarder;
 use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
@@ -56,18 +56,12 @@ impl Simulation {
         }
         let nodes = net.node_host.len() as u64;
         let mut sim = Simulation {
-            fwd: Forwarder {
-                policy: sc.forwarding.policy,
-                rng: (0..nodes)
-                    .map(|i| rng_for(sc.seed, RNG_SWITCH, i))
-                    .collect(),
-                salt: (0..nodes)
-                    .map(|i| match sc.forwarding.policy {
-                        Policy::Single => mix(i),
-                        _ => derive(sc.seed, SALT_ECMP, i),
-                    })
-                    .collect(),
-            },
+            fwd: Forwarder::new(
+                sc.forwarding.policy,
+                nodes,
+                |i| rng_for(sc.seed, RNG_SWITCH, i),
+                |i| derive(sc.seed, SALT_ECMP, i),
+            ),
             port_names: net
                 .ports
                 .iter()

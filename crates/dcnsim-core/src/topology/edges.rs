@@ -1,6 +1,6 @@
 //! A custom topology listed node by node and link by link.
 
-use super::{base_link, LinkSpec, NodeKind, Topology};
+use super::{base_link, Builder, LinkSpec, NodeKind, Topology};
 use crate::error::ScenarioError;
 use crate::units::{Rate, Time};
 use serde::Deserialize;
@@ -38,8 +38,8 @@ struct LinkEntry {
     delay: Option<Time>,
 }
 
-impl Edges {
-    pub fn build(&self) -> Result<Topology, ScenarioError> {
+impl Builder for Edges {
+    fn build(&self) -> Result<Topology, ScenarioError> {
         let base = base_link(self.link);
         let mut t = Topology::default();
         for (i, n) in self.nodes.iter().enumerate() {

@@ -2,7 +2,7 @@
 //! seed (§2, Fig. 1, k = 4): k pods of k/2 edge and k/2 aggregation switches,
 //! (k/2)² core switches and k³/4 hosts, every link alike.
 
-use super::{base_link, LinkSpec, Topology};
+use super::{base_link, Builder, LinkSpec, Topology};
 use crate::error::ScenarioError;
 use serde::Deserialize;
 
@@ -13,8 +13,8 @@ pub struct FatTree {
     link: Option<LinkSpec>,
 }
 
-impl FatTree {
-    pub fn build(&self) -> Result<Topology, ScenarioError> {
+impl Builder for FatTree {
+    fn build(&self) -> Result<Topology, ScenarioError> {
         let k = self.k as usize;
         if !k.is_multiple_of(2) {
             return Err(ScenarioError::new(

@@ -2,7 +2,7 @@
 //! seed (§5) uses 6 leaves × 6 spines × 32 hosts per leaf, 10 Gbps host links
 //! and 40 Gbps fabric links (3:2 over-subscription at the leaves).
 
-use super::{base_link, check_count, check_hosts, LinkSpec, Topology};
+use super::{base_link, check_count, check_hosts, Builder, LinkSpec, Topology};
 use crate::error::ScenarioError;
 use serde::Deserialize;
 
@@ -29,8 +29,8 @@ fn thirty_two() -> u32 {
     32
 }
 
-impl LeafSpine {
-    pub fn build(&self) -> Result<Topology, ScenarioError> {
+impl Builder for LeafSpine {
+    fn build(&self) -> Result<Topology, ScenarioError> {
         check_count("topology.leaves", self.leaves, 1)?;
         check_count("topology.spines", self.spines, 1)?;
         check_count("topology.hosts_per_leaf", self.hosts_per_leaf, 1)?;

@@ -4,6 +4,11 @@
 //! nodes and links with rate and propagation delay. Hosts are numbered `0..N-1`
 //! in a documented order per builder; switches carry a tier (1 = the tier hosts
 //! attach to) used by equal-length routing.
+//!
+//! Add a topology by writing one file here whose type holds the kind's keys
+//! (`Deserialize`, `deny_unknown_fields`) and implements [`Builder`], and
+//! adding one line to the `topologies!` registry below; its snake-case name
+//! is the `kind` users write.
 
 mod edges;
 mod fat_tree;
@@ -13,9 +18,11 @@ mod tree3;
 
 use crate::error::{parse_at, ScenarioError};
 use crate::units::{Rate, Time};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
+use strum::VariantNames;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -81,9 +88,42 @@ pub(crate) fn base_link(spec: Option<LinkSpec>) -> LinkParams {
     })
 }
 
-/// The `[topology]` table, by kind.
-#[derive(Clone, Debug)]
-pub enum TopologySpec {
+/// What every topology kind provides: its keys are the type's fields (the
+/// `[topology]` table without `kind`), and it builds the nodes and links.
+pub trait Builder: DeserializeOwned {
+    /// The nodes and links; errors name the key under `topology`.
+    fn build(&self) -> Result<Topology, ScenarioError>;
+}
+
+/// The registry: `Variant(Type)`, one line per topology kind; the variant's
+/// snake-case name is the `kind` users write.
+macro_rules! topologies {
+    ($($variant:ident($ty:ty),)*) => {
+        /// `topology.kind`: the registered topologies.
+        #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, strum::VariantNames)]
+        #[serde(rename_all = "snake_case")]
+        #[strum(serialize_all = "snake_case")]
+        pub enum TopologyKind { $($variant,)* }
+
+        /// The `[topology]` table: a registered kind's keys.
+        #[derive(Clone, Debug)]
+        pub enum TopologySpec { $($variant($ty),)* }
+
+        impl TopologySpec {
+            fn parse(kind: TopologyKind, table: Value) -> Result<TopologySpec, ScenarioError> {
+                Ok(match kind {
+                    $(TopologyKind::$variant => TopologySpec::$variant(parse_at(table, "topology")?),)*
+                })
+            }
+
+            fn build_kind(&self) -> Result<Topology, ScenarioError> {
+                match self { $(TopologySpec::$variant(s) => s.build(),)* }
+            }
+        }
+    };
+}
+
+topologies! {
     Star(star::Star),
     Tree3(tree3::Tree3),
     FatTree(fat_tree::FatTree),
@@ -91,11 +131,9 @@ pub enum TopologySpec {
     Edges(edges::Edges),
 }
 
-/// The `kind`s of `[topology]`.
-pub const KINDS: &[&str] = &["star", "tree3", "fat_tree", "leaf_spine", "edges"];
-
 impl TopologySpec {
     pub fn from_value(value: Value) -> Result<TopologySpec, ScenarioError> {
+        let kinds = || TopologyKind::VARIANTS.join(", ");
         let Value::Object(mut table) = value else {
             return Err(ScenarioError::new(
                 "topology",
@@ -107,43 +145,27 @@ impl TopologySpec {
             Some(other) => {
                 return Err(ScenarioError::new(
                     "topology.kind",
-                    format!("expected one of {}, got {other}", KINDS.join(", ")),
+                    format!("expected one of {}, got {other}", kinds()),
                 ))
             }
             None => {
                 return Err(ScenarioError::new(
                     "topology.kind",
-                    format!("required (one of {})", KINDS.join(", ")),
+                    format!("required (one of {})", kinds()),
                 ))
             }
         };
-        let value = Value::Object(table);
-        Ok(match kind.as_str() {
-            "star" => TopologySpec::Star(parse_at(value, "topology")?),
-            "tree3" => TopologySpec::Tree3(parse_at(value, "topology")?),
-            "fat_tree" => TopologySpec::FatTree(parse_at(value, "topology")?),
-            "leaf_spine" => TopologySpec::LeafSpine(parse_at(value, "topology")?),
-            "edges" => TopologySpec::Edges(parse_at(value, "topology")?),
-            other => {
-                return Err(ScenarioError::new(
-                    "topology.kind",
-                    format!(
-                        "unknown topology \"{other}\" (expected one of {})",
-                        KINDS.join(", ")
-                    ),
-                ))
-            }
-        })
+        let Ok(kind) = serde_json::from_value(Value::String(kind.clone())) else {
+            return Err(ScenarioError::new(
+                "topology.kind",
+                format!("unknown topology \"{kind}\" (expected one of {})", kinds()),
+            ));
+        };
+        TopologySpec::parse(kind, Value::Object(table))
     }
 
     pub fn build(&self) -> Result<Topology, ScenarioError> {
-        let topo = match self {
-            TopologySpec::Star(s) => s.build()?,
-            TopologySpec::Tree3(s) => s.build()?,
-            TopologySpec::FatTree(s) => s.build()?,
-            TopologySpec::LeafSpine(s) => s.build()?,
-            TopologySpec::Edges(s) => s.build()?,
-        };
+        let topo = self.build_kind()?;
         topo.check_connected()?;
         Ok(topo)
     }
@@ -329,37 +351,6 @@ impl Topology {
                     self.nodes[self.hosts[0]].name, self.nodes[h].name
                 ),
             ));
-        }
-        Ok(())
-    }
-
-    /// Equal-length routing needs every switch's tier, and a way up from every
-    /// switch below the top tier.
-    pub fn check_tiers(&self) -> Result<(), String> {
-        if let Some(n) = self
-            .nodes
-            .iter()
-            .find(|n| n.kind == NodeKind::Switch && n.tier.is_none())
-        {
-            return Err(format!(
-                "elr needs the tier of every switch; switch \"{}\" has none (set tier in topology.nodes)",
-                n.name
-            ));
-        }
-        let top = self.nodes.iter().filter_map(|n| n.tier).max().unwrap_or(0);
-        let tier = |i: usize| self.nodes[i].tier.unwrap_or(0);
-        for (i, n) in self.nodes.iter().enumerate() {
-            let has_up = self
-                .links
-                .iter()
-                .any(|l| (l.a == i && tier(l.b) > tier(i)) || (l.b == i && tier(l.a) > tier(i)));
-            if n.kind == NodeKind::Switch && tier(i) < top && !has_up {
-                return Err(format!(
-                    "elr needs a link up from every switch below the top tier ({top}); switch \"{}\" (tier {}) has none",
-                    n.name,
-                    tier(i)
-                ));
-            }
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! N hosts on one switch `sw0`, optionally with per-host link rates so that one
 //! port can be made a bottleneck.
 
-use super::{base_link, check_count, LinkParams, LinkSpec, Topology};
+use super::{base_link, check_count, Builder, LinkParams, LinkSpec, Topology};
 use crate::error::ScenarioError;
 use crate::units::Rate;
 use serde::Deserialize;
@@ -14,8 +14,8 @@ pub struct Star {
     host_rates: Option<Vec<Rate>>,
 }
 
-impl Star {
-    pub fn build(&self) -> Result<Topology, ScenarioError> {
+impl Builder for Star {
+    fn build(&self) -> Result<Topology, ScenarioError> {
         check_count("topology.hosts", self.hosts, 2)?;
         let link = base_link(self.link);
         if let Some(rates) = &self.host_rates {

@@ -3,7 +3,7 @@
 //! The seed's instance is 1 core, 2 aggregation, 8 ToR switches and 128 hosts;
 //! its over-subscription is set by the upper tiers' rates (1, 2 or 4 Gbps).
 
-use super::{base_link, check_count, check_hosts, LinkSpec, Topology};
+use super::{base_link, check_count, check_hosts, Builder, LinkSpec, Topology};
 use crate::error::ScenarioError;
 use serde::Deserialize;
 
@@ -40,8 +40,8 @@ fn sixteen() -> u32 {
     16
 }
 
-impl Tree3 {
-    pub fn build(&self) -> Result<Topology, ScenarioError> {
+impl Builder for Tree3 {
+    fn build(&self) -> Result<Topology, ScenarioError> {
         check_count("topology.cores", self.cores, 1)?;
         check_count("topology.aggs", self.aggs, 1)?;
         check_count("topology.tors", self.tors, 1)?;

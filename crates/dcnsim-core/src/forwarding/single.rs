@@ -1,0 +1,21 @@
+//! `single`: one fixed path per source–destination pair, the same for every
+//! seed.
+
+use super::{pair_hash, ForwardingPolicy, Pick};
+use crate::network::Network;
+use crate::packet::Hop;
+
+/// One path per host pair: a hash of the pair only, salted per switch by the
+/// switch's index alone, so the path does not change with the seed.
+pub struct Single;
+
+impl ForwardingPolicy for Single {
+    #[inline(always)]
+    fn pick<'n>(net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
+        Pick::Hash(net.next_hops(node, pkt.dst), pair_hash(pkt.src, pkt.dst))
+    }
+
+    fn salt(node: u64, _per_seed: u64) -> u64 {
+        super::mix(node)
+    }
+}
