@@ -45,6 +45,7 @@ pub mod records;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod stage;
 pub mod tcp;
 pub mod topology;
 pub mod traffic;
@@ -65,6 +66,7 @@ pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
         ("aqms", queue::AqmSpec::VARIANTS.to_vec()),
         ("policies", forwarding::Policy::VARIANTS.to_vec()),
         ("agents", agent::AgentKind::VARIANTS.to_vec()),
+        ("stages", stage::StageKind::VARIANTS.to_vec()),
         ("cdfs", workload::Cdf::NAMES.to_vec()),
     ]
 }

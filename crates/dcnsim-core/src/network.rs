@@ -7,12 +7,15 @@
 //! host, all egress ports on a shortest path (by hop count); forwarding
 //! policies pick among them.
 
+use crate::error::{parse_at, ScenarioError};
 use crate::packet::CLASSES;
-use crate::queue::{Aqms, Queue};
+use crate::queue::{Aqms, Queue, QueueKind, QueueSpec};
 use crate::routing::{Hops, Routes};
-use crate::scenario::NetworkSpec;
+use crate::stage::{Found, StageSpec, Stages};
 use crate::topology::{NodeKind, Topology};
-use crate::units::{Rate, Time};
+use crate::units::{Capacity, Rate, Time};
+use serde::Deserialize;
+use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 
 /// Bytes of ports beyond which they outgrow a core's second-level cache
@@ -20,6 +23,87 @@ use std::collections::{HashMap, VecDeque};
 /// port points to stays cached and prefetching it only costs instructions
 /// (docs/performance.md, item 17).
 const LARGE_PORTS: usize = 1 << 20;
+
+/// Host and switch delays and the queues at every port (`[network]`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    #[serde(default)]
+    pub host_delay: Time,
+    #[serde(default)]
+    pub switch_latency: Time,
+    #[serde(default = "default_switch_queue")]
+    pub queue: QueueSpec,
+    #[serde(default = "default_nic_queue")]
+    pub nic_queue: QueueSpec,
+    /// Ports that drop everything for a while (`[[network.outages]]`).
+    #[serde(default)]
+    pub outages: Vec<OutageSpec>,
+    /// Port stages (`[[network.stages]]`), validated apart from the other
+    /// keys since they name ports ([`NetworkSpec::from_value`]).
+    #[serde(skip)]
+    pub stages: Vec<StageSpec>,
+}
+
+impl NetworkSpec {
+    /// Validate `[network]` of a scenario whose topology is `topo`.
+    pub fn from_value(value: Value, topo: &Topology) -> Result<NetworkSpec, ScenarioError> {
+        let mut value = value;
+        let stages = match value.as_object_mut().and_then(|m| m.remove("stages")) {
+            None => Vec::new(),
+            Some(Value::Array(list)) => list
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| StageSpec::from_value(s, &format!("network.stages[{i}]"), topo))
+                .collect::<Result<_, _>>()?,
+            Some(_) => {
+                return Err(ScenarioError::new(
+                    "network.stages",
+                    "expected a list of stages ([[network.stages]])",
+                ))
+            }
+        };
+        let mut spec: NetworkSpec = parse_at(value, "network")?;
+        spec.stages = stages;
+        for (queue, at) in [
+            (&spec.queue, "network.queue"),
+            (&spec.nic_queue, "network.nic_queue"),
+        ] {
+            queue.check(at)?;
+        }
+        Ok(spec)
+    }
+}
+
+/// A port that drops every packet offered to it in `[start, stop)`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    pub port: String,
+    pub start: Time,
+    pub stop: Time,
+}
+
+fn default_switch_queue() -> QueueSpec {
+    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
+}
+
+fn default_nic_queue() -> QueueSpec {
+    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
+}
+
+impl Default for NetworkSpec {
+    fn default() -> Self {
+        NetworkSpec {
+            host_delay: Time::ZERO,
+            switch_latency: Time::ZERO,
+            queue: default_switch_queue(),
+            nic_queue: default_nic_queue(),
+            outages: Vec::new(),
+            stages: Vec::new(),
+        }
+    }
+}
 
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
 /// serializing a packet and a scheduled FIFO port's AQM touch; the second
@@ -54,10 +138,16 @@ pub struct Port {
     /// kept on this line rather than read from the vectors further down.
     has_outages: bool,
     captured: bool,
+    /// Whether a stage rewrites packets on enqueue: read on every packet,
+    /// so kept on this line.
+    pub stamps: bool,
     pub queue: Queue,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
     pub max_bytes: u64,
+    /// Whether a stage holds classes (a shaper; such a port is
+    /// event-driven).
+    pub shaped: bool,
     /// The latest end of a pause of any class (so an unpaused port checks
     /// one time; never set on a scheduled port).
     pub pause_latest: Time,
@@ -73,6 +163,8 @@ pub struct Port {
     pub control: VecDeque<u32>,
     /// Captures recording what this port sends.
     pcap: Vec<u32>,
+    /// The port's stages (`crate::stage`), in pipeline order.
+    pub stages: Stages,
     pub drops: u64,
     pub rate: Rate,
     /// Until when each class is paused by an 802.1Qbb PAUSE from the peer.
@@ -136,6 +228,27 @@ impl Port {
                 (0, packets, bytes)
             }
             queue => queue.aqm_domain(class),
+        }
+    }
+
+    /// The whole buffer as an arrival finds it: packets and bytes waiting
+    /// (see [`Port::occupancy`]).
+    #[inline]
+    pub fn found(&self) -> Found {
+        let (packets, bytes) = match &self.queue {
+            Queue::Droptail(fifo) if self.scheduled => fifo.committed(),
+            queue => (queue.packets(), queue.bytes()),
+        };
+        Found { packets, bytes }
+    }
+
+    /// The classes a shaper stage holds at `now` (bit c for class c).
+    #[inline]
+    pub fn held(&self, now: Time) -> u8 {
+        if self.shaped {
+            self.stages.held(now)
+        } else {
+            0
         }
     }
 
@@ -278,6 +391,9 @@ impl Network {
                 outages: Vec::new(),
                 captured: false,
                 pcap: Vec::new(),
+                stamps: false,
+                shaped: false,
+                stages: Stages::default(),
                 busy_until: Time::ZERO,
                 wake_at: None,
                 trace: None,

@@ -17,9 +17,10 @@
 //! queue, serialize, travel, count as injected and delivered, and show in
 //! captures.
 //!
-//! Packet Slicing (ICMP next-hop MTU from the ToR) and BOTCP (buffer
-//! occupancy stamped into the option) are written as agents; Ethernet flow
-//! control ([`pause`]) is the first.
+//! Packet Slicing (ICMP next-hop MTU from the ToR) is written as an agent;
+//! Ethernet flow control ([`pause`]) is the first. What a port does to each
+//! packet it queues (BOTCP's occupancy stamp, a shaper) is a port stage
+//! (`crate::stage`), which keeps the port's speed.
 //!
 //! Add an agent by writing one file here that implements [`Agent`] (and
 //! [`SwitchAgent`]) and adding one line to the `agents!` registry below. A
@@ -48,6 +49,16 @@ pub trait SwitchAgent {
 
     /// `pkt` was dropped at port `port` of the switch.
     fn on_drop(&mut self, _sw: &mut Switch, _pkt: &Packet, _port: u32) {}
+
+    /// Whether the agent needs every port event-driven: it pauses ports or
+    /// sends control frames ahead of their queues ([`Switch::send_on`]), or
+    /// needs [`SwitchAgent::on_departure`] as serialization starts. An
+    /// agent that says `false` leaves scheduled FIFO ports scheduled (the
+    /// run keeps their speed); there a departure is seen when the port
+    /// commits the packet to the wire, which may be before it starts.
+    fn event_driven_ports(&self) -> bool {
+        true
+    }
 }
 
 /// An agent kind of the registry: its parameters and how to build one for a

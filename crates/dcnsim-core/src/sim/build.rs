@@ -11,8 +11,9 @@ use crate::packet::Arena;
 use crate::pcap::Capture;
 use crate::queue::{Aqm, Aqms, Queue};
 use crate::scenario::{PcapTarget, Scenario};
+use crate::stage::StageContext;
 use crate::topology::NodeKind;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
 impl Simulation {
     pub fn new(sc: &Scenario) -> Simulation {
@@ -38,6 +39,7 @@ impl Simulation {
                 );
             }
         }
+        attach_stages(&mut net, sc);
         let hosts_n = sc.topology.host_count();
         let mut host_capture = vec![None; hosts_n];
         let capture_names: Vec<String> =
@@ -131,27 +133,34 @@ impl Simulation {
     }
 
     /// Mark the ports that commit packets to the wire on arrival
-    /// (`queue/droptail.rs`): FIFO ports whose queue is neither traced nor
-    /// captured, when no switch agent runs (a PAUSE may hold any port), and
-    /// host NICs only without TCP (a host stack learns when its segments
-    /// leave the NIC). And the hosts whose NIC may take TCP packets a host
-    /// delay ahead, when sent ([`Simulation::send`]): on the same conditions
-    /// but any discipline and with TCP, when no datagram application
+    /// (`queue/droptail.rs`): FIFO ports without a shaper stage whose queue
+    /// is neither traced nor captured, when no switch agent that needs
+    /// event-driven ports runs ([`SwitchAgent::event_driven_ports`]: a PAUSE
+    /// may hold any port), and host NICs only without TCP (a host stack
+    /// learns when its segments leave the NIC). And the hosts whose NIC may
+    /// take TCP packets a host delay ahead, when sent
+    /// ([`Simulation::send`]): on the same conditions but any discipline and
+    /// with TCP and no stage on the NIC, when no datagram application
     /// (`datagram_sources`: probes, streams) sends from the host, so that
     /// only its TCP packets reach the NIC, all a host delay after they were
     /// sent.
     fn schedule_ports(&mut self, tcp: bool, datagram_sources: impl Iterator<Item = u32>) {
-        let free = self.agents.is_empty();
+        let free = !self.agents.iter().flatten().any(|a| a.event_driven_ports());
         let unobserved = |pt: &Port| free && pt.trace.is_none() && !pt.captured();
         for i in 0..self.net.ports.len() {
             let host = self.net.is_host(self.net.ports[i].node);
             let pt = &mut self.net.ports[i];
-            pt.scheduled =
-                unobserved(pt) && matches!(pt.queue, Queue::Droptail(_)) && !(tcp && host);
+            pt.scheduled = unobserved(pt)
+                && !pt.shaped
+                && matches!(pt.queue, Queue::Droptail(_))
+                && !(tcp && host);
         }
         let net = &self.net;
         self.nic_ahead = (0..net.host_port.len())
-            .map(|h| unobserved(&net.ports[net.host_port[h] as usize]))
+            .map(|h| {
+                let nic = &net.ports[net.host_port[h] as usize];
+                unobserved(nic) && !nic.stamps && !nic.shaped
+            })
             .collect();
         for h in datagram_sources {
             self.nic_ahead[h as usize] = false;
@@ -167,11 +176,48 @@ impl Simulation {
         );
         if self.agents.is_empty() {
             self.agents = (0..self.net.node_host.len()).map(|_| Vec::new()).collect();
+        }
+        if agent.event_driven_ports() {
             for pt in &mut self.net.ports {
                 pt.scheduled = false;
             }
             self.nic_ahead.fill(false);
         }
         self.agents[node as usize].push(agent);
+    }
+}
+
+/// Build every `[[network.stages]]` entry at its ports, with each port's
+/// context, and set the ports' stage flags.
+fn attach_stages(net: &mut Network, sc: &Scenario) {
+    if sc.network.stages.is_empty() {
+        return;
+    }
+    let slowest_host_link = sc
+        .topology
+        .host_link_rates()
+        .into_iter()
+        .min()
+        .unwrap_or(Rate(0));
+    for spec in &sc.network.stages {
+        for &p in &spec.ports {
+            let pt = &mut net.ports[p as usize];
+            let nic = sc.topology.nodes[pt.node as usize].kind == NodeKind::Host;
+            let queue = if nic {
+                &sc.network.nic_queue
+            } else {
+                &sc.network.queue
+            };
+            let ctx = StageContext {
+                rate: pt.rate,
+                buffer: queue.capacity,
+                nic,
+                hosts: sc.topology.host_count(),
+                slowest_host_link,
+            };
+            pt.stages.push(spec.params.build(&ctx));
+            pt.stamps |= spec.params.on_enqueue();
+            pt.shaped |= spec.params.shapes();
+        }
     }
 }

@@ -3,8 +3,10 @@
 //! Split along the data flow:
 //! - `build.rs`: construction from a validated scenario (ports, AQM,
 //!   forwarding state, captures, applications);
-//! - `dataplane.rs`: a packet's life in the network: host NIC, port queue
-//!   disciplines and AQM, links, switches (forwarding policy), delivery;
+//! - `dataplane.rs`: a packet's life in the network: host NIC, port stages,
+//!   AQM and queue disciplines, links, switches (forwarding policy),
+//!   delivery;
+//! - `agents.rs`: switch agents' hooks and what they emit;
 //! - `hosts.rs`: the TCP host stacks: connections, their segments as packets,
 //!   their timers;
 //! - `apps.rs`: applications: probes and datagram streams, listed flows,
@@ -12,6 +14,7 @@
 //! - `records.rs`: what is recorded (probe rows, queue and flow traces,
 //!   captures) and the output tables, built at the end or streamed in chunks.
 
+mod agents;
 mod apps;
 mod build;
 mod dataplane;
