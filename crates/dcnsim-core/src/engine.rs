@@ -47,6 +47,8 @@ pub enum Event {
     RoundStart(u32),
     /// Switch agents emitted packets; send them (at the time they emitted).
     AgentSend,
+    /// A switch agent's timer (its index among the agents' timers).
+    AgentTimer(u32),
 }
 
 /// An event beyond the ring's horizon, with its full ordering key.

@@ -10,13 +10,13 @@
 use crate::error::{parse_at, ScenarioError};
 use crate::packet::CLASSES;
 use crate::queue::{Aqms, Queue, QueueKind, QueueSpec};
-use crate::routing::{Hops, Routes};
+use crate::routing::{Hops, Numbering, Routes};
 use crate::stage::{Found, StageSpec, Stages};
 use crate::topology::{NodeKind, Topology};
 use crate::units::{Capacity, Rate, Time};
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Bytes of ports beyond which they outgrow a core's second-level cache
 /// (1 MB on the development machine's cores): on smaller fabrics what a
@@ -167,6 +167,8 @@ pub struct Port {
     pub stages: Stages,
     pub drops: u64,
     pub rate: Rate,
+    /// The buffer: its queue's capacity.
+    pub buffer: Capacity,
     /// Until when each class is paused by an 802.1Qbb PAUSE from the peer.
     pub paused_until: Box<[Time; CLASSES]>,
 }
@@ -347,20 +349,11 @@ pub struct Network {
 
 impl Network {
     pub fn build(topo: &Topology, spec: &NetworkSpec) -> Network {
-        let n = topo.nodes.len();
         let numbered = topo.ports();
-        let index: HashMap<(usize, usize), u32> = numbered
-            .iter()
-            .enumerate()
-            .map(|(i, &(a, b, _))| ((a, b), i as u32))
-            .collect();
-        let mut node_ports = Vec::with_capacity(n + 1);
+        let num = Numbering::of(topo, &numbered);
         let mut ports = Vec::with_capacity(numbered.len());
         crate::cache::advise_huge_pages(&ports);
-        for &(node, peer, l) in &numbered {
-            while node_ports.len() <= node {
-                node_ports.push(ports.len() as u32);
-            }
+        for (i, &(node, peer, l)) in numbered.iter().enumerate() {
             let queue = match topo.nodes[node].kind {
                 NodeKind::Host => &spec.nic_queue,
                 NodeKind::Switch => &spec.queue,
@@ -369,7 +362,6 @@ impl Network {
                 NodeKind::Host => l.delay,
                 NodeKind::Switch => l.delay + spec.switch_latency,
             };
-            let reverse = index[&(peer, node)];
             ports.push(Port {
                 node: node as u32,
                 peer: peer as u32,
@@ -380,8 +372,9 @@ impl Network {
                     .exact_ps_per_byte()
                     .and_then(|ps| u32::try_from(ps).ok())
                     .unwrap_or(0),
-                reverse,
+                reverse: num.reverse[i],
                 queue: Queue::new(queue),
+                buffer: queue.capacity,
                 aqm: Aqms::None,
                 paused_until: Box::new([Time::ZERO; CLASSES]),
                 pause_latest: Time::ZERO,
@@ -404,30 +397,21 @@ impl Network {
                 max_bytes: 0,
             });
         }
-        while node_ports.len() < n {
-            node_ports.push(ports.len() as u32);
-        }
-        node_ports.push(ports.len() as u32);
-        let mut node_host = vec![u32::MAX; n];
-        for (h, &node) in topo.hosts.iter().enumerate() {
-            node_host[node] = h as u32;
-        }
         let tier: Vec<u32> = topo.nodes.iter().map(|nd| nd.tier.unwrap_or(1)).collect();
         let top_tier = tier.iter().copied().max().unwrap_or(0);
-        let host_port = topo.hosts.iter().map(|&h| node_ports[h]).collect();
+        let routes = Routes::build(&num, topo, &numbered);
         let mut net = Network {
             ports,
-            node_ports,
-            node_host,
+            host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
+            node_ports: num.node_ports,
+            node_host: num.node_host,
             tier,
             top_tier,
-            host_port,
-            host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
-            routes: Routes::default(),
+            host_port: num.host_port,
+            routes,
             up_off: Vec::new(),
             up_ports: Vec::new(),
         };
-        net.routes = Routes::build(&net, topo, &numbered);
         net.build_up_ports();
         net
     }

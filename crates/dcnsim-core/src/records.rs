@@ -142,6 +142,8 @@ pub struct Output {
     pub ports: Table,
     /// One row per incast round.
     pub rounds: Table,
+    /// Rows switch agents wrote (time, switch, agent, key, value).
+    pub agent_rows: Table,
     /// cwnd and sequence numbers of traced TCP flows over time.
     pub flow_trace: Table,
     /// Packet captures: (requested host or port name, pcap file bytes).

@@ -10,7 +10,7 @@
 mod memory;
 mod traffic;
 
-pub use crate::agent::{AgentKind, AgentSpec};
+pub use crate::agent::{AgentKind, AgentSpec, ScenarioView};
 pub use crate::cc::Protocol;
 pub use crate::error::{join_path, parse_at, ScenarioError};
 pub use crate::forwarding::ForwardingSpec;
@@ -204,11 +204,16 @@ impl Scenario {
                 ));
             }
         }
+        let view = ScenarioView {
+            topology: &topology,
+            network: &network,
+            transport: &transport,
+        };
         let agents = raw
             .agents
             .into_iter()
             .enumerate()
-            .map(|(i, a)| AgentSpec::from_value(a, &format!("agents[{i}]"), &topology))
+            .map(|(i, a)| AgentSpec::from_value(a, &format!("agents[{i}]"), &view))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Scenario {
             name: raw.name,

@@ -83,6 +83,7 @@ impl Simulation {
             dropped: Vec::new(),
             agents: Vec::new(),
             emitted: Vec::new(),
+            agent_book: Default::default(),
             host_delay: sc.network.host_delay,
             streams: Vec::new(),
             flows: Vec::new(),
@@ -114,9 +115,9 @@ impl Simulation {
         };
         for spec in &sc.agents {
             for &node in &spec.nodes {
-                let agent =
-                    spec.params
-                        .build(&Switch::new(Time::ZERO, node, &sim.net, &mut sim.emitted));
+                let no_flows = |_| None;
+                let sw = Switch::new(Time::ZERO, node, &sim.net, &mut sim.emitted, &no_flows);
+                let agent = spec.params.build(&sw);
                 sim.attach_agent(node, agent);
             }
         }

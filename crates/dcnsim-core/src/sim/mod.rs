@@ -97,6 +97,8 @@ pub struct Simulation {
     agents: Vec<Vec<Box<dyn SwitchAgent>>>,
     /// Packets agents just emitted (reused buffer).
     emitted: Vec<Emit>,
+    /// Agents' timers and rows.
+    agent_book: agents::AgentBook,
     host_delay: Time,
     streams: Vec<Stream>,
     /// Live TCP connections, by slot (see [`hosts::Flow`]).
@@ -243,6 +245,7 @@ impl Simulation {
             Event::FlowArrival(w) => self.flow_arrival(w, hosts),
             Event::RoundStart(a) => self.round_start(a),
             Event::AgentSend => self.send_emitted(),
+            Event::AgentTimer(i) => self.agent_timer(i),
             Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) | Event::Reo(_) | Event::Tlp(_) => {
                 unreachable!("timers are handled by the loop")
             }
@@ -323,6 +326,14 @@ impl Simulation {
             queues,
             ports: records::port_table(&self.net, &self.port_names),
             rounds: records::round_table(self.rounds),
+            agent_rows: {
+                // A switch's name: the first of its ports' "node->peer".
+                let (net, names) = (&self.net, &self.port_names);
+                self.agent_book.table(|n| {
+                    let port = &names[net.ports_of(n).start as usize];
+                    port.split("->").next().unwrap_or_default().to_string()
+                })
+            },
             flow_trace,
             pcaps: self
                 .capture_names
