@@ -9,7 +9,7 @@
 
 use crate::error::{parse_at, ScenarioError};
 use crate::packet::CLASSES;
-use crate::queue::{Aqms, Queue, QueueKind, QueueSpec};
+use crate::queue::{Aqms, PortContext, Queue, QueueKind, QueueSpec};
 use crate::routing::{Hops, Numbering, Routes};
 use crate::stage::{Found, StageSpec, Stages};
 use crate::topology::{NodeKind, Topology};
@@ -351,12 +351,19 @@ impl Network {
     pub fn build(topo: &Topology, spec: &NetworkSpec) -> Network {
         let numbered = topo.ports();
         let num = Numbering::of(topo, &numbered);
+        let hosts = topo.host_count();
+        let slowest_host_link = topo.host_link_rates().into_iter().min().unwrap_or(Rate(0));
         let mut ports = Vec::with_capacity(numbered.len());
         crate::cache::advise_huge_pages(&ports);
         for (i, &(node, peer, l)) in numbered.iter().enumerate() {
-            let queue = match topo.nodes[node].kind {
-                NodeKind::Host => &spec.nic_queue,
-                NodeKind::Switch => &spec.queue,
+            let nic = topo.nodes[node].kind == NodeKind::Host;
+            let queue = if nic { &spec.nic_queue } else { &spec.queue };
+            let ctx = PortContext {
+                rate: l.rate,
+                buffer: queue.capacity,
+                nic,
+                hosts,
+                slowest_host_link,
             };
             let arrive_after = match topo.nodes[peer].kind {
                 NodeKind::Host => l.delay,
@@ -373,7 +380,7 @@ impl Network {
                     .and_then(|ps| u32::try_from(ps).ok())
                     .unwrap_or(0),
                 reverse: num.reverse[i],
-                queue: Queue::new(queue),
+                queue: Queue::new(queue, &ctx),
                 buffer: queue.capacity,
                 aqm: Aqms::None,
                 paused_until: Box::new([Time::ZERO; CLASSES]),

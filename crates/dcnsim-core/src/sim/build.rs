@@ -9,9 +9,8 @@ use crate::forwarding::{mix, Forwarder, Policy};
 use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
-use crate::queue::{Aqm, Aqms, Queue};
+use crate::queue::{Aqm, Aqms, PortContext, Queue};
 use crate::scenario::{PcapTarget, Scenario};
-use crate::stage::StageContext;
 use crate::topology::NodeKind;
 use crate::units::{Rate, Time};
 
@@ -203,16 +202,10 @@ fn attach_stages(net: &mut Network, sc: &Scenario) {
     for spec in &sc.network.stages {
         for &p in &spec.ports {
             let pt = &mut net.ports[p as usize];
-            let nic = sc.topology.nodes[pt.node as usize].kind == NodeKind::Host;
-            let queue = if nic {
-                &sc.network.nic_queue
-            } else {
-                &sc.network.queue
-            };
-            let ctx = StageContext {
+            let ctx = PortContext {
                 rate: pt.rate,
-                buffer: queue.capacity,
-                nic,
+                buffer: pt.buffer,
+                nic: sc.topology.nodes[pt.node as usize].kind == NodeKind::Host,
                 hosts: sc.topology.host_count(),
                 slowest_host_link,
             };

@@ -17,7 +17,7 @@
 //! it: only a BOTCP sender adds the option). A scheduled FIFO port stays
 //! scheduled: it knows its occupancy on arrival.
 
-use super::{Found, Stage, StageContext};
+use super::{Found, PortContext, Stage};
 use crate::packet::Packet;
 use serde::Deserialize;
 
@@ -41,7 +41,7 @@ impl Stage for MaxOccupancy {
     type Spec = MaxOccupancySpec;
     const ON_ENQUEUE: bool = true;
 
-    fn new(_spec: &MaxOccupancySpec, _ctx: &StageContext) -> MaxOccupancy {
+    fn new(_spec: &MaxOccupancySpec, _ctx: &PortContext) -> MaxOccupancy {
         MaxOccupancy
     }
 

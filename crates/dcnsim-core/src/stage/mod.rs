@@ -16,7 +16,7 @@
 //!
 //! Stages are configured by `[[network.stages]]` entries (`kind`, `ports`
 //! and the kind's own keys; docs/scenario.md) and built per port with the
-//! context they need ([`StageContext`]). A port without stages pays one
+//! context they need ([`PortContext`]). A port without stages pays one
 //! flag test per packet. An on-enqueue stage keeps a scheduled FIFO port
 //! scheduled: such a port knows its occupancy on arrival. A shaper holds
 //! packets, so its port is event-driven; no stage makes any *other* port
@@ -30,27 +30,13 @@ pub mod token_bucket;
 
 use crate::error::{join_path, parse_at, ScenarioError};
 use crate::packet::Packet;
+pub use crate::queue::PortContext;
 use crate::topology::{NodeKind, Topology};
-use crate::units::{Capacity, Rate, Time};
+use crate::units::Time;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 use std::fmt::Debug;
-
-/// What a stage is built with: its port and the network around it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StageContext {
-    /// The port's line rate.
-    pub rate: Rate,
-    /// The port's buffer (its queue's capacity).
-    pub buffer: Capacity,
-    /// Whether the port is a host's NIC.
-    pub nic: bool,
-    /// Hosts in the network.
-    pub hosts: usize,
-    /// The slowest host link's rate (QJUMP's R).
-    pub slowest_host_link: Rate,
-}
 
 /// The port's buffer as an arriving packet finds it: packets and bytes
 /// waiting, the one on the wire not counted (what tail drop and AQM see).
@@ -78,7 +64,7 @@ pub trait Stage: Sized {
         Ok(())
     }
 
-    fn new(spec: &Self::Spec, ctx: &StageContext) -> Self;
+    fn new(spec: &Self::Spec, ctx: &PortContext) -> Self;
 
     /// `pkt` is offered to the port, which holds `found`; may rewrite it.
     fn on_enqueue(&mut self, _pkt: &mut Packet, _found: Found) {}
@@ -139,7 +125,7 @@ macro_rules! stages {
             }
 
             /// A fresh stage for a port of context `ctx`.
-            pub fn build(&self, ctx: &StageContext) -> PortStage {
+            pub fn build(&self, ctx: &PortContext) -> PortStage {
                 match self { $(StageParams::$variant(s) => PortStage::$variant(<$ty>::new(s, ctx)),)* }
             }
 

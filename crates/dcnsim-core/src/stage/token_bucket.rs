@@ -20,7 +20,7 @@
 //! class's port wakes when it may start again ("not before T"). Classes not
 //! listed are not shaped.
 
-use super::{Stage, StageContext};
+use super::{PortContext, Stage};
 use crate::error::{join_path, ScenarioError};
 use crate::packet::CLASSES;
 use crate::units::{Bytes, Rate, Time};
@@ -81,7 +81,7 @@ impl Stage for TokenBucket {
         Ok(())
     }
 
-    fn new(spec: &TokenBucketSpec, _ctx: &StageContext) -> TokenBucket {
+    fn new(spec: &TokenBucketSpec, _ctx: &PortContext) -> TokenBucket {
         let mut tb = TokenBucket {
             shaped: 0,
             rate: [Rate(1); CLASSES],
@@ -137,7 +137,7 @@ mod tests {
                 burst: burst.map(Bytes),
             }],
         };
-        let ctx = StageContext {
+        let ctx = PortContext {
             rate: "10Gbps".parse().unwrap(),
             buffer: Capacity::Packets(100),
             nic: true,
