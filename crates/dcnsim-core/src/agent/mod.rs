@@ -62,8 +62,9 @@ pub trait SwitchAgent {
     /// sends control frames ahead of their queues ([`Switch::send_on`]), or
     /// needs [`SwitchAgent::on_departure`] as serialization starts. An
     /// agent that says `false` leaves scheduled FIFO ports scheduled (the
-    /// run keeps their speed); there a departure is seen when the port
-    /// commits the packet to the wire, which may be before it starts.
+    /// run keeps their speed) and must not send control frames; there a
+    /// departure is seen when the port commits the packet to the wire,
+    /// which may be before it starts.
     fn event_driven_ports(&self) -> bool {
         true
     }
