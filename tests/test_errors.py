@@ -339,6 +339,21 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
              "kind": "wred", "profiles": [{"min": "8pkt", "max": "8pkt"}]}}),
          "network.nic_queue.aqm.profiles[0]", "must be below max"),
     ],
+    "Port stages": [
+        ("stage-ports-group", with_("network.stages", [{"kind": "max_occupancy", "ports": "tor"}]),
+         "network.stages[0].ports", '"tor" is not a port group'),
+        ("stage-unknown-port",
+         with_("network.stages", [{"kind": "max_occupancy", "ports": ["sw0->host9"]}]),
+         "network.stages[0].ports[0]", 'no port named "sw0->host9"'),
+        ("stage-ports-missing", with_("network.stages", [{"kind": "max_occupancy"}]),
+         "network.stages[0].ports", "missing"),
+        ("token-bucket-class-twice",
+         with_("network.stages", [{"kind": "token_bucket", "ports": "nics", "classes": [
+             {"class": 1, "rate": "1Gbps"}, {"class": 1, "rate": "2Gbps"}]}]),
+         "network.stages[0].classes[1].class", "listed twice"),
+        ("stages-not-a-list", with_("network.stages", {"kind": "max_occupancy"}),
+         "network.stages", "expected a list"),
+    ],
     "Outages": [
         ("outage-unknown-port",
          with_("network.outages", [{"port": "sw0->host9", "start": "1ms", "stop": "2ms"}]),

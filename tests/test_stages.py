@@ -46,8 +46,8 @@ def test_a_token_bucket_spaces_a_class_at_its_rate():
 @pytest.mark.parametrize(
     ("stage", "path", "reason"),
     [
-        ({"kind": "token_bucket", "ports": "spines", "classes": []}, "network.stages[0].ports",
-         "not a port group"),
+        (BUCKET | {"ports": "spines"}, "network.stages[0].ports", "not a port group"),
+        (BUCKET | {"classes": []}, "network.stages[0].classes", "no class"),
         (BUCKET | {"classes": [{"class": 8, "rate": "1Gbps"}]},
          "network.stages[0].classes[0].class", "0 to 7"),
         ({"kind": "max_occupancy"}, "network.stages[0].ports", "missing"),
