@@ -163,6 +163,7 @@ def test_list_names_what_each_axis_accepts():
     assert lines["topologies"] == "star, tree3, fat_tree, leaf_spine, edges"
     assert lines["queues"] == "droptail, pfabric, priority"
     assert lines["agents"] == "pause"
+    assert lines["stages"] == "max_occupancy, token_bucket"
     assert lines["studies"] == "incast, spraying, spraying-random, latency-difference, pfabric"
     for protocol in ("newreno", "ecn", "dctcp", "d2tcp", "l2dct", "pfabric"):
         assert protocol in lines["protocols"].split(", ")
