@@ -166,6 +166,7 @@ def test_list_names_what_each_axis_accepts():
     assert lines["queues"] == "droptail, pfabric, priority"
     assert lines["agents"] == "pause"
     assert lines["applications"] == "workloads, incast"
+    assert lines["stages"] == "max_occupancy, token_bucket"
     assert lines["studies"] == "incast, spraying, spraying-random, latency-difference, pfabric"
     for protocol in ("newreno", "ecn", "dctcp", "d2tcp", "l2dct", "pfabric"):
         assert protocol in lines["protocols"].split(", ")

@@ -56,9 +56,10 @@ topology = st.fixed_dictionaries(
         "link": table(["rate", "delay"], quantity), "host_rates": st.lists(quantity, max_size=3),
     },
 )  # fmt: skip
-queue = table(["kind", "capacity", "aqm", "class_limits"],
+queue = table(["kind", "capacity", "aqm", "class_limits", "priority"],
               value | st.sampled_from(names["queues"] + names["aqms"]))  # fmt: skip
-network = table(["host_delay", "switch_latency", "queue", "nic_queue", "outages"], value | queue)
+network = table(["host_delay", "switch_latency", "queue", "nic_queue", "outages", "stages"],
+                value | queue)  # fmt: skip
 transport = table(["protocol", "mss", "min_rto", "pacing", "pfabric", "priority"],
                   value | st.sampled_from(names["protocols"]))  # fmt: skip
 entry = table(["src", "dst", "size", "time", "rate", "load", "stop", "start", "class",

@@ -51,6 +51,7 @@ OUTPUT_FILES = (
     "ports.parquet",
     "queues.parquet",
     "rounds.parquet",
+    "agent_rows.parquet",
     "flow_trace.parquet",
     "summary.json",
 )
@@ -110,7 +111,7 @@ class Results:
         # lists) until it is first asked for as a DataFrame: a run whose caller only
         # reads the summary never imports pandas.
         self._columns: dict[str, Mapping[str, Any]] = {
-            name: raw[name] for name in ("flows", "ops", "ports", "rounds")
+            name: raw[name] for name in ("flows", "ops", "ports", "rounds", "agent_rows")
         }
         # The DataFrames made so far: from `_columns`, or read from the file of a
         # recorded table a streamed run wrote into `out_dir`.
@@ -125,9 +126,10 @@ class Results:
         self.probe_latency = probe_latency
 
     def columns(self, name: str) -> Mapping[str, Any]:
-        """The columns of table ``name`` (``flows``, ``ops``, ``ports``, ``rounds``; of a run kept
-        in memory also ``probes``, ``queues`` and ``flow_trace``) as the core returned
-        them: numpy arrays, strings as lists, no DataFrame made."""
+        """The columns of table ``name`` (``flows``, ``ops``, ``ports``, ``rounds``,
+        ``agent_rows``; of a run kept in memory also ``probes``, ``queues`` and
+        ``flow_trace``) as the core returned them: numpy arrays, strings as lists, no
+        DataFrame made."""
         return self._columns[name]
 
     @property
@@ -145,6 +147,12 @@ class Results:
     @property
     def rounds(self) -> pd.DataFrame:
         return self._frame("rounds")
+
+    @property
+    def agent_rows(self) -> pd.DataFrame:
+        """Rows switch agents wrote: ``time_s``, ``switch``, ``agent`` (its place among
+        the switch's agents), ``key``, ``value``."""
+        return self._frame("agent_rows")
 
     @property
     def probes(self) -> pd.DataFrame:
@@ -208,6 +216,8 @@ class Results:
             columns = self._columns[name]
             if _rows(columns) or asked_by is None or self.scenario.get(asked_by):
                 write_table(directory / file, columns)
+        if _rows(self._columns["agent_rows"]):
+            write_table(directory / "agent_rows.parquet", self._columns["agent_rows"])
         if self.pcaps:
             (directory / PCAP_DIR).mkdir()
             for name, file_name in pcap_file_names(self.pcaps).items():

@@ -47,6 +47,8 @@ pub enum Event {
     AppTimer(u32),
     /// Switch agents emitted packets; send them (at the time they emitted).
     AgentSend,
+    /// A switch agent's timer (its index among the agents' timers).
+    AgentTimer(u32),
 }
 
 /// Buckets start 2^16 ps (65.5 ns) wide: a few tens of events on a loaded

@@ -47,6 +47,7 @@ pub mod records;
 pub mod routing;
 pub mod scenario;
 pub mod sim;
+pub mod stage;
 pub mod tcp;
 pub mod topology;
 pub mod traffic;
@@ -69,6 +70,7 @@ pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
         ("policies", forwarding::Policy::VARIANTS.to_vec()),
         ("agents", agent::AgentKind::VARIANTS.to_vec()),
         ("applications", app::KEYS.to_vec()),
+        ("stages", stage::StageKind::VARIANTS.to_vec()),
         ("cdfs", workload::Cdf::NAMES.to_vec()),
     ]
 }

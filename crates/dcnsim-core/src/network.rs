@@ -7,19 +7,103 @@
 //! host, all egress ports on a shortest path (by hop count); forwarding
 //! policies pick among them.
 
+use crate::error::{parse_at, ScenarioError};
 use crate::packet::CLASSES;
-use crate::queue::{Aqms, Queue};
-use crate::routing::{Hops, Routes};
-use crate::scenario::NetworkSpec;
+use crate::queue::{Aqms, PortContext, Queue, QueueKind, QueueSpec};
+use crate::routing::{Hops, Numbering, Routes};
+use crate::stage::{Found, StageSpec, Stages};
 use crate::topology::{NodeKind, Topology};
-use crate::units::{Rate, Time};
-use std::collections::{HashMap, VecDeque};
+use crate::units::{Capacity, Rate, Time};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::VecDeque;
 
 /// Bytes of ports beyond which they outgrow a core's second-level cache
 /// (1 MB on the development machine's cores): on smaller fabrics what a
 /// port points to stays cached and prefetching it only costs instructions
 /// (docs/performance.md, item 17).
 const LARGE_PORTS: usize = 1 << 20;
+
+/// Host and switch delays and the queues at every port (`[network]`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    #[serde(default)]
+    pub host_delay: Time,
+    #[serde(default)]
+    pub switch_latency: Time,
+    #[serde(default = "default_switch_queue")]
+    pub queue: QueueSpec,
+    #[serde(default = "default_nic_queue")]
+    pub nic_queue: QueueSpec,
+    /// Ports that drop everything for a while (`[[network.outages]]`).
+    #[serde(default)]
+    pub outages: Vec<OutageSpec>,
+    /// Port stages (`[[network.stages]]`), validated apart from the other
+    /// keys since they name ports ([`NetworkSpec::from_value`]).
+    #[serde(skip)]
+    pub stages: Vec<StageSpec>,
+}
+
+impl NetworkSpec {
+    /// Validate `[network]` of a scenario whose topology is `topo`.
+    pub fn from_value(value: Value, topo: &Topology) -> Result<NetworkSpec, ScenarioError> {
+        let mut value = value;
+        let stages = match value.as_object_mut().and_then(|m| m.remove("stages")) {
+            None => Vec::new(),
+            Some(Value::Array(list)) => list
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| StageSpec::from_value(s, &format!("network.stages[{i}]"), topo))
+                .collect::<Result<_, _>>()?,
+            Some(_) => {
+                return Err(ScenarioError::new(
+                    "network.stages",
+                    "expected a list of stages ([[network.stages]])",
+                ))
+            }
+        };
+        let mut spec: NetworkSpec = parse_at(value, "network")?;
+        spec.stages = stages;
+        for (queue, at) in [
+            (&spec.queue, "network.queue"),
+            (&spec.nic_queue, "network.nic_queue"),
+        ] {
+            queue.check(at)?;
+        }
+        Ok(spec)
+    }
+}
+
+/// A port that drops every packet offered to it in `[start, stop)`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    pub port: String,
+    pub start: Time,
+    pub stop: Time,
+}
+
+fn default_switch_queue() -> QueueSpec {
+    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
+}
+
+fn default_nic_queue() -> QueueSpec {
+    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
+}
+
+impl Default for NetworkSpec {
+    fn default() -> Self {
+        NetworkSpec {
+            host_delay: Time::ZERO,
+            switch_latency: Time::ZERO,
+            queue: default_switch_queue(),
+            nic_queue: default_nic_queue(),
+            outages: Vec::new(),
+            stages: Vec::new(),
+        }
+    }
+}
 
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
 /// serializing a packet and a scheduled FIFO port's AQM touch; the second
@@ -54,10 +138,16 @@ pub struct Port {
     /// kept on this line rather than read from the vectors further down.
     has_outages: bool,
     captured: bool,
+    /// Whether a stage rewrites packets on enqueue: read on every packet,
+    /// so kept on this line.
+    pub stamps: bool,
     pub queue: Queue,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
     pub max_bytes: u64,
+    /// Whether a stage holds classes (a shaper; such a port is
+    /// event-driven).
+    pub shaped: bool,
     /// The latest end of a pause of any class (so an unpaused port checks
     /// one time; never set on a scheduled port).
     pub pause_latest: Time,
@@ -73,8 +163,12 @@ pub struct Port {
     pub control: VecDeque<u32>,
     /// Captures recording what this port sends.
     pcap: Vec<u32>,
+    /// The port's stages (`crate::stage`), in pipeline order.
+    pub stages: Stages,
     pub drops: u64,
     pub rate: Rate,
+    /// The buffer: its queue's capacity.
+    pub buffer: Capacity,
     /// Until when each class is paused by an 802.1Qbb PAUSE from the peer.
     pub paused_until: Box<[Time; CLASSES]>,
 }
@@ -136,6 +230,27 @@ impl Port {
                 (0, packets, bytes)
             }
             queue => queue.aqm_domain(class),
+        }
+    }
+
+    /// The whole buffer as an arrival finds it: packets and bytes waiting
+    /// (see [`Port::occupancy`]).
+    #[inline]
+    pub fn found(&self) -> Found {
+        let (packets, bytes) = match &self.queue {
+            Queue::Droptail(fifo) if self.scheduled => fifo.committed(),
+            queue => (queue.packets(), queue.bytes()),
+        };
+        Found { packets, bytes }
+    }
+
+    /// The classes a shaper stage holds at `now` (bit c for class c).
+    #[inline]
+    pub fn held(&self, now: Time) -> u8 {
+        if self.shaped {
+            self.stages.held(now)
+        } else {
+            0
         }
     }
 
@@ -234,29 +349,26 @@ pub struct Network {
 
 impl Network {
     pub fn build(topo: &Topology, spec: &NetworkSpec) -> Network {
-        let n = topo.nodes.len();
         let numbered = topo.ports();
-        let index: HashMap<(usize, usize), u32> = numbered
-            .iter()
-            .enumerate()
-            .map(|(i, &(a, b, _))| ((a, b), i as u32))
-            .collect();
-        let mut node_ports = Vec::with_capacity(n + 1);
+        let num = Numbering::of(topo, &numbered);
+        let hosts = topo.host_count();
+        let slowest_host_link = topo.host_link_rates().into_iter().min().unwrap_or(Rate(0));
         let mut ports = Vec::with_capacity(numbered.len());
         crate::cache::advise_huge_pages(&ports);
-        for &(node, peer, l) in &numbered {
-            while node_ports.len() <= node {
-                node_ports.push(ports.len() as u32);
-            }
-            let queue = match topo.nodes[node].kind {
-                NodeKind::Host => &spec.nic_queue,
-                NodeKind::Switch => &spec.queue,
+        for (i, &(node, peer, l)) in numbered.iter().enumerate() {
+            let nic = topo.nodes[node].kind == NodeKind::Host;
+            let queue = if nic { &spec.nic_queue } else { &spec.queue };
+            let ctx = PortContext {
+                rate: l.rate,
+                buffer: queue.capacity,
+                nic,
+                hosts,
+                slowest_host_link,
             };
             let arrive_after = match topo.nodes[peer].kind {
                 NodeKind::Host => l.delay,
                 NodeKind::Switch => l.delay + spec.switch_latency,
             };
-            let reverse = index[&(peer, node)];
             ports.push(Port {
                 node: node as u32,
                 peer: peer as u32,
@@ -267,8 +379,9 @@ impl Network {
                     .exact_ps_per_byte()
                     .and_then(|ps| u32::try_from(ps).ok())
                     .unwrap_or(0),
-                reverse,
-                queue: Queue::new(queue),
+                reverse: num.reverse[i],
+                queue: Queue::new(queue, &ctx),
+                buffer: queue.capacity,
                 aqm: Aqms::None,
                 paused_until: Box::new([Time::ZERO; CLASSES]),
                 pause_latest: Time::ZERO,
@@ -278,6 +391,9 @@ impl Network {
                 outages: Vec::new(),
                 captured: false,
                 pcap: Vec::new(),
+                stamps: false,
+                shaped: false,
+                stages: Stages::default(),
                 busy_until: Time::ZERO,
                 wake_at: None,
                 trace: None,
@@ -288,30 +404,21 @@ impl Network {
                 max_bytes: 0,
             });
         }
-        while node_ports.len() < n {
-            node_ports.push(ports.len() as u32);
-        }
-        node_ports.push(ports.len() as u32);
-        let mut node_host = vec![u32::MAX; n];
-        for (h, &node) in topo.hosts.iter().enumerate() {
-            node_host[node] = h as u32;
-        }
         let tier: Vec<u32> = topo.nodes.iter().map(|nd| nd.tier.unwrap_or(1)).collect();
         let top_tier = tier.iter().copied().max().unwrap_or(0);
-        let host_port = topo.hosts.iter().map(|&h| node_ports[h]).collect();
+        let routes = Routes::build(&num, topo, &numbered);
         let mut net = Network {
             ports,
-            node_ports,
-            node_host,
+            host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
+            node_ports: num.node_ports,
+            node_host: num.node_host,
             tier,
             top_tier,
-            host_port,
-            host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
-            routes: Routes::default(),
+            host_port: num.host_port,
+            routes,
             up_off: Vec::new(),
             up_ports: Vec::new(),
         };
-        net.routes = Routes::build(&net, topo, &numbered);
         net.build_up_ports();
         net
     }

@@ -144,6 +144,8 @@ pub struct Output {
     pub ops: Table,
     /// One row per finished incast round: a view of the incast rows of `ops`.
     pub rounds: Table,
+    /// Rows switch agents wrote (time, switch, agent, key, value).
+    pub agent_rows: Table,
     /// cwnd and sequence numbers of traced TCP flows over time.
     pub flow_trace: Table,
     /// Packet captures: (requested host or port name, pcap file bytes).

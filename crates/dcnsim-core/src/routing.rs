@@ -27,11 +27,73 @@
 
 mod fat_tree;
 
-use crate::network::Network;
 use crate::topology::{Link, Topology};
 
 pub use fat_tree::FatTreeRoutes;
 use std::collections::{HashMap, VecDeque};
+
+/// The topology's port numbering ([`Topology::ports`]) as routing reads it,
+/// and as the network is built from it: port `i` is `ports[i]`.
+#[derive(Clone, Debug, Default)]
+pub struct Numbering {
+    /// Ports of node `n`: `node_ports[n]..node_ports[n + 1]`.
+    pub node_ports: Vec<u32>,
+    /// The node and the peer of each port, and the peer's port back.
+    pub node: Vec<u32>,
+    pub peer: Vec<u32>,
+    pub reverse: Vec<u32>,
+    /// Host index of each node (`u32::MAX` for switches).
+    pub node_host: Vec<u32>,
+    /// The NIC port of each host.
+    pub host_port: Vec<u32>,
+}
+
+impl Numbering {
+    /// The numbering of `topo`'s `ports` ([`Topology::ports`]).
+    pub fn of(topo: &Topology, ports: &[(usize, usize, &Link)]) -> Numbering {
+        let n = topo.nodes.len();
+        let index: HashMap<(usize, usize), u32> = ports
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b, _))| ((a, b), i as u32))
+            .collect();
+        let mut node_ports = Vec::with_capacity(n + 1);
+        for (i, &(node, _, _)) in ports.iter().enumerate() {
+            while node_ports.len() <= node {
+                node_ports.push(i as u32);
+            }
+        }
+        while node_ports.len() <= n {
+            node_ports.push(ports.len() as u32);
+        }
+        let mut node_host = vec![u32::MAX; n];
+        for (h, &node) in topo.hosts.iter().enumerate() {
+            node_host[node] = h as u32;
+        }
+        let host_port = topo.hosts.iter().map(|&h| node_ports[h]).collect();
+        Numbering {
+            node: ports.iter().map(|&(a, _, _)| a as u32).collect(),
+            peer: ports.iter().map(|&(_, b, _)| b as u32).collect(),
+            reverse: ports.iter().map(|&(a, b, _)| index[&(b, a)]).collect(),
+            node_ports,
+            node_host,
+            host_port,
+        }
+    }
+
+    pub fn ports_of(&self, node: u32) -> std::ops::Range<u32> {
+        self.node_ports[node as usize]..self.node_ports[node as usize + 1]
+    }
+
+    pub fn is_host(&self, node: u32) -> bool {
+        self.node_host[node as usize] != u32::MAX
+    }
+
+    /// The node id of host `h`.
+    pub fn host_node(&self, h: u32) -> u32 {
+        self.node[self.host_port[h as usize] as usize]
+    }
+}
 
 /// Where a destination host hangs: its group (attachment switch), that
 /// switch's node id (`u32::MAX` when the host's link goes to another host, so
@@ -97,13 +159,13 @@ impl Default for Routes {
 }
 
 impl Routes {
-    /// Routes for `net`, built from `topo` and its numbered `ports`
-    /// ([`Topology::ports`]): by its numbering when it is a fat-tree's, else
+    /// Routes of `topo` and its numbered `ports` ([`Topology::ports`],
+    /// read as `num`): by its numbering when it is a fat-tree's, else
     /// tables.
-    pub fn build(net: &Network, topo: &Topology, ports: &[(usize, usize, &Link)]) -> Routes {
+    pub fn build(num: &Numbering, topo: &Topology, ports: &[(usize, usize, &Link)]) -> Routes {
         match fat_tree::FatTreeRoutes::of(topo, ports) {
             Some(routes) => Routes::FatTree(routes),
-            None => Routes::Tables(Tables::build(net)),
+            None => Routes::Tables(Tables::build(num)),
         }
     }
 
@@ -170,9 +232,9 @@ pub struct Tables {
 const LARGE_TABLES: usize = 512 * 1024;
 
 impl Tables {
-    /// The tables of `net`'s ports: a breadth-first search over switches from
-    /// every attachment switch.
-    pub fn build(net: &Network) -> Tables {
+    /// The tables of numbered ports `net`: a breadth-first search over
+    /// switches from every attachment switch.
+    pub fn build(net: &Numbering) -> Tables {
         let n = net.node_host.len();
         let mut row = vec![0u32; n];
         let mut switches = Vec::new();
@@ -186,16 +248,15 @@ impl Tables {
         let mut attach_nodes = Vec::new();
         let mut dest = vec![Dest::default(); n];
         for &nic in &net.host_port {
-            let port = &net.ports[nic as usize];
-            let a = port.peer;
+            let a = net.peer[nic as usize];
             if group_of[a as usize] == u32::MAX {
                 group_of[a as usize] = attach_nodes.len() as u32;
                 attach_nodes.push(a);
             }
-            dest[port.node as usize] = Dest {
+            dest[net.node[nic as usize] as usize] = Dest {
                 group: group_of[a as usize],
                 attach: if net.is_host(a) { u32::MAX } else { a },
-                last: port.reverse,
+                last: net.reverse[nic as usize],
             };
         }
         let groups = attach_nodes.len();
@@ -213,7 +274,7 @@ impl Tables {
         for &u in &switches {
             adj_off.push(adj.len());
             for p in net.ports_of(u) {
-                let v = net.ports[p as usize].peer;
+                let v = net.peer[p as usize];
                 if !net.is_host(v) {
                     adj.push((p, routes.row[v as usize] - 1));
                 }
@@ -328,7 +389,7 @@ mod tests {
     /// The dense tables the compressed ones replace: a breadth-first search
     /// from every destination host (never transiting another host), then at
     /// every switch the ports to a neighbour one hop nearer, in port order.
-    fn dense(net: &Network) -> Vec<Vec<Vec<u32>>> {
+    fn dense(net: &Numbering) -> Vec<Vec<Vec<u32>>> {
         let n = net.node_host.len();
         let hosts = net.host_port.len();
         let mut table = vec![vec![Vec::new(); hosts]; n];
@@ -343,7 +404,7 @@ mod tests {
                     continue;
                 }
                 for p in net.ports_of(u) {
-                    let v = net.ports[p as usize].peer as usize;
+                    let v = net.peer[p as usize] as usize;
                     if dist[v] == u32::MAX {
                         dist[v] = dist[u as usize] + 1;
                         frontier.push_back(v as u32);
@@ -355,7 +416,7 @@ mod tests {
                     continue;
                 }
                 for p in net.ports_of(u) {
-                    let v = net.ports[p as usize].peer;
+                    let v = net.peer[p as usize];
                     let via_host = net.is_host(v) && v != dst;
                     if !via_host && dist[v as usize] + 1 == dist[u as usize] {
                         table[u as usize][d as usize].push(p);
@@ -366,16 +427,19 @@ mod tests {
         table
     }
 
-    fn network(topology: &str) -> (Network, Topology) {
+    fn numbering(topology: &str) -> (Numbering, Topology) {
         let sc = Scenario::from_toml_str(&format!("[topology]\n{topology}")).unwrap();
-        (Network::build(&sc.topology, &sc.network), sc.topology)
+        (
+            Numbering::of(&sc.topology, &sc.topology.ports()),
+            sc.topology,
+        )
     }
 
     /// Every (node, destination) of the routes the network gets, and of the
     /// compressed tables, against the dense tables: the same ports in the
-    /// same order. Returns the network and its routes.
-    fn assert_same_as_dense(topology: &str) -> (Network, Routes) {
-        let (net, topo) = network(topology);
+    /// same order. Returns the numbering and its routes.
+    fn assert_same_as_dense(topology: &str) -> (Numbering, Routes) {
+        let (net, topo) = numbering(topology);
         let dense = dense(&net);
         let routes = Routes::build(&net, &topo, &topo.ports());
         let tables = Tables::build(&net);
@@ -403,11 +467,10 @@ mod tests {
             assert_eq!(tables.cells.len(), (5 * k * k / 4 + 1) * k * k / 2);
             // From host 0's edge switch to a host in another pod: all k/2
             // uplinks; from a core switch: the one port down into that pod.
-            let edge0 = net.ports[net.host_port[0] as usize].peer;
+            let edge0 = net.peer[net.host_port[0] as usize];
             let far = net.host_node((k * k * k / 4 - 1) as u32);
             assert_eq!(routes.next_hops(edge0, far).len(), k / 2);
-            let peer =
-                |node, port: usize| net.ports[routes.next_hops(node, far).get(port) as usize].peer;
+            let peer = |node, port: usize| net.peer[routes.next_hops(node, far).get(port) as usize];
             let core = peer(peer(edge0, 0), 0);
             assert_eq!(routes.next_hops(core, far).len(), 1);
         }

@@ -184,7 +184,7 @@ impl SwitchAgent for Slicer {
         pkt.class = 5;
         if !self.told.contains(&pkt.flow) {
             self.told.push(pkt.flow);
-            let mut icmp = Packet::new(
+            let icmp = Packet::new(
                 Kind::IcmpMtu { mtu: MTU },
                 sw.node,
                 pkt.src,
@@ -192,8 +192,8 @@ impl SwitchAgent for Slicer {
                 0,
                 sw.now,
             );
-            icmp.flow = pkt.flow;
-            sw.send(icmp);
+            let flow = sw.flow(pkt).expect("a live flow's segment");
+            assert!(sw.send_about(flow, icmp));
         }
     }
 }
@@ -344,7 +344,8 @@ impl SwitchAgent for Bouncer {
             back.src = sw.node;
             back.dst = pkt.src;
             back.size = ICMP_BYTES;
-            sw.send(back);
+            let flow = sw.flow(pkt).expect("a live flow's segment");
+            assert!(sw.send_about(flow, back));
         }
     }
 
@@ -392,4 +393,207 @@ load = 0.8
         "packets arrived with their port planned"
     );
     assert_eq!(*checked.borrow(), 50);
+}
+
+/// Holds the handle of the first flow it sees, and once that flow is done
+/// (its slot given to the next flow) tries to send an ICMP about it: the
+/// handle is refused, and the next flow, in the same slot, is untouched.
+#[derive(Default)]
+struct Stale {
+    first: Option<dcnsim_core::agent::FlowHandle>,
+    refused: Rc<RefCell<u32>>,
+    later_slot_flow: Rc<RefCell<Option<u32>>>,
+}
+
+impl SwitchAgent for Stale {
+    fn on_arrival(&mut self, sw: &mut Switch, pkt: &mut Packet, _egress: u32) {
+        let Some(flow) = sw.flow(pkt) else { return };
+        let Some(first) = self.first else {
+            self.first = Some(flow);
+            return;
+        };
+        if flow.id() != first.id() {
+            // A later flow (in the first's slot, reused).
+            let icmp = Packet::new(Kind::IcmpMtu { mtu: 100 }, sw.node, pkt.src, 56, 0, sw.now);
+            if !sw.send_about(first, icmp) {
+                *self.refused.borrow_mut() += 1;
+                *self.later_slot_flow.borrow_mut() = Some(flow.id());
+            }
+        }
+    }
+
+    fn event_driven_ports(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn a_stale_flow_handle_is_refused_not_aliased() {
+    // Flows of 20 KB arriving about 320 ms apart, each done in some tens of
+    // microseconds and its timers (the RTO's 200 ms at most) run out well
+    // before the next: each opens after the one before is let go, and takes
+    // its connection slot.
+    let sc = Scenario::from_toml_str(
+        r#"
+[topology]
+kind = "star"
+hosts = 2
+link = { rate = "10Gbps", delay = "1us" }
+[[traffic.workloads]]
+src = 0
+dst = 1
+size = "20KB"
+load = 0.00005
+stop = "2s"
+"#,
+    )
+    .unwrap();
+    let sw = sc.topology.node_id("sw0").unwrap() as u32;
+    let mut sim = Simulation::new(&sc);
+    let stale = Stale::default();
+    let (refused, later) = (stale.refused.clone(), stale.later_slot_flow.clone());
+    sim.attach_agent(sw, Box::new(stale));
+    let out = sim.run(&mut |_| true).unwrap();
+    let flows = out.flows.rows();
+    assert!(flows > 2, "{flows} flows");
+    let slots = out.summary.tcp_connections_peak as usize;
+    assert!(slots < flows, "slots reused: {slots} for {flows} flows");
+    assert!(*refused.borrow() > 0, "the stale handle was refused");
+    assert_eq!(*later.borrow(), Some(flows as u32 - 1));
+    // Nothing reached the later flows: no ICMP was sent.
+    assert_eq!(out.summary.packets_from_switches, 0);
+    assert!(out
+        .flows
+        .i64("bytes_delivered")
+        .iter()
+        .all(|&b| b == 20_000));
+}
+
+/// Counts the packets its switch forwards and, every 10 us from the first,
+/// writes the count as a row, until `rows` rows.
+struct Sampler {
+    seen: u64,
+    armed: bool,
+    rows: u64,
+}
+
+impl SwitchAgent for Sampler {
+    fn on_arrival(&mut self, sw: &mut Switch, _pkt: &mut Packet, _egress: u32) {
+        self.seen += 1;
+        if !self.armed {
+            self.armed = true;
+            sw.set_timer(sw.now + Time::from_us(10), 0);
+        }
+    }
+
+    fn on_timer(&mut self, sw: &mut Switch, token: u64) {
+        sw.row("forwarded", self.seen as f64);
+        if token + 1 < self.rows {
+            sw.set_timer(sw.now + Time::from_us(10), token + 1);
+        }
+    }
+
+    fn event_driven_ports(&self) -> bool {
+        false
+    }
+}
+
+/// A constant 1 Gbps stream of 1250 B packets through the switch: one packet
+/// every 10 us from 0, so at the k-th timer (10(k+1) us after the first
+/// arrival at 1 + 1 us) k + 1 packets have been forwarded (the one arriving
+/// at that instant runs after the timer, which was scheduled earlier).
+#[test]
+fn an_agent_writes_rows_at_its_timers() {
+    let sc = Scenario::from_toml_str(
+        r#"
+[topology]
+kind = "star"
+hosts = 2
+link = { rate = "10Gbps", delay = "1us" }
+[[traffic.streams]]
+src = 0
+dst = 1
+rate = "1Gbps"
+pattern = "constant"
+size = "1250B"
+stop = "100us"
+"#,
+    )
+    .unwrap();
+    let sw = sc.topology.node_id("sw0").unwrap() as u32;
+    let mut sim = Simulation::new(&sc);
+    let sampler = Sampler {
+        seen: 0,
+        armed: false,
+        rows: 5,
+    };
+    sim.attach_agent(sw, Box::new(sampler));
+    let out = sim.run(&mut |_| true).unwrap();
+    let rows = &out.agent_rows;
+    assert_eq!(rows.rows(), 5);
+    assert_eq!(rows.str("switch"), ["sw0"; 5]);
+    assert_eq!(rows.i64("agent"), [0; 5]);
+    assert_eq!(rows.str("key"), ["forwarded"; 5]);
+    assert_eq!(rows.f64("value"), [1.0, 2.0, 3.0, 4.0, 5.0]);
+    let first = 1e-6 + 1e-6; // serialization of 1250 B at 10 Gbps, then 1 us
+    for (k, &t) in rows.f64("time_s").iter().enumerate() {
+        assert!(
+            (t - (first + 10e-6 * (k + 1) as f64)).abs() < 1e-12,
+            "row {k}: {t}"
+        );
+    }
+}
+
+/// An agent kind that counts flows from their SYN and FIN needs the TCP
+/// handshake: its check, which sees the whole scenario, refuses one
+/// without it.
+struct NeedsHandshake;
+
+impl SwitchAgent for NeedsHandshake {}
+
+impl dcnsim_core::agent::Agent for NeedsHandshake {
+    type Spec = ();
+
+    fn check(
+        _spec: &(),
+        path: &str,
+        sc: &dcnsim_core::agent::ScenarioView,
+    ) -> Result<(), dcnsim_core::ScenarioError> {
+        if !sc.transport.handshake {
+            return Err(dcnsim_core::ScenarioError::new(
+                "transport.handshake",
+                format!("{path} counts flows by their SYN and FIN: set it to true"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn new(_spec: &(), _sw: &Switch) -> NeedsHandshake {
+        NeedsHandshake
+    }
+}
+
+#[test]
+fn an_agent_check_sees_the_whole_scenario() {
+    use dcnsim_core::agent::{Agent, ScenarioView};
+    let check = |transport: &str| {
+        let sc = Scenario::from_toml_str(&format!(
+            "[topology]\nkind = \"star\"\nhosts = 2\nlink = {{ rate = \"10Gbps\", delay = \"1us\" }}\n{transport}"
+        ))
+        .unwrap();
+        let view = ScenarioView {
+            topology: &sc.topology,
+            network: &sc.network,
+            transport: &sc.transport,
+        };
+        NeedsHandshake::check(&(), "agents[0]", &view).map_err(|e| e.to_string())
+    };
+    assert_eq!(check(""), Ok(()));
+    assert_eq!(
+        check("[transport]\nhandshake = false"),
+        Err(
+            "transport.handshake: agents[0] counts flows by their SYN and FIN: set it to true"
+                .into()
+        )
+    );
 }

@@ -96,7 +96,7 @@ fn stream_drops(out: &dcnsim_core::Output) -> i64 {
 #[test]
 fn class_7_waits_at_most_one_class_0_packet_under_strict_priority() {
     let out = run_toml(&scenario(
-        r#"{ kind = "priority", capacity = "1000pkt", class_limits = ["900pkt"] }"#,
+        r#"{ kind = "priority", capacity = "1000pkt", priority = { class_limits = ["900pkt"] } }"#,
     ));
     let lat = class7_latencies_ps(&out);
     assert!(lat.len() > 300, "{} class-7 packets", lat.len());

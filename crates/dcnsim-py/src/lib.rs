@@ -202,6 +202,7 @@ fn run<'py>(
     d.set_item("ports", table_to_py(py, out.ports)?)?;
     d.set_item("ops", table_to_py(py, out.ops)?)?;
     d.set_item("rounds", table_to_py(py, out.rounds)?)?;
+    d.set_item("agent_rows", table_to_py(py, out.agent_rows)?)?;
     d.set_item("flow_trace", table_to_py(py, out.flow_trace)?)?;
     let pcaps = PyDict::new(py);
     for (name, bytes) in out.pcaps {

@@ -11,15 +11,20 @@
 //!
 //! and may rewrite the header (ECN, class, prio, the in-band option …) and
 //! emit packets of its own from the switch ([`Switch::send`], routed like any
-//! packet; [`Switch::send_on`], a MAC control frame out of one port ahead of
-//! its queue). Emitted packets enter the network at the same simulated time,
+//! packet; [`Switch::send_about`], a packet about a flow it holds by a
+//! [`FlowHandle`]; [`Switch::send_on`], a MAC control frame out of one port
+//! ahead of its queue). It may set timers ([`Switch::set_timer`],
+//! [`SwitchAgent::on_timer`]) and write rows of the `agent_rows` table
+//! ([`Switch::row`]: time, switch, agent, key, value), so a new agent needs
+//! no row type of its own. Emitted packets enter the network at the same simulated time,
 //! once the event that caused them has been handled. They are real: they
 //! queue, serialize, travel, count as injected and delivered, and show in
 //! captures.
 //!
-//! Packet Slicing (ICMP next-hop MTU from the ToR) and BOTCP (buffer
-//! occupancy stamped into the option) are written as agents; Ethernet flow
-//! control ([`pause`]) is the first.
+//! Packet Slicing (ICMP next-hop MTU from the ToR) is written as an agent;
+//! Ethernet flow control ([`pause`]) is the first. What a port does to each
+//! packet it queues (BOTCP's occupancy stamp, a shaper) is a port stage
+//! (`crate::stage`), which keeps the port's speed.
 //!
 //! Add an agent by writing one file here that implements [`Agent`] (and
 //! [`SwitchAgent`]) and adding one line to the `agents!` registry below. A
@@ -29,8 +34,9 @@
 pub mod pause;
 
 use crate::error::{join_path, parse_at, ScenarioError};
-use crate::network::{Network, Port};
-use crate::packet::Packet;
+use crate::network::{Network, NetworkSpec, Port};
+use crate::packet::{Kind, Packet, NONE};
+use crate::tcp::TransportSpec;
 use crate::topology::{NodeKind, Topology};
 use crate::units::Time;
 use serde::de::DeserializeOwned;
@@ -48,6 +54,20 @@ pub trait SwitchAgent {
 
     /// `pkt` was dropped at port `port` of the switch.
     fn on_drop(&mut self, _sw: &mut Switch, _pkt: &Packet, _port: u32) {}
+
+    /// A timer this agent set ([`Switch::set_timer`]) with `token` is due.
+    fn on_timer(&mut self, _sw: &mut Switch, _token: u64) {}
+
+    /// Whether the agent needs every port event-driven: it pauses ports or
+    /// sends control frames ahead of their queues ([`Switch::send_on`]), or
+    /// needs [`SwitchAgent::on_departure`] as serialization starts. An
+    /// agent that says `false` leaves scheduled FIFO ports scheduled (the
+    /// run keeps their speed) and must not send control frames; there a
+    /// departure is seen when the port commits the packet to the wire,
+    /// which may be before it starts.
+    fn event_driven_ports(&self) -> bool {
+        true
+    }
 }
 
 /// An agent kind of the registry: its parameters and how to build one for a
@@ -57,39 +77,108 @@ pub trait Agent: SwitchAgent + Sized + 'static {
     /// `switches`).
     type Spec: DeserializeOwned + Clone + Debug + PartialEq;
 
-    /// Checks beyond the types; errors name the key under `path`.
-    fn check(_spec: &Self::Spec, _path: &str) -> Result<(), ScenarioError> {
+    /// Checks beyond the types, knowing the rest of the scenario (an agent
+    /// may require a transport setting or a queue kind); errors name the
+    /// key under `path`, or the setting required.
+    fn check(_spec: &Self::Spec, _path: &str, _sc: &ScenarioView) -> Result<(), ScenarioError> {
         Ok(())
     }
 
     fn new(spec: &Self::Spec, sw: &Switch) -> Self;
 }
 
-/// What a hook sees of its switch, and where it emits packets.
+/// What an agent's [`Agent::check`] sees of the scenario around it.
+#[derive(Clone, Copy, Debug)]
+pub struct ScenarioView<'a> {
+    pub topology: &'a Topology,
+    pub network: &'a NetworkSpec,
+    pub transport: &'a TransportSpec,
+}
+
+/// A TCP flow as an agent may hold it: its connection's slot and its
+/// `flow_id`. A slot is given to a later flow once its flow is let go, but
+/// no two flows share an id, so a handle kept past its flow's end is
+/// refused ([`Switch::send_about`]) instead of reaching the later flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlowHandle {
+    slot: u32,
+    id: u32,
+}
+
+impl FlowHandle {
+    /// The flow's `flow_id` (its row of the flow table).
+    pub fn id(self) -> u32 {
+        self.id
+    }
+}
+
+/// The live flow in a connection slot, if any: its `flow_id`.
+pub type LiveFlows<'a> = &'a dyn Fn(u32) -> Option<u32>;
+
+/// What a hook sees of its switch, and where it emits packets, sets timers
+/// and writes rows.
 pub struct Switch<'a> {
     pub now: Time,
     pub node: u32,
+    /// The agent's place among the agents of its switch (in the order they
+    /// were attached): its timers and rows are its own.
+    agent: u32,
     net: &'a Network,
     out: &'a mut Vec<Emit>,
+    flows: LiveFlows<'a>,
 }
 
-/// A packet an agent emitted, waiting to enter the network.
+/// What an agent emitted, waiting for the current event to be handled.
 #[derive(Clone, Copy, Debug)]
 pub enum Emit {
-    /// Routed by the forwarding policy from switch `from`.
-    Routed { from: u32, pkt: Packet },
+    /// Routed by the forwarding policy from switch `from`; about `flow`, if
+    /// it names one (checked again as it is sent).
+    Routed {
+        from: u32,
+        pkt: Packet,
+        flow: Option<FlowHandle>,
+    },
     /// A MAC control frame out of one port, served before its queue.
     Control(u32, Packet),
+    /// Call agent `agent` of switch `node` back at `at` with `token`.
+    Timer {
+        node: u32,
+        agent: u32,
+        at: Time,
+        token: u64,
+    },
+    /// A row of the `agent_rows` table.
+    Row {
+        node: u32,
+        agent: u32,
+        time: Time,
+        key: &'static str,
+        value: f64,
+    },
 }
 
 impl<'a> Switch<'a> {
-    pub(crate) fn new(now: Time, node: u32, net: &'a Network, out: &'a mut Vec<Emit>) -> Self {
+    pub(crate) fn new(
+        now: Time,
+        node: u32,
+        net: &'a Network,
+        out: &'a mut Vec<Emit>,
+        flows: LiveFlows<'a>,
+    ) -> Self {
         Switch {
             now,
             node,
+            agent: 0,
             net,
             out,
+            flows,
         }
+    }
+
+    /// The same switch as seen by its agent number `agent`.
+    pub(crate) fn for_agent(&mut self, agent: u32) -> &mut Self {
+        self.agent = agent;
+        self
     }
 
     /// The switch's ports (indices into the network's ports).
@@ -97,18 +186,51 @@ impl<'a> Switch<'a> {
         self.net.ports_of(self.node)
     }
 
-    /// A port of the network: its rate, peer and queue occupancy.
+    /// A port of the network: its rate (`rate`), buffer (`buffer`), peer and
+    /// queue occupancy.
     pub fn port(&self, port: u32) -> &Port {
         &self.net.ports[port as usize]
     }
 
-    /// Send `pkt` from this switch, routed to `pkt.dst` by the forwarding
-    /// policy (its `src` should be this switch).
-    pub fn send(&mut self, pkt: Packet) {
+    /// The flow `pkt` belongs to (a TCP segment, or ICMP about a flow),
+    /// while it is live.
+    pub fn flow(&self, pkt: &Packet) -> Option<FlowHandle> {
+        if !matches!(pkt.kind, Kind::Tcp | Kind::IcmpMtu { .. }) || pkt.flow == NONE {
+            return None;
+        }
+        (self.flows)(pkt.flow).map(|id| FlowHandle { slot: pkt.flow, id })
+    }
+
+    /// Send `pkt`, about no flow, from this switch, routed to `pkt.dst` by
+    /// the forwarding policy (its `src` should be this switch). A TCP or
+    /// ICMP packet names its flow by a handle ([`Switch::send_about`]):
+    /// here it is refused (`false`).
+    pub fn send(&mut self, pkt: Packet) -> bool {
+        if matches!(pkt.kind, Kind::Tcp | Kind::IcmpMtu { .. }) {
+            return false;
+        }
         self.out.push(Emit::Routed {
             from: self.node,
             pkt,
+            flow: None,
         });
+        true
+    }
+
+    /// Send `pkt` about `flow` (a TCP segment or ICMP message of it) from
+    /// this switch, routed as [`Switch::send`]. Refused (`false`, nothing
+    /// sent) when the flow has been let go since the handle was taken.
+    pub fn send_about(&mut self, flow: FlowHandle, mut pkt: Packet) -> bool {
+        if (self.flows)(flow.slot) != Some(flow.id) {
+            return false;
+        }
+        pkt.flow = flow.slot;
+        self.out.push(Emit::Routed {
+            from: self.node,
+            pkt,
+            flow: Some(flow),
+        });
+        true
     }
 
     /// Send a MAC control frame (such as PAUSE) out of `port`, one of this
@@ -120,6 +242,29 @@ impl<'a> Switch<'a> {
             "send_on: not a port of this switch"
         );
         self.out.push(Emit::Control(port, pkt));
+    }
+
+    /// Call this agent back ([`SwitchAgent::on_timer`]) at `at` (not before
+    /// now) with `token`. Each call sets one more timer.
+    pub fn set_timer(&mut self, at: Time, token: u64) {
+        self.out.push(Emit::Timer {
+            node: self.node,
+            agent: self.agent,
+            at: at.max(self.now),
+            token,
+        });
+    }
+
+    /// Write a row of the `agent_rows` table: now, this switch, this agent,
+    /// `key` and `value`.
+    pub fn row(&mut self, key: &'static str, value: f64) {
+        self.out.push(Emit::Row {
+            node: self.node,
+            agent: self.agent,
+            time: self.now,
+            key,
+            value,
+        });
     }
 }
 
@@ -149,11 +294,11 @@ macro_rules! agents {
         pub enum AgentParams { $($variant(<$ty as Agent>::Spec),)* }
 
         impl AgentParams {
-            fn parse(kind: AgentKind, rest: Value, path: &str) -> Result<AgentParams, ScenarioError> {
+            fn parse(kind: AgentKind, rest: Value, path: &str, sc: &ScenarioView) -> Result<AgentParams, ScenarioError> {
                 Ok(match kind {
                     $(AgentKind::$variant => {
                         let spec = parse_at(rest, path)?;
-                        <$ty>::check(&spec, path)?;
+                        <$ty>::check(&spec, path, sc)?;
                         AgentParams::$variant(spec)
                     })*
                 })
@@ -186,11 +331,12 @@ struct Common {
 }
 
 impl AgentSpec {
-    /// Validate the `[[agents]]` entry at `path` (`agents[i]`).
+    /// Validate the `[[agents]]` entry at `path` (`agents[i]`) of the
+    /// scenario `sc`.
     pub fn from_value(
         value: Value,
         path: &str,
-        topo: &Topology,
+        sc: &ScenarioView,
     ) -> Result<AgentSpec, ScenarioError> {
         let Value::Object(mut map) = value else {
             return Err(ScenarioError::new(path, "an agent must be a table of keys"));
@@ -206,8 +352,8 @@ impl AgentSpec {
             common.insert(key.to_string(), v);
         }
         let common: Common = parse_at(Value::Object(common), path)?;
-        let params = AgentParams::parse(common.kind, Value::Object(map), path)?;
-        let nodes = resolve(&common.switches, &join_path(path, "switches"), topo)?;
+        let params = AgentParams::parse(common.kind, Value::Object(map), path, sc)?;
+        let nodes = resolve(&common.switches, &join_path(path, "switches"), sc.topology)?;
         Ok(AgentSpec { params, nodes })
     }
 }

@@ -23,7 +23,7 @@
 //!
 //! Hosts do not send PAUSE here; a paused host NIC stops as a switch port does.
 
-use super::{Agent, Switch, SwitchAgent};
+use super::{Agent, ScenarioView, Switch, SwitchAgent};
 use crate::error::{join_path, ScenarioError};
 use crate::packet::{Kind, Packet, CLASSES, NONE};
 use crate::units::{Capacity, Time};
@@ -91,7 +91,7 @@ fn over(c: &Count, limit: Capacity) -> bool {
 impl Agent for Pause {
     type Spec = PauseSpec;
 
-    fn check(spec: &PauseSpec, path: &str) -> Result<(), ScenarioError> {
+    fn check(spec: &PauseSpec, path: &str, _sc: &ScenarioView) -> Result<(), ScenarioError> {
         let xon = spec.xon();
         let same_unit = matches!(
             (spec.xoff, xon),

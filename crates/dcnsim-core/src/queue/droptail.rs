@@ -10,7 +10,7 @@
 //! only each waiting packet's start time and size ([`DropTail::commit`]), so
 //! its occupancy at any later arrival is exact ([`DropTail::retire`]).
 
-use super::{fits, Discipline, Next, QueueSpec, Queued};
+use super::{fits, Discipline, Next, NoKeys, PortContext, Queued};
 use crate::units::{Capacity, Time};
 use std::collections::VecDeque;
 
@@ -175,12 +175,14 @@ impl DropTail {
 }
 
 impl Discipline for DropTail {
-    fn new(spec: &QueueSpec) -> DropTail {
+    type Spec = NoKeys;
+
+    fn new(_spec: &NoKeys, port: &PortContext) -> DropTail {
         DropTail {
             fifo: VecDeque::new(),
             departures: VecDeque::new(),
             bytes: 0,
-            capacity: spec.capacity,
+            capacity: port.buffer,
         }
     }
 
@@ -222,7 +224,6 @@ impl Discipline for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::QueueKind;
 
     fn q(pkt: u32, size: u32) -> Queued {
         Queued {
@@ -235,7 +236,7 @@ mod tests {
     }
 
     fn droptail(capacity: Capacity) -> DropTail {
-        DropTail::new(&QueueSpec::new(QueueKind::Droptail, capacity))
+        DropTail::new(&NoKeys {}, &PortContext::of_buffer(capacity))
     }
 
     #[test]

@@ -17,6 +17,11 @@
 //!   discipline names: the whole queue for FIFO disciplines, the class's own
 //!   queue for `priority`.
 //!
+//! A discipline's own keys live in its table of the queue
+//! (`[network.queue.priority] class_limits = [...]`, [`Discipline::Spec`]),
+//! and it is built knowing its port ([`PortContext`]: rate, buffer, the
+//! network's host count and slowest host link).
+//!
 //! Add a discipline by writing one file here that implements [`Discipline`]
 //! and adding one line to the `disciplines!` registry below.
 
@@ -31,8 +36,11 @@ pub use pfabric::Pfabric;
 pub use priority::Priority;
 
 use crate::error::{join_path, ScenarioError};
-use crate::units::{Capacity, Time};
+use crate::units::{Capacity, Rate, Time};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde_json::Value;
+use std::fmt::Debug;
 
 /// A waiting packet as a discipline sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,40 +68,40 @@ pub enum Next {
     NotBefore(Time),
 }
 
-/// A queue discipline and its capacity (switch egress ports and host NICs),
-/// `[network.queue]` / `[network.nic_queue]`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+/// What a port's discipline and stages are built with: the port and the
+/// network around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortContext {
+    /// The port's line rate.
+    pub rate: Rate,
+    /// The port's buffer (its queue's capacity).
+    pub buffer: Capacity,
+    /// Whether the port is a host's NIC.
+    pub nic: bool,
+    /// Hosts in the network.
+    pub hosts: usize,
+    /// The slowest host link's rate (QJUMP's R).
+    pub slowest_host_link: Rate,
+}
+
+impl PortContext {
+    /// A 10 Gbps switch port of `buffer` in a network of two hosts.
+    #[cfg(test)]
+    pub fn of_buffer(buffer: Capacity) -> PortContext {
+        PortContext {
+            rate: Rate(10_000_000_000),
+            buffer,
+            nic: false,
+            hosts: 2,
+            slowest_host_link: Rate(10_000_000_000),
+        }
+    }
+}
+
+/// No keys: the table of a discipline without parameters.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct QueueSpec {
-    #[serde(default)]
-    pub kind: QueueKind,
-    pub capacity: Capacity,
-    /// ECN marking / early drop on arrival ([`Aqm`]), per AQM domain.
-    pub aqm: Option<AqmSpec>,
-    /// `priority` only: the most each class may hold of the shared buffer
-    /// (one entry per class 0, 1, …; classes not listed share freely).
-    pub class_limits: Option<Vec<Capacity>>,
-}
-
-impl QueueSpec {
-    /// A queue of `kind` holding `capacity`, without AQM.
-    pub fn new(kind: QueueKind, capacity: Capacity) -> QueueSpec {
-        QueueSpec {
-            kind,
-            capacity,
-            aqm: None,
-            class_limits: None,
-        }
-    }
-
-    /// Check the spec at `path` (e.g. `network.queue`).
-    pub fn check(&self, path: &str) -> Result<(), ScenarioError> {
-        if let Some(aqm) = &self.aqm {
-            aqm.check(&join_path(path, "aqm"))?;
-        }
-        Queue::check(self, path)
-    }
-}
+pub struct NoKeys {}
 
 /// A packet buffer that holds `amount` packets or bytes, checked on arrival.
 pub fn fits(capacity: Capacity, packets: u64, bytes: u64, size: u32) -> bool {
@@ -106,19 +114,17 @@ pub fn fits(capacity: Capacity, packets: u64, bytes: u64, size: u32) -> bool {
 /// What every queue discipline provides. Dispatch is static: the registry
 /// below makes [`Queue`] one closed enum with a `match` per call.
 pub trait Discipline: Sized {
-    /// Build from a validated spec.
-    fn new(spec: &QueueSpec) -> Self;
+    /// The discipline's own keys, in its table of the queue
+    /// (`[network.queue.<kind>]`); absent, their defaults.
+    type Spec: DeserializeOwned + Clone + Debug + PartialEq + Default;
 
-    /// Kind-specific checks of a spec; errors name the field under `path`.
-    /// By default a discipline has no per-class limits.
-    fn check(spec: &QueueSpec, path: &str) -> Result<(), ScenarioError> {
-        match spec.class_limits {
-            Some(_) => Err(ScenarioError::new(
-                join_path(path, "class_limits"),
-                format!("the {:?} discipline has no per-class limits", spec.kind).to_lowercase(),
-            )),
-            None => Ok(()),
-        }
+    /// Build from its validated keys, for the port `port`.
+    fn new(spec: &Self::Spec, port: &PortContext) -> Self;
+
+    /// Checks of its keys beyond the types, for a queue of `capacity`;
+    /// errors name the field under the queue's `path`.
+    fn check(_spec: &Self::Spec, _capacity: Capacity, _path: &str) -> Result<(), ScenarioError> {
+        Ok(())
     }
 
     /// Offer `q`; push the arena index of every discarded packet (the arrival
@@ -151,26 +157,96 @@ pub trait Discipline: Sized {
     }
 }
 
-/// The registry: `Variant(Type)`, one line per discipline; the variant's
-/// snake-case name is the `kind` users write.
+/// The registry: `name: Variant(Type)`, one line per discipline; `name` is
+/// the `kind` users write and the name of the discipline's table of keys.
 macro_rules! disciplines {
-    ($($(#[$attr:meta])* $variant:ident($ty:ty),)*) => {
+    ($($(#[$attr:meta])* $name:ident: $variant:ident($ty:ty),)*) => {
         /// `kind` of a queue: the registered disciplines.
         #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames)]
         #[serde(rename_all = "snake_case")]
         #[strum(serialize_all = "snake_case")]
         pub enum QueueKind { $($(#[$attr])* $variant,)* }
 
+        /// A queue discipline, its capacity and AQM (switch egress ports and
+        /// host NICs), `[network.queue]` / `[network.nic_queue]`, and the
+        /// discipline's own keys in its table (`[network.queue.priority]`).
+        #[derive(Clone, Debug, Deserialize, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        pub struct QueueSpec {
+            #[serde(default)]
+            pub kind: QueueKind,
+            pub capacity: Capacity,
+            /// ECN marking / early drop on arrival ([`Aqm`]), per AQM domain.
+            pub aqm: Option<AqmSpec>,
+            /// The old place of `priority`'s class limits: an error naming
+            /// the new one.
+            #[serde(default)]
+            class_limits: Option<Value>,
+            $(
+                #[serde(default)]
+                pub $name: Option<<$ty as Discipline>::Spec>,
+            )*
+        }
+
+        impl QueueSpec {
+            /// A queue of `kind` holding `capacity`, without AQM, its
+            /// discipline's keys at their defaults.
+            pub fn new(kind: QueueKind, capacity: Capacity) -> QueueSpec {
+                QueueSpec {
+                    kind,
+                    capacity,
+                    aqm: None,
+                    class_limits: None,
+                    $($name: None,)*
+                }
+            }
+
+            /// Check the spec at `path` (e.g. `network.queue`).
+            pub fn check(&self, path: &str) -> Result<(), ScenarioError> {
+                if let Some(aqm) = &self.aqm {
+                    aqm.check(&join_path(path, "aqm"))?;
+                }
+                if self.class_limits.is_some() {
+                    return Err(ScenarioError::new(
+                        join_path(path, "class_limits"),
+                        format!("moved to {}", join_path(path, "priority.class_limits")),
+                    ));
+                }
+                let kind = |k: QueueKind| format!("{k:?}").to_lowercase();
+                $(
+                    if self.$name.is_some() && self.kind != QueueKind::$variant {
+                        return Err(ScenarioError::new(
+                            join_path(path, stringify!($name)),
+                            format!(
+                                "keys of the {} discipline, but kind = \"{}\"",
+                                stringify!($name),
+                                kind(self.kind)
+                            ),
+                        ));
+                    }
+                )*
+                match self.kind {
+                    $(QueueKind::$variant => <$ty>::check(
+                        &self.$name.clone().unwrap_or_default(),
+                        self.capacity,
+                        path,
+                    ),)*
+                }
+            }
+        }
+
         #[derive(Clone, Debug)]
         pub enum Queue { $($variant($ty),)* }
 
         impl Queue {
-            pub fn new(spec: &QueueSpec) -> Queue {
-                match spec.kind { $(QueueKind::$variant => Queue::$variant(<$ty>::new(spec)),)* }
-            }
-
-            fn check(spec: &QueueSpec, path: &str) -> Result<(), ScenarioError> {
-                match spec.kind { $(QueueKind::$variant => <$ty>::check(spec, path),)* }
+            /// The discipline of `spec` for port `port`.
+            pub fn new(spec: &QueueSpec, port: &PortContext) -> Queue {
+                match spec.kind {
+                    $(QueueKind::$variant => Queue::$variant(<$ty>::new(
+                        &spec.$name.clone().unwrap_or_default(),
+                        port,
+                    )),)*
+                }
             }
 
             #[inline]
@@ -212,9 +288,9 @@ macro_rules! disciplines {
 
 disciplines! {
     #[default]
-    Droptail(DropTail),
-    Pfabric(Pfabric),
-    Priority(Priority),
+    droptail: Droptail(DropTail),
+    pfabric: Pfabric(Pfabric),
+    priority: Priority(Priority),
 }
 
 impl Queue {

@@ -15,7 +15,7 @@
 //! Buffers are tiny (the reference is 24 packets ≈ 36 KB per 10 Gbps port),
 //! so both operations scan the queue: O(queue length).
 
-use super::{Discipline, Next, QueueSpec, Queued};
+use super::{Discipline, Next, NoKeys, PortContext, Queued};
 use crate::units::{Capacity, Time};
 
 #[derive(Clone, Debug)]
@@ -36,11 +36,13 @@ impl Pfabric {
 }
 
 impl Discipline for Pfabric {
-    fn new(spec: &QueueSpec) -> Pfabric {
+    type Spec = NoKeys;
+
+    fn new(_spec: &NoKeys, port: &PortContext) -> Pfabric {
         Pfabric {
             queue: Vec::new(),
             bytes: 0,
-            capacity: spec.capacity,
+            capacity: port.buffer,
         }
     }
 
@@ -96,7 +98,6 @@ impl Discipline for Pfabric {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::QueueKind;
 
     fn q(pkt: u32, prio: u64, flow: u64) -> Queued {
         Queued {
@@ -109,7 +110,7 @@ mod tests {
     }
 
     fn pfabric(capacity: Capacity) -> Pfabric {
-        Pfabric::new(&QueueSpec::new(QueueKind::Pfabric, capacity))
+        Pfabric::new(&NoKeys {}, &PortContext::of_buffer(capacity))
     }
 
     fn next(p: &mut Pfabric) -> Option<u32> {

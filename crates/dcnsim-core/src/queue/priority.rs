@@ -24,11 +24,21 @@
 //! for a class-`c` packet sees only class `c`'s own packets and bytes and keeps
 //! class `c`'s own average.
 
-use super::{fits, Discipline, Next, QueueSpec, Queued};
+use super::{fits, Discipline, Next, PortContext, Queued};
 use crate::error::{join_path, ScenarioError};
 use crate::packet::CLASSES;
 use crate::units::{Capacity, Time};
+use serde::Deserialize;
 use std::collections::VecDeque;
+
+/// `[network.queue.priority]`: the discipline's own keys.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PrioritySpec {
+    /// The most each class may hold of the shared buffer (one entry per
+    /// class 0, 1, …; classes not listed share freely).
+    pub class_limits: Option<Vec<Capacity>>,
+}
 
 #[derive(Clone, Debug)]
 pub struct Priority {
@@ -70,7 +80,9 @@ fn unit_name(c: Capacity) -> &'static str {
 }
 
 impl Discipline for Priority {
-    fn new(spec: &QueueSpec) -> Priority {
+    type Spec = PrioritySpec;
+
+    fn new(spec: &PrioritySpec, port: &PortContext) -> Priority {
         let mut classes: Box<[Class; CLASSES]> = Box::default();
         for (class, &l) in classes.iter_mut().zip(spec.class_limits.iter().flatten()) {
             class.limit = Some(l);
@@ -79,12 +91,12 @@ impl Discipline for Priority {
             classes,
             packets: 0,
             bytes: 0,
-            capacity: spec.capacity,
+            capacity: port.buffer,
         }
     }
 
-    fn check(spec: &QueueSpec, path: &str) -> Result<(), ScenarioError> {
-        if spec.capacity.amount() == 0 {
+    fn check(spec: &PrioritySpec, capacity: Capacity, path: &str) -> Result<(), ScenarioError> {
+        if capacity.amount() == 0 {
             return Err(ScenarioError::new(
                 join_path(path, "capacity"),
                 "a priority queue needs a capacity above 0",
@@ -93,7 +105,7 @@ impl Discipline for Priority {
         let Some(limits) = &spec.class_limits else {
             return Ok(());
         };
-        let at = join_path(path, "class_limits");
+        let at = join_path(path, "priority.class_limits");
         if limits.len() > CLASSES {
             return Err(ScenarioError::new(
                 at,
@@ -105,23 +117,20 @@ impl Discipline for Priority {
         }
         for (i, &l) in limits.iter().enumerate() {
             let at = format!("{at}[{i}]");
-            if !same_unit(l, spec.capacity) {
+            if !same_unit(l, capacity) {
                 return Err(ScenarioError::new(
                     at,
                     format!(
                         "class limit {l} must be in {} like the capacity ({})",
-                        unit_name(spec.capacity),
-                        spec.capacity
+                        unit_name(capacity),
+                        capacity
                     ),
                 ));
             }
-            if l.amount() > spec.capacity.amount() {
+            if l.amount() > capacity.amount() {
                 return Err(ScenarioError::new(
                     at,
-                    format!(
-                        "class limit {l} is larger than the capacity ({})",
-                        spec.capacity
-                    ),
+                    format!("class limit {l} is larger than the capacity ({})", capacity),
                 ));
             }
         }
@@ -185,7 +194,7 @@ impl Discipline for Priority {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{Queue, QueueKind};
+    use crate::queue::{Queue, QueueKind, QueueSpec};
 
     fn q(pkt: u32, class: u8, size: u32) -> Queued {
         Queued {
@@ -199,13 +208,18 @@ mod tests {
 
     fn spec(capacity: Capacity, limits: Option<Vec<Capacity>>) -> QueueSpec {
         QueueSpec {
-            class_limits: limits,
+            priority: Some(PrioritySpec {
+                class_limits: limits,
+            }),
             ..QueueSpec::new(QueueKind::Priority, capacity)
         }
     }
 
     fn priority(capacity: Capacity, limits: Option<Vec<Capacity>>) -> Priority {
-        Priority::new(&spec(capacity, limits))
+        let spec = PrioritySpec {
+            class_limits: limits,
+        };
+        Priority::new(&spec, &PortContext::of_buffer(capacity))
     }
 
     fn drain(p: &mut Priority, paused: u8) -> Vec<u32> {
@@ -331,7 +345,10 @@ mod tests {
         assert_eq!(p.aqm_domain(0), (0, 3, 4500));
 
         // Through the registry too (the port builds one AQM per domain).
-        let queue = Queue::new(&spec(Capacity::Packets(10), None));
+        let queue = Queue::new(
+            &spec(Capacity::Packets(10), None),
+            &PortContext::of_buffer(Capacity::Packets(10)),
+        );
         assert_eq!(queue.aqm_domains(), 8);
         assert_eq!(queue.aqm_domain(3), (3, 0, 0));
     }
@@ -352,34 +369,34 @@ mod tests {
                 Capacity::Packets(10),
                 Some(vec![Capacity::Packets(1); 9])
             )),
-            "network.queue.class_limits: at most 8 entries (classes 0 to 7), got 9"
+            "network.queue.priority.class_limits: at most 8 entries (classes 0 to 7), got 9"
         );
         assert_eq!(
             err(spec(
                 Capacity::Packets(10),
                 Some(vec![Capacity::Packets(5), Capacity::Bytes(64_000)])
             )),
-            "network.queue.class_limits[1]: class limit 64000B must be in packets like the capacity (10pkt)"
+            "network.queue.priority.class_limits[1]: class limit 64000B must be in packets like the capacity (10pkt)"
         );
         assert_eq!(
             err(spec(
                 Capacity::Bytes(64_000),
                 Some(vec![Capacity::Bytes(64_000), Capacity::Bytes(64_001)])
             )),
-            "network.queue.class_limits[1]: class limit 64001B is larger than the capacity (64000B)"
+            "network.queue.priority.class_limits[1]: class limit 64001B is larger than the capacity (64000B)"
         );
         let ok = spec(Capacity::Packets(10), Some(vec![Capacity::Packets(10); 8]));
         assert_eq!(ok.check("network.queue"), Ok(()));
         assert_eq!(spec(Capacity::Packets(1), None).check("x"), Ok(()));
-        // Other disciplines still refuse class limits.
+        // Other disciplines have no such table.
         let droptail = QueueSpec {
-            class_limits: Some(vec![Capacity::Packets(1)]),
+            priority: Some(PrioritySpec::default()),
             ..QueueSpec::new(QueueKind::Droptail, Capacity::Packets(10))
         };
         assert!(droptail
             .check("network.queue")
             .unwrap_err()
             .to_string()
-            .starts_with("network.queue.class_limits: "));
+            .starts_with("network.queue.priority: keys of the priority discipline"));
     }
 }

@@ -10,66 +10,21 @@
 mod memory;
 mod traffic;
 
-pub use crate::agent::{AgentKind, AgentSpec};
+pub use crate::agent::{AgentKind, AgentSpec, ScenarioView};
 pub use crate::app::keys::{HostOrAll, HostOrRandom, HostSel};
 pub use crate::app::AppSpec;
 pub use crate::cc::Protocol;
 pub use crate::error::{join_path, parse_at, ScenarioError};
 pub use crate::forwarding::ForwardingSpec;
+pub use crate::network::{NetworkSpec, OutageSpec};
 pub use crate::queue::{AqmSpec, QueueKind, QueueSpec, RedProfile};
 pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
 pub use traffic::{FlowSpec, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
 
 use crate::topology::{NodeKind, Topology, TopologySpec};
-use crate::units::{Capacity, Time};
+use crate::units::Time;
 use serde::Deserialize;
 use serde_json::Value;
-
-/// Host and switch delays and the queues at every port (`[network]`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetworkSpec {
-    #[serde(default)]
-    pub host_delay: Time,
-    #[serde(default)]
-    pub switch_latency: Time,
-    #[serde(default = "default_switch_queue")]
-    pub queue: QueueSpec,
-    #[serde(default = "default_nic_queue")]
-    pub nic_queue: QueueSpec,
-    /// Ports that drop everything for a while (`[[network.outages]]`).
-    #[serde(default)]
-    pub outages: Vec<OutageSpec>,
-}
-
-/// A port that drops every packet offered to it in `[start, stop)`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct OutageSpec {
-    pub port: String,
-    pub start: Time,
-    pub stop: Time,
-}
-
-fn default_switch_queue() -> QueueSpec {
-    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
-}
-
-fn default_nic_queue() -> QueueSpec {
-    QueueSpec::new(QueueKind::Droptail, Capacity::Packets(1000))
-}
-
-impl Default for NetworkSpec {
-    fn default() -> Self {
-        NetworkSpec {
-            host_delay: Time::ZERO,
-            switch_latency: Time::ZERO,
-            queue: default_switch_queue(),
-            nic_queue: default_nic_queue(),
-            outages: Vec::new(),
-        }
-    }
-}
 
 /// `[trace]`: which time series and captures to record.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -96,7 +51,7 @@ struct RawScenario {
     stop_time: Option<Time>,
     topology: Value,
     #[serde(default)]
-    network: NetworkSpec,
+    network: Value,
     #[serde(default)]
     forwarding: ForwardingSpec,
     #[serde(default)]
@@ -160,14 +115,12 @@ impl Scenario {
         let spec = TopologySpec::from_value(raw.topology)?;
         let topology = spec.build()?;
         raw.forwarding.check(&topology)?;
-        for (queue, at) in [
-            (&raw.network.queue, "network.queue"),
-            (&raw.network.nic_queue, "network.nic_queue"),
-        ] {
-            queue.check(at)?;
-        }
+        let network = match raw.network {
+            Value::Null => NetworkSpec::default(),
+            value => NetworkSpec::from_value(value, &topology)?,
+        };
         let mut resolved = Resolved::default();
-        for (i, o) in raw.network.outages.iter().enumerate() {
+        for (i, o) in network.outages.iter().enumerate() {
             let at = format!("network.outages[{i}]");
             let Some(port) = topology.port_by_name(&o.port) else {
                 return Err(ScenarioError::new(
@@ -245,18 +198,23 @@ impl Scenario {
                 ));
             }
         }
+        let view = ScenarioView {
+            topology: &topology,
+            network: &network,
+            transport: &transport,
+        };
         let agents = raw
             .agents
             .into_iter()
             .enumerate()
-            .map(|(i, a)| AgentSpec::from_value(a, &format!("agents[{i}]"), &topology))
+            .map(|(i, a)| AgentSpec::from_value(a, &format!("agents[{i}]"), &view))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Scenario {
             name: raw.name,
             seed: raw.seed,
             stop_time: raw.stop_time,
             topology,
-            network: raw.network,
+            network,
             forwarding: raw.forwarding,
             transport,
             traffic,

@@ -10,10 +10,10 @@ use crate::forwarding::Forwarder;
 use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
-use crate::queue::{Aqm, Aqms, Queue};
+use crate::queue::{Aqm, Aqms, PortContext, Queue};
 use crate::scenario::{PcapTarget, Scenario};
 use crate::topology::NodeKind;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
 impl Simulation {
     pub fn new(sc: &Scenario) -> Simulation {
@@ -39,6 +39,7 @@ impl Simulation {
                 );
             }
         }
+        attach_stages(&mut net, sc);
         let hosts_n = sc.topology.host_count();
         let mut host_capture = vec![None; hosts_n];
         let capture_names: Vec<String> =
@@ -76,6 +77,7 @@ impl Simulation {
             dropped: Vec::new(),
             agents: Vec::new(),
             emitted: Vec::new(),
+            agent_book: Default::default(),
             host_delay: sc.network.host_delay,
             streams: Vec::new(),
             flows: Vec::new(),
@@ -105,9 +107,9 @@ impl Simulation {
         };
         for spec in &sc.agents {
             for &node in &spec.nodes {
-                let agent =
-                    spec.params
-                        .build(&Switch::new(Time::ZERO, node, &sim.net, &mut sim.emitted));
+                let no_flows = |_| None;
+                let sw = Switch::new(Time::ZERO, node, &sim.net, &mut sim.emitted, &no_flows);
+                let agent = spec.params.build(&sw);
                 sim.attach_agent(node, agent);
             }
         }
@@ -124,27 +126,34 @@ impl Simulation {
     }
 
     /// Mark the ports that commit packets to the wire on arrival
-    /// (`queue/droptail.rs`): FIFO ports whose queue is neither traced nor
-    /// captured, when no switch agent runs (a PAUSE may hold any port), and
-    /// host NICs only without TCP (a host stack learns when its segments
-    /// leave the NIC). And the hosts whose NIC may take TCP packets a host
-    /// delay ahead, when sent ([`Simulation::send`]): on the same conditions
-    /// but any discipline and with TCP, when no datagram application
+    /// (`queue/droptail.rs`): FIFO ports without a shaper stage whose queue
+    /// is neither traced nor captured, when no switch agent that needs
+    /// event-driven ports runs ([`SwitchAgent::event_driven_ports`]: a PAUSE
+    /// may hold any port), and host NICs only without TCP (a host stack
+    /// learns when its segments leave the NIC). And the hosts whose NIC may
+    /// take TCP packets a host delay ahead, when sent
+    /// ([`Simulation::send`]): on the same conditions but any discipline and
+    /// with TCP and no stage on the NIC, when no datagram application
     /// (`datagram_sources`: probes, streams) sends from the host, so that
     /// only its TCP packets reach the NIC, all a host delay after they were
     /// sent.
     fn schedule_ports(&mut self, tcp: bool, datagram_sources: impl Iterator<Item = u32>) {
-        let free = self.agents.is_empty();
+        let free = !self.agents.iter().flatten().any(|a| a.event_driven_ports());
         let unobserved = |pt: &Port| free && pt.trace.is_none() && !pt.captured();
         for i in 0..self.net.ports.len() {
             let host = self.net.is_host(self.net.ports[i].node);
             let pt = &mut self.net.ports[i];
-            pt.scheduled =
-                unobserved(pt) && matches!(pt.queue, Queue::Droptail(_)) && !(tcp && host);
+            pt.scheduled = unobserved(pt)
+                && !pt.shaped
+                && matches!(pt.queue, Queue::Droptail(_))
+                && !(tcp && host);
         }
         let net = &self.net;
         self.nic_ahead = (0..net.host_port.len())
-            .map(|h| unobserved(&net.ports[net.host_port[h] as usize]))
+            .map(|h| {
+                let nic = &net.ports[net.host_port[h] as usize];
+                unobserved(nic) && !nic.stamps && !nic.shaped
+            })
             .collect();
         for h in datagram_sources {
             self.nic_ahead[h as usize] = false;
@@ -160,6 +169,8 @@ impl Simulation {
         );
         if self.agents.is_empty() {
             self.agents = (0..self.net.node_host.len()).map(|_| Vec::new()).collect();
+        }
+        if agent.event_driven_ports() {
             for pt in &mut self.net.ports {
                 pt.scheduled = false;
             }
@@ -181,5 +192,34 @@ impl Simulation {
             .filter(|&a| self.apps.label(a).0 == name)
             .count() as u32;
         self.add_app(name.to_string(), instance, app);
+    }
+}
+
+/// Build every `[[network.stages]]` entry at its ports, with each port's
+/// context, and set the ports' stage flags.
+fn attach_stages(net: &mut Network, sc: &Scenario) {
+    if sc.network.stages.is_empty() {
+        return;
+    }
+    let slowest_host_link = sc
+        .topology
+        .host_link_rates()
+        .into_iter()
+        .min()
+        .unwrap_or(Rate(0));
+    for spec in &sc.network.stages {
+        for &p in &spec.ports {
+            let pt = &mut net.ports[p as usize];
+            let ctx = PortContext {
+                rate: pt.rate,
+                buffer: pt.buffer,
+                nic: sc.topology.nodes[pt.node as usize].kind == NodeKind::Host,
+                hosts: sc.topology.host_count(),
+                slowest_host_link,
+            };
+            pt.stages.push(spec.params.build(&ctx));
+            pt.stamps |= spec.params.on_enqueue();
+            pt.shaped |= spec.params.shapes();
+        }
     }
 }

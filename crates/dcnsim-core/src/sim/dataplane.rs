@@ -30,7 +30,6 @@
 //! flow's sender like any packet.
 
 use super::Simulation;
-use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
 use crate::queue::{Next, Occupancy, Queue, Queued, Verdict};
@@ -271,84 +270,6 @@ impl Simulation {
         }
     }
 
-    /// Run `hook` of every agent at the node of `port` on packet `p` (there
-    /// may be none). What they emit is sent by an [`Event::AgentSend`] at the
-    /// same time, once the current event is handled. Out of line and called
-    /// only when the scenario has agents, so the hot path stays small.
-    #[inline(never)]
-    fn run_agents(
-        &mut self,
-        port: u32,
-        p: u32,
-        hook: impl Fn(&mut dyn SwitchAgent, &mut Switch, &mut Packet),
-    ) {
-        let node = self.net.ports[port as usize].node;
-        let agents = &mut self.agents[node as usize];
-        if agents.is_empty() {
-            return;
-        }
-        let was_empty = self.emitted.is_empty();
-        let now = self.events.now();
-        let mut sw = Switch::new(now, node, &self.net, &mut self.emitted);
-        let mut pkt = self.arena.get(p);
-        for agent in agents {
-            hook(agent.as_mut(), &mut sw, &mut pkt);
-        }
-        self.arena.put(p, pkt);
-        if was_empty && !self.emitted.is_empty() {
-            self.events.schedule(now, Event::AgentSend);
-        }
-    }
-
-    /// Send what agents emitted: routed packets from their switch, control
-    /// frames ahead of their port's queue. Sending may make agents emit more.
-    pub(super) fn send_emitted(&mut self) {
-        while !self.emitted.is_empty() {
-            let mut out = std::mem::take(&mut self.emitted);
-            for e in out.drain(..) {
-                self.n.injected += 1;
-                self.n.from_switches += 1;
-                match e {
-                    Emit::Routed { from, mut pkt } => {
-                        if matches!(pkt.kind, Kind::Tcp | Kind::IcmpMtu { .. }) {
-                            self.flows[pkt.flow as usize].in_network += 1;
-                        }
-                        // Routed afresh: an agent may send a copy of a
-                        // packet whose port here was planned for its old
-                        // destination.
-                        pkt.route = NONE;
-                        let p = self.arena.alloc(pkt);
-                        let port = self.fwd.egress(&self.net, from, self.arena.hop_mut(p));
-                        self.enqueue(port, p);
-                    }
-                    Emit::Control(port, pkt) => {
-                        let p = self.arena.alloc(pkt);
-                        self.enqueue_control(port, p);
-                    }
-                }
-            }
-            if self.emitted.is_empty() {
-                self.emitted = out;
-            }
-        }
-    }
-
-    /// A MAC control frame goes out of `port` before anything queued there.
-    fn enqueue_control(&mut self, port: u32, p: u32) {
-        let now = self.now();
-        let pt = &mut self.net.ports[port as usize];
-        if pt.is_down(now) {
-            pt.drops += 1;
-            self.drop_at(port, p);
-        } else if pt.busy_until <= now && pt.control.is_empty() {
-            self.transmit(port, p);
-        } else {
-            pt.control.push_back(p);
-            let t = pt.busy_until.max(now);
-            self.wake(port, t);
-        }
-    }
-
     /// A PAUSE for `classes` reached the node of `port`: stop serving them on
     /// `port` for `quanta` × 512 bit times at its rate (0 resumes at once), and
     /// wake the port when it ends.
@@ -370,7 +291,7 @@ impl Simulation {
 
     /// Make sure `port` wakes at `t` or earlier.
     #[inline]
-    fn wake(&mut self, port: u32, t: Time) {
+    pub(super) fn wake(&mut self, port: u32, t: Time) {
         let pt = &mut self.net.ports[port as usize];
         if pt.wake_at.is_none_or(|w| w > t) {
             pt.wake_at = Some(t);
@@ -408,6 +329,10 @@ impl Simulation {
                 fifo.retire(now, pt.busy_until <= now);
             }
         }
+        if pt.stamps {
+            self.run_stamps(port, p);
+        }
+        let pt = &mut self.net.ports[port as usize];
         let pkt = self.arena.hop_mut(p);
         let class = pkt.class;
         if !pt.aqm.is_empty() {
@@ -440,14 +365,18 @@ impl Simulation {
                 }
             }
         }
-        // Every discipline lets an unpaused class bypass an empty queue
-        // (nothing pauses a scheduled port).
+        // Every discipline lets a class neither paused nor held by a
+        // shaper bypass an empty queue (nothing pauses or holds a scheduled
+        // port).
         let start = if pt.busy_until <= now
             && pt.queue_empty()
             && (pt.scheduled
-                || pt.pause_latest <= now
-                || pt.queue.may_bypass(class, pt.paused(now)))
+                || pt.pause_latest <= now && !pt.shaped
+                || pt.queue.may_bypass(class, pt.paused(now) | pt.held(now)))
         {
+            if pt.shaped {
+                pt.stages.on_start(class, pkt.size, now);
+            }
             now
         } else if !pt.scheduled {
             self.enqueue_waiting(port, p);
@@ -503,6 +432,17 @@ impl Simulation {
         self.trace_queue(port);
     }
 
+    /// Run the on-enqueue stages of `port` on packet `p`, which finds the
+    /// port's buffer as it is now. Out of line: most ports have none.
+    #[inline(never)]
+    fn run_stamps(&mut self, port: u32, p: u32) {
+        let pt = &mut self.net.ports[port as usize];
+        let found = pt.found();
+        let mut pkt = self.arena.get(p);
+        pt.stages.on_enqueue(&mut pkt, found);
+        self.arena.put(p, pkt);
+    }
+
     /// What a queue discipline is told of packet `p`.
     fn queued(&self, p: u32) -> Queued {
         let pkt = self.arena.hop(p);
@@ -536,9 +476,14 @@ impl Simulation {
             }
             return;
         }
-        let paused = pt.paused(now);
+        // Classes paused (802.1Qbb) or held by a shaper stage.
+        let paused = pt.paused(now) | pt.held(now);
         match pt.queue.dequeue(now, paused) {
             Next::Packet(p) => {
+                if pt.shaped {
+                    let pkt = self.arena.hop(p);
+                    pt.stages.on_start(pkt.class, pkt.size, now);
+                }
                 self.trace_queue(port);
                 self.transmit(port, p);
                 let pt = &self.net.ports[port as usize];
@@ -548,11 +493,14 @@ impl Simulation {
                 }
             }
             Next::Empty => {
-                // Waiting packets of paused classes: wake when a pause ends.
+                // Waiting packets of paused or held classes: wake when a
+                // pause ends or a shaper releases a class.
                 let pt = &self.net.ports[port as usize];
                 if paused != 0 && !pt.queue.is_empty() {
-                    let end = pt.paused_until.iter().filter(|&&u| u > now).min();
-                    if let Some(&t) = end {
+                    let held = pt.held(now);
+                    let release = (held != 0).then(|| pt.stages.release_at(held));
+                    let end = pt.paused_until.iter().copied().filter(|&u| u > now);
+                    if let Some(t) = end.chain(release).min() {
                         self.wake(port, t);
                     }
                 }
@@ -565,7 +513,7 @@ impl Simulation {
     /// paths' call, out of line ([`Simulation::enqueue`] calls
     /// [`Simulation::transmit_at`] itself, inline).
     #[inline(never)]
-    fn transmit(&mut self, port: u32, p: u32) {
+    pub(super) fn transmit(&mut self, port: u32, p: u32) {
         self.transmit_at(port, p, self.now());
     }
 
@@ -613,7 +561,7 @@ impl Simulation {
     /// Rare on the hot path, so kept out of it.
     #[cold]
     #[inline(never)]
-    fn drop_at(&mut self, port: u32, p: u32) {
+    pub(super) fn drop_at(&mut self, port: u32, p: u32) {
         if !self.agents.is_empty() {
             self.run_agents(port, p, |a, sw, pkt| a.on_drop(sw, pkt, port));
         }

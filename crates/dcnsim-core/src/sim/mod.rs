@@ -3,8 +3,10 @@
 //! Split along the data flow:
 //! - `build.rs`: construction from a validated scenario (ports, AQM,
 //!   forwarding state, captures, applications);
-//! - `dataplane.rs`: a packet's life in the network: host NIC, port queue
-//!   disciplines and AQM, links, switches (forwarding policy), delivery;
+//! - `dataplane.rs`: a packet's life in the network: host NIC, port stages,
+//!   AQM and queue disciplines, links, switches (forwarding policy),
+//!   delivery;
+//! - `agents.rs`: switch agents' hooks and what they emit;
 //! - `hosts.rs`: the TCP host stacks: connections, their segments as packets,
 //!   their timers;
 //! - `apps.rs`: what sends at the hosts: probes and datagram streams,
@@ -12,6 +14,7 @@
 //! - `records.rs`: what is recorded (probe rows, queue and flow traces,
 //!   captures) and the output tables, built at the end or streamed in chunks.
 
+mod agents;
 mod apps;
 mod build;
 mod dataplane;
@@ -96,6 +99,8 @@ pub struct Simulation {
     agents: Vec<Vec<Box<dyn SwitchAgent>>>,
     /// Packets agents just emitted (reused buffer).
     emitted: Vec<Emit>,
+    /// Agents' timers and rows.
+    agent_book: agents::AgentBook,
     host_delay: Time,
     streams: Vec<Stream>,
     /// Live TCP connections, by slot (see [`hosts::Flow`]).
@@ -239,6 +244,7 @@ impl Simulation {
             Event::FlowStart(f) => self.flow_start(f),
             Event::AppTimer(t) => self.app_timer(t),
             Event::AgentSend => self.send_emitted(),
+            Event::AgentTimer(i) => self.agent_timer(i),
             Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) | Event::Reo(_) | Event::Tlp(_) => {
                 unreachable!("timers are handled by the loop")
             }
@@ -321,6 +327,14 @@ impl Simulation {
             ports: records::port_table(&self.net, &self.port_names),
             rounds: crate::app::incast::rounds(&ops),
             ops,
+            agent_rows: {
+                // A switch's name: the first of its ports' "node->peer".
+                let (net, names) = (&self.net, &self.port_names);
+                self.agent_book.table(|n| {
+                    let port = &names[net.ports_of(n).start as usize];
+                    port.split("->").next().unwrap_or_default().to_string()
+                })
+            },
             flow_trace,
             pcaps: self
                 .capture_names

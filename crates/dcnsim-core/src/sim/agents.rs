@@ -1,0 +1,200 @@
+//! Switch agents on the data path: running their hooks on a packet at
+//! their switch or at their timers, and sending what they emit (routed
+//! packets from the switch, MAC control frames out of a port ahead of its
+//! queue), setting their timers and keeping their rows.
+
+use super::hosts::{Flow, FlowRecord, Kept};
+use super::Simulation;
+use crate::agent::{Emit, Switch, SwitchAgent};
+use crate::engine::Event;
+use crate::packet::{Packet, NONE};
+use crate::records::{Column, Table};
+use crate::units::Time;
+
+/// Agents' timers and rows.
+#[derive(Default)]
+pub(super) struct AgentBook {
+    /// Pending timers (switch node, agent, token), by the index their
+    /// [`Event::AgentTimer`] carries; `None` once fired.
+    timers: Vec<Option<(u32, u32, u64)>>,
+    /// Indices of `timers` free for the next.
+    free: Vec<u32>,
+    /// The `agent_rows` table's columns.
+    time: Vec<f64>,
+    switch: Vec<u32>,
+    agent: Vec<i64>,
+    key: Vec<&'static str>,
+    value: Vec<f64>,
+}
+
+impl AgentBook {
+    /// The `agent_rows` table: one row per [`Switch::row`], with the
+    /// switch's name from `names` (by node).
+    pub(super) fn table(self, names: impl Fn(u32) -> String) -> Table {
+        let mut t = Table::default();
+        t.push("time_s", Column::F64(self.time));
+        t.push(
+            "switch",
+            Column::Str(self.switch.into_iter().map(names).collect()),
+        );
+        t.push("agent", Column::I64(self.agent));
+        t.push(
+            "key",
+            Column::Str(self.key.into_iter().map(String::from).collect()),
+        );
+        t.push("value", Column::F64(self.value));
+        t
+    }
+}
+
+/// The `flow_id` of the live flow in connection slot `slot`, if any.
+fn live(flows: &[Flow], records: &[FlowRecord], slot: u32) -> Option<u32> {
+    let id = flows.get(slot as usize)?.id;
+    matches!(records[id as usize].kept, Kept::Live(s) if s == slot).then_some(id)
+}
+
+impl Simulation {
+    /// Run `hook` of every agent at the node of `port` on packet `p` (there
+    /// may be none). What they emit is sent by an [`Event::AgentSend`] at the
+    /// same time, once the current event is handled. Out of line and called
+    /// only when the scenario has agents, so the hot path stays small.
+    #[inline(never)]
+    pub(super) fn run_agents(
+        &mut self,
+        port: u32,
+        p: u32,
+        hook: impl Fn(&mut dyn SwitchAgent, &mut Switch, &mut Packet),
+    ) {
+        let node = self.net.ports[port as usize].node;
+        let agents = &mut self.agents[node as usize];
+        if agents.is_empty() {
+            return;
+        }
+        let was_empty = self.emitted.is_empty();
+        let now = self.events.now();
+        let (flows, records) = (&self.flows, &self.records);
+        let live = |slot| live(flows, records, slot);
+        let mut sw = Switch::new(now, node, &self.net, &mut self.emitted, &live);
+        let mut pkt = self.arena.get(p);
+        for (i, agent) in agents.iter_mut().enumerate() {
+            hook(agent.as_mut(), sw.for_agent(i as u32), &mut pkt);
+        }
+        self.arena.put(p, pkt);
+        if was_empty && !self.emitted.is_empty() {
+            self.events.schedule(now, Event::AgentSend);
+        }
+    }
+
+    /// Send what agents emitted: routed packets from their switch, control
+    /// frames ahead of their port's queue. Sending may make agents emit more.
+    pub(super) fn send_emitted(&mut self) {
+        while !self.emitted.is_empty() {
+            let mut out = std::mem::take(&mut self.emitted);
+            for e in out.drain(..) {
+                if let Emit::Routed { .. } | Emit::Control(..) = e {
+                    self.n.injected += 1;
+                    self.n.from_switches += 1;
+                }
+                match e {
+                    Emit::Routed {
+                        from,
+                        mut pkt,
+                        flow,
+                    } => {
+                        if let Some(flow) = flow {
+                            // Its flow may have ended since it was emitted.
+                            if live(&self.flows, &self.records, pkt.flow) != Some(flow.id()) {
+                                self.n.injected -= 1;
+                                self.n.from_switches -= 1;
+                                continue;
+                            }
+                            self.flows[pkt.flow as usize].in_network += 1;
+                        }
+                        // Routed afresh: an agent may send a copy of a
+                        // packet whose port here was planned for its old
+                        // destination.
+                        pkt.route = NONE;
+                        let p = self.arena.alloc(pkt);
+                        let port = self.fwd.egress(&self.net, from, self.arena.hop_mut(p));
+                        self.enqueue(port, p);
+                    }
+                    Emit::Control(port, pkt) => {
+                        let p = self.arena.alloc(pkt);
+                        self.enqueue_control(port, p);
+                    }
+                    Emit::Timer {
+                        node,
+                        agent,
+                        at,
+                        token,
+                    } => {
+                        let book = &mut self.agent_book;
+                        let entry = Some((node, agent, token));
+                        let i = match book.free.pop() {
+                            Some(i) => {
+                                book.timers[i as usize] = entry;
+                                i
+                            }
+                            None => {
+                                book.timers.push(entry);
+                                book.timers.len() as u32 - 1
+                            }
+                        };
+                        self.events.schedule(at, Event::AgentTimer(i));
+                    }
+                    Emit::Row {
+                        node,
+                        agent,
+                        time,
+                        key,
+                        value,
+                    } => {
+                        let book = &mut self.agent_book;
+                        book.time.push(time.as_secs_f64());
+                        book.switch.push(node);
+                        book.agent.push(i64::from(agent));
+                        book.key.push(key);
+                        book.value.push(value);
+                    }
+                }
+            }
+            if self.emitted.is_empty() {
+                self.emitted = out;
+            }
+        }
+    }
+
+    /// A MAC control frame goes out of `port` before anything queued there.
+    fn enqueue_control(&mut self, port: u32, p: u32) {
+        let now = self.now();
+        let pt = &mut self.net.ports[port as usize];
+        if pt.is_down(now) {
+            pt.drops += 1;
+            self.drop_at(port, p);
+        } else if pt.busy_until <= now && pt.control.is_empty() {
+            self.transmit(port, p);
+        } else {
+            pt.control.push_back(p);
+            let t = pt.busy_until.max(now);
+            self.wake(port, t);
+        }
+    }
+
+    /// Agent timer `i` is due: call its agent back.
+    pub(super) fn agent_timer(&mut self, i: u32) {
+        let book = &mut self.agent_book;
+        let Some((node, agent, token)) = book.timers[i as usize].take() else {
+            return;
+        };
+        book.free.push(i);
+        let now: Time = self.events.now();
+        let was_empty = self.emitted.is_empty();
+        let (flows, records) = (&self.flows, &self.records);
+        let live = |slot| live(flows, records, slot);
+        let mut sw = Switch::new(now, node, &self.net, &mut self.emitted, &live);
+        self.agents[node as usize][agent as usize].on_timer(sw.for_agent(agent), token);
+        if was_empty && !self.emitted.is_empty() {
+            self.events.schedule(now, Event::AgentSend);
+        }
+    }
+}
