@@ -3,6 +3,7 @@
 //! transmissions.
 
 use super::*;
+use crate::cc::Window;
 use crate::units::Capacity;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
