@@ -31,16 +31,9 @@ pub enum Event {
     HostSend(u32),
     /// A TCP flow opens.
     FlowStart(u32),
-    /// A flow's retransmission timer may have expired.
-    Rto(u32),
-    /// A flow's delayed-ACK timer may have expired.
-    DelAck(u32),
-    /// A paced flow may send its next segment.
-    Pace(u32),
-    /// A flow's RACK reordering timer may have expired (RFC 8985 §6.3).
-    Reo(u32),
-    /// A flow's tail loss probe timer may have expired (RFC 8985 §7).
-    Tlp(u32),
+    /// A connection's earliest timer (retransmission, delayed ACK, pacing,
+    /// RACK, its controller's: `tcp::Conn::next_deadline`) may have come.
+    ConnTimer(u32),
     /// The next flow of a workload source arrives.
     FlowArrival(u32),
     /// An incast application starts its first round.

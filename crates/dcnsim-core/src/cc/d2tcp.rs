@@ -6,7 +6,7 @@
 //! seed §IV uses 0.5..2.0). Flows without a deadline use d = 1 (plain DCTCP);
 //! a flow past its deadline uses d_max.
 
-use super::{Controller, Dctcp, FlowState, Window};
+use super::{Build, Controller, Dctcp, FlowState, Window};
 use crate::tcp::TransportSpec;
 use crate::units::Time;
 
@@ -46,11 +46,13 @@ impl D2tcp {
     }
 }
 
-impl Controller for D2tcp {
+impl Build for D2tcp {
     fn new(t: &TransportSpec) -> D2tcp {
         D2tcp::with(Dctcp::new(t), t.d2tcp_d_min, t.d2tcp_d_max)
     }
+}
 
+impl Controller for D2tcp {
     fn ecn_capable(&self) -> bool {
         true
     }

@@ -4,7 +4,7 @@
 //! with ECE in that window. On ECE the window is cut to cwnd·(1 − α/2), at most
 //! once per window.
 
-use super::{Controller, FlowState, Window};
+use super::{Build, Controller, FlowState, Window};
 use crate::tcp::TransportSpec;
 
 #[derive(Clone, Debug)]
@@ -46,11 +46,13 @@ impl Dctcp {
     }
 }
 
-impl Controller for Dctcp {
+impl Build for Dctcp {
     fn new(t: &TransportSpec) -> Dctcp {
         Dctcp::with(t.dctcp_g, t.dctcp_alpha_init)
     }
+}
 
+impl Controller for Dctcp {
     fn ecn_capable(&self) -> bool {
         true
     }

@@ -2,17 +2,19 @@
 //! until CWR, and the sender halves its window (the default cut) at most once
 //! per window of data.
 
-use super::Controller;
+use super::{Build, Controller};
 use crate::tcp::TransportSpec;
 
 #[derive(Clone, Debug)]
 pub struct Ecn;
 
-impl Controller for Ecn {
+impl Build for Ecn {
     fn new(_t: &TransportSpec) -> Ecn {
         Ecn
     }
+}
 
+impl Controller for Ecn {
     fn ecn_capable(&self) -> bool {
         true
     }

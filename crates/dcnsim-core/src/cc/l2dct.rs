@@ -7,7 +7,7 @@
 //! the window is cut by b/2 with b = α^(w_c), so young flows (large w_c) back
 //! off less than old ones.
 
-use super::{reno, Controller, Dctcp, FlowState, Window};
+use super::{reno, Build, Controller, Dctcp, FlowState, Window};
 use crate::tcp::TransportSpec;
 
 #[derive(Clone, Debug)]
@@ -52,11 +52,13 @@ impl L2dct {
     }
 }
 
-impl Controller for L2dct {
+impl Build for L2dct {
     fn new(t: &TransportSpec) -> L2dct {
         L2dct::with(Dctcp::new(t), t.l2dct_w_max, t.l2dct_w_min)
     }
+}
 
+impl Controller for L2dct {
     fn ecn_capable(&self) -> bool {
         true
     }

@@ -5,12 +5,14 @@
 //! window, growth on ACKs, the cut on ECE and its floor, the reaction to the
 //! duplicate-ACK threshold (or none: no fast retransmit), the timeout reaction,
 //! the window floor for sending (below one segment with pacing), a fixed
-//! retransmission timeout, probe mode, and a pacing rate. Every hook has
-//! today's TCP behaviour as its default, so a controller states only what it
-//! changes.
+//! retransmission timeout, probe mode, a pacing rate, and a timer of its own
+//! ([`Controller::deadline`]). Every hook has today's TCP behaviour as its
+//! default, so a controller states only what it changes.
 //!
 //! Add a controller by writing one file here that implements [`Controller`]
-//! and adding one line to the `controllers!` registry below.
+//! and [`Build`] and adding one line to the `controllers!` registry below. A
+//! Rust program may also run a controller of its own without registering it
+//! ([`Cc::Plugged`]; `Simulation::plug_controller`).
 
 mod d2tcp;
 mod dctcp;
@@ -51,10 +53,8 @@ pub struct FlowState {
     pub deadline: Option<Time>,
 }
 
-/// One controller. Every method but `new` has a default: NewReno's.
-pub trait Controller: Sized {
-    fn new(t: &TransportSpec) -> Self;
-
+/// One controller's reactions. Every method has a default: NewReno's.
+pub trait Controller: std::fmt::Debug + Send {
     /// Data segments are sent ECN-capable (ECT(0)).
     fn ecn_capable(&self) -> bool {
         false
@@ -138,6 +138,23 @@ pub trait Controller: Sized {
     fn alpha(&self) -> f64 {
         f64::NAN
     }
+
+    /// When this controller's own timer expires, if it runs. The connection
+    /// takes it into its one deadline ([`crate::tcp::Conn::next_deadline`])
+    /// while it is not done, and calls [`Controller::on_timer`] once it has
+    /// come; the connection then sends what the window allows.
+    fn deadline(&self) -> Option<Time> {
+        None
+    }
+
+    /// The deadline of [`Controller::deadline`] has come (`f.now` at or after
+    /// it); the controller must move or clear it.
+    fn on_timer(&mut self, _w: &mut Window, _f: &FlowState) {}
+}
+
+/// How a registered controller is made.
+pub trait Build: Controller + Sized {
+    fn new(t: &TransportSpec) -> Self;
 }
 
 /// The registry: `Variant(Type)`, one line per controller; the variant's
@@ -151,19 +168,21 @@ macro_rules! controllers {
         #[strum(serialize_all = "snake_case")]
         pub enum Protocol { $($(#[$doc])* $variant,)* }
 
-        #[derive(Clone, Debug)]
-        pub enum Cc { $($variant($ty),)* }
+        /// A connection's controller: a registered one, or one a Rust
+        /// program plugged in (`Plugged`, called through a pointer).
+        #[derive(Debug)]
+        pub enum Cc { $($variant($ty),)* Plugged(Box<dyn Controller>), }
 
         impl Cc {
             pub fn new(protocol: Protocol, t: &TransportSpec) -> Cc {
-                match protocol { $(Protocol::$variant => Cc::$variant(<$ty>::new(t)),)* }
+                match protocol { $(Protocol::$variant => Cc::$variant(<$ty as Build>::new(t)),)* }
             }
         }
 
         /// Forward a [`Controller`] call to the variant.
         macro_rules! each {
             ($d cc:expr, $d c:ident => $d call:expr) => {
-                match $d cc { $(Cc::$variant($d c) => $d call,)* }
+                match $d cc { $(Cc::$variant($d c) => $d call,)* Cc::Plugged($d c) => $d call, }
             };
         }
     };
@@ -241,5 +260,12 @@ impl Cc {
     }
     pub fn alpha(&self) -> f64 {
         each!(self, c => c.alpha())
+    }
+    #[inline]
+    pub fn deadline(&self) -> Option<Time> {
+        each!(self, c => c.deadline())
+    }
+    pub fn on_timer(&mut self, w: &mut Window, f: &FlowState) {
+        each!(self, c => c.on_timer(w, f))
     }
 }

@@ -16,7 +16,7 @@
 //! The switch half is [`crate::queue::Pfabric`]; the priority every data
 //! segment carries is `transport.priority` (remaining bytes by default).
 
-use super::{reno, Controller, FlowState, Window};
+use super::{reno, Build, Controller, FlowState, Window};
 use crate::tcp::TransportSpec;
 use crate::units::Time;
 use serde::Deserialize;
@@ -71,13 +71,15 @@ pub struct Pfabric {
     spec: PfabricSpec,
 }
 
-impl Controller for Pfabric {
+impl Build for Pfabric {
     fn new(t: &TransportSpec) -> Pfabric {
         Pfabric {
             spec: t.pfabric.clone(),
         }
     }
+}
 
+impl Controller for Pfabric {
     fn initial_window(&self, _init_cwnd: u32, mss: f64) -> f64 {
         f64::from(self.spec.init_cwnd) * mss
     }

@@ -7,7 +7,7 @@ use super::rack::Rack;
 use super::recovery::Undo;
 use super::spec::{PrioScheme, TransportSpec};
 use super::{Outcome, Seg, State, Stats, NO_TS};
-use crate::cc::{Cc, FlowState, Protocol, Window};
+use crate::cc::{Cc, Controller, FlowState, Protocol, Window};
 use crate::units::{Capacity, Time};
 use std::sync::Arc;
 
@@ -15,7 +15,6 @@ use std::sync::Arc;
 /// that protocol's connections ([`Params::new`]): kept in every connection
 /// they took two of its cache lines, which the event loop loads for every
 /// segment delivered (docs/performance.md).
-#[derive(Debug)]
 pub struct Params {
     pub(super) init_cwnd: u32,
     pub(super) min_rto: Time,
@@ -42,12 +41,27 @@ pub struct Params {
     pub(super) precise_echo: bool,
     pub(super) prio: PrioScheme,
     pub(super) pacing: bool,
+    /// What makes a plugged controller ([`Params::plugged`]).
+    plug: Option<MakeController>,
 }
+
+/// Makes the controller of each connection of a protocol a Rust program
+/// plugged in ([`Params::plugged`]).
+pub type MakeController = Arc<dyn Fn() -> Box<dyn Controller> + Send + Sync>;
 
 impl Params {
     /// The parameters of `protocol`'s connections under `t`.
     pub fn new(protocol: Protocol, t: &TransportSpec) -> Arc<Params> {
-        let cc = Cc::new(protocol, t);
+        Params::with(&Cc::new(protocol, t), None, t)
+    }
+
+    /// The parameters of connections whose controllers `make` makes (a
+    /// controller not in the registry), under `t`.
+    pub fn plugged(make: MakeController, t: &TransportSpec) -> Arc<Params> {
+        Params::with(&Cc::Plugged(make()), Some(make), t)
+    }
+
+    fn with(cc: &Cc, plug: Option<MakeController>, t: &TransportSpec) -> Arc<Params> {
         Arc::new(Params {
             init_cwnd: t.init_cwnd,
             min_rto: t.min_rto,
@@ -71,6 +85,7 @@ impl Params {
             precise_echo: cc.precise_echo(),
             prio: t.priority,
             pacing: t.pacing,
+            plug,
         })
     }
 }
@@ -111,8 +126,8 @@ pub struct Conn {
     /// RACK-TLP state, with `rack`.
     pub(super) rack: Option<Box<Rack>>,
     /// When the RACK reordering timer and the tail loss probe timer expire.
-    pub reo_at: Option<Time>,
-    pub tlp_at: Option<Time>,
+    pub(super) reo_at: Option<Time>,
+    pub(super) tlp_at: Option<Time>,
     pub(super) in_recovery: bool,
     pub(super) recover: u64,
     /// No ECN reaction until snd_una passes this (once per window).
@@ -126,11 +141,11 @@ pub struct Conn {
     pub(super) consecutive_timeouts: u32,
     pub(super) probing: bool,
     /// When the retransmission timer expires, if it runs.
-    pub rto_at: Option<Time>,
+    pub(super) rto_at: Option<Time>,
     /// Pacing: the next segment may not leave before this; while the sender
     /// waits for it, the simulation wakes it then.
     pub(super) next_send: Time,
-    pub pace_at: Option<Time>,
+    pub(super) pace_at: Option<Time>,
     /// The application has no more data: send the FIN after it.
     pub(super) closing: bool,
     /// Segments of this sender still in its host (not yet on the wire).
@@ -155,7 +170,7 @@ pub struct Conn {
     /// The receiver has sent its FIN.
     pub(super) fin_sent: bool,
     /// When the delayed-ACK timer expires, if it runs.
-    pub delack_at: Option<Time>,
+    pub(super) delack_at: Option<Time>,
     /// When the receiver first had every data byte.
     pub completed_at: Option<Time>,
     /// When the sender saw its last byte (and FIN) acknowledged.
@@ -164,7 +179,8 @@ pub struct Conn {
 }
 impl Conn {
     /// A connection of `protocol` for `size` bytes from `start`, with the
-    /// protocol's shared parameters `p` ([`Params::new`] of the same `t`).
+    /// protocol's shared parameters `p` ([`Params::new`] of the same `t`, or
+    /// [`Params::plugged`]: then its controller is the plugged one).
     pub fn new(
         size: u64,
         start: Time,
@@ -174,7 +190,10 @@ impl Conn {
         p: Arc<Params>,
     ) -> Conn {
         let mss = t.mss.0 as u32;
-        let cc = Cc::new(protocol, t);
+        let cc = match &p.plug {
+            Some(make) => Cc::Plugged(make()),
+            None => Cc::new(protocol, t),
+        };
         Conn {
             size,
             start,

@@ -71,7 +71,7 @@ mod spec;
 mod tests;
 mod timers;
 
-pub use conn::{Conn, Params};
+pub use conn::{Conn, MakeController, Params};
 pub use sender::linux_pacing_rate;
 pub use spec::{PrioScheme, Profile, TransportSpec, MAX_MSS, MIN_MSS};
 

@@ -95,9 +95,7 @@ impl Pipe {
         self.send(std::mem::take(&mut out), fate);
         for _ in 0..1_000_000 {
             let next_pkt = self.queue.peek().map(|r| r.0 .0);
-            let c = &self.conn;
-            let timers = [c.rto_at, c.delack_at, c.pace_at, c.reo_at, c.tlp_at];
-            let next_timer = timers.iter().flatten().min().copied();
+            let next_timer = self.conn.next_deadline();
             let t = match (next_pkt, next_timer) {
                 (None, None) => return,
                 (Some(p), Some(tm)) => p.min(tm),
@@ -114,16 +112,8 @@ impl Pipe {
                 } else {
                     self.conn.on_sender_arrival(t, &a, &mut out);
                 }
-            } else if self.conn.rto_at == Some(t) {
-                self.conn.on_rto(t, &mut out);
-            } else if self.conn.delack_at == Some(t) {
-                self.conn.on_delack(&mut out);
-            } else if self.conn.reo_at == Some(t) {
-                self.conn.on_reo(t, &mut out);
-            } else if self.conn.tlp_at == Some(t) {
-                self.conn.on_tlp(t, &mut out);
             } else {
-                self.conn.on_pace(t, &mut out);
+                self.conn.on_timer(t, &mut out);
             }
             self.send(std::mem::take(&mut out), fate);
         }
@@ -1143,4 +1133,68 @@ fn the_header_is_on_every_segment() {
         last_data(&p) - last_data(&q),
         Time(5 * 12 * RATE_PS_PER_BYTE)
     );
+}
+
+/// A controller with a timer of its own, declared here and plugged in: at
+/// its deadline it opens the window to four segments and says when it was
+/// called.
+#[derive(Debug)]
+struct OpensAt {
+    at: Option<Time>,
+    called: std::sync::Arc<std::sync::Mutex<Vec<Time>>>,
+}
+
+impl crate::cc::Controller for OpensAt {
+    fn deadline(&self) -> Option<Time> {
+        self.at
+    }
+
+    fn on_timer(&mut self, w: &mut Window, f: &crate::cc::FlowState) {
+        self.called.lock().unwrap().push(f.now);
+        self.at = None;
+        w.cwnd = 4.0 * w.mss;
+    }
+}
+
+/// A timer added by a controller alone (no file outside `tcp/` and `cc/`
+/// knows it): it is the connection's next deadline, the connection calls it
+/// then, and sends what the window it set allows.
+#[test]
+fn a_controllers_own_timer_is_the_connections_deadline_and_is_called_on_time() {
+    let called = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let c = called.clone();
+    let t = TransportSpec {
+        init_cwnd: 1,
+        handshake: false,
+        host_queue_limit: 1000,
+        ..spec()
+    };
+    let make: MakeController = std::sync::Arc::new(move || {
+        Box::new(OpensAt {
+            at: Some(Time::from_us(5)),
+            called: c.clone(),
+        })
+    });
+    let mut conn = Conn::new(
+        100_000,
+        Time::ZERO,
+        None,
+        t.protocol,
+        &t,
+        Params::plugged(make, &t),
+    );
+    let mut out = Vec::new();
+    conn.open(Time::ZERO, &mut out);
+    assert_eq!(seqs(&out), [1], "one segment of window");
+    assert_eq!(conn.next_deadline(), Some(Time::from_us(5)));
+    out.clear();
+    conn.on_timer(Time::from_us(4), &mut out);
+    assert!(
+        out.is_empty() && called.lock().unwrap().is_empty(),
+        "not yet"
+    );
+    conn.on_timer(Time::from_us(5), &mut out);
+    assert_eq!(*called.lock().unwrap(), [Time::from_us(5)]);
+    assert_eq!(seqs(&out), [1001, 2001, 3001], "the window it opened");
+    assert_eq!(conn.next_deadline(), conn.rto_at, "its timer is cleared");
 }

@@ -1,6 +1,12 @@
 //! The connection's timers: retransmission (RFC 6298: the estimator, the
 //! backoff, go-back-N and pFabric's probe mode), the tail loss probe and
-//! RACK's reordering timer (RFC 8985 §7, §6.3), pacing and the delayed ACK.
+//! RACK's reordering timer (RFC 8985 §7, §6.3), pacing, the delayed ACK and
+//! the controller's own ([`crate::cc::Controller::deadline`]).
+//!
+//! Each timer is a deadline in the connection; the simulation sees one, the
+//! earliest ([`Conn::next_deadline`]), and calls [`Conn::on_timer`] when it
+//! has come. A new timer is a deadline here, a term of `next_deadline` and
+//! an arm of `on_timer`: nothing outside `tcp/` changes.
 
 use super::{Conn, Seg, State, ACK, FIN};
 use crate::units::Time;
@@ -10,6 +16,60 @@ use crate::units::Time;
 const WC_DEL_ACK: Time = Time(Time::PS_PER_S / 5);
 
 impl Conn {
+    /// The earliest deadline of the connection's timers, if any runs: the
+    /// retransmission, delayed-ACK, pacing, reordering and probe timers and,
+    /// until the connection is done, the controller's.
+    #[inline]
+    pub fn next_deadline(&self) -> Option<Time> {
+        let cc = if self.state == State::Done {
+            None
+        } else {
+            self.cc.deadline()
+        };
+        [
+            self.rto_at,
+            self.delack_at,
+            self.pace_at,
+            self.reo_at,
+            self.tlp_at,
+            cc,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// The connection's time has come: run every timer whose deadline is at
+    /// or before `now`, in this order (each seeing what the ones before it
+    /// did): retransmission, delayed ACK, reordering, probe, pacing, the
+    /// controller's. None may be due (the deadline moved since it was
+    /// scheduled): then nothing happens.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Seg>) {
+        let due = |at: Option<Time>| at.is_some_and(|t| t <= now);
+        if due(self.rto_at) {
+            self.on_rto(now, out);
+        }
+        if due(self.delack_at) {
+            self.on_delack(out);
+        }
+        if due(self.reo_at) {
+            self.on_reo(now, out);
+        }
+        if due(self.tlp_at) {
+            self.on_tlp(now, out);
+        }
+        if due(self.pace_at) {
+            self.on_pace(now, out);
+        }
+        if self.state != State::Done && due(self.cc.deadline()) {
+            let f = self.flow_state(now);
+            self.cc.on_timer(&mut self.win, &f);
+            if self.state == State::Open {
+                self.send_window(now, out);
+            }
+        }
+    }
+
     /// The retransmission timeout with backoff, in RFC 6298's bounds, or the
     /// controller's fixed one.
     pub fn current_rto(&self) -> Time {
@@ -61,7 +121,7 @@ impl Conn {
     /// The probe timer fired (the caller checked `tlp_at <= now`): one new
     /// segment if the receiver's window allows, else the last segment again
     /// (RFC 8985 §7.3), then the retransmission timer.
-    pub fn on_tlp(&mut self, now: Time, out: &mut Vec<Seg>) {
+    pub(super) fn on_tlp(&mut self, now: Time, out: &mut Vec<Seg>) {
         self.tlp_at = None;
         if self.state != State::Open || self.flight() == 0 || self.in_recovery {
             return;
@@ -97,7 +157,7 @@ impl Conn {
     }
 
     /// The RACK reordering timer fired (the caller checked `reo_at <= now`).
-    pub fn on_reo(&mut self, now: Time, out: &mut Vec<Seg>) {
+    pub(super) fn on_reo(&mut self, now: Time, out: &mut Vec<Seg>) {
         self.reo_at = None;
         if self.state == State::Open && self.flight() > 0 {
             self.rack_detect_loss(now);
@@ -106,7 +166,7 @@ impl Conn {
     }
 
     /// The pacing timer fired (the caller checked `pace_at <= now`).
-    pub fn on_pace(&mut self, now: Time, out: &mut Vec<Seg>) {
+    pub(super) fn on_pace(&mut self, now: Time, out: &mut Vec<Seg>) {
         self.pace_at = None;
         if self.state == State::Open {
             self.send_window(now, out);
@@ -135,7 +195,7 @@ impl Conn {
     }
 
     /// The retransmission timer fired (the caller checked `rto_at <= now`).
-    pub fn on_rto(&mut self, now: Time, out: &mut Vec<Seg>) {
+    pub(super) fn on_rto(&mut self, now: Time, out: &mut Vec<Seg>) {
         self.rto_at = None;
         match self.state {
             State::SynSent => {
@@ -198,7 +258,7 @@ impl Conn {
     }
 
     /// The delayed-ACK timer fired (the caller checked `delack_at <= now`).
-    pub fn on_delack(&mut self, out: &mut Vec<Seg>) {
+    pub(super) fn on_delack(&mut self, out: &mut Vec<Seg>) {
         self.delack_at = None;
         if self.unacked_segments > 0 {
             self.send_ack(0, out);
