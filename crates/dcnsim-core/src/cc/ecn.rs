@@ -2,14 +2,15 @@
 //! until CWR, and the sender halves its window (the default cut) at most once
 //! per window of data.
 
-use super::{Build, Controller};
-use crate::tcp::TransportSpec;
+use super::{Build, Controller, NoSettings};
 
 #[derive(Clone, Debug)]
 pub struct Ecn;
 
 impl Build for Ecn {
-    fn new(_t: &TransportSpec) -> Ecn {
+    type Settings = NoSettings;
+
+    fn new(_s: &NoSettings) -> Ecn {
         Ecn
     }
 }

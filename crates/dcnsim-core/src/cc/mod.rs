@@ -10,7 +10,8 @@
 //! default, so a controller states only what it changes.
 //!
 //! Add a controller by writing one file here that implements [`Controller`]
-//! and [`Build`] and adding one line to the `controllers!` registry below. A
+//! and [`Build`] (with its settings, the table `[transport.<name>]`) and
+//! adding one line to the `controllers!` registry below. A
 //! Rust program may also run a controller of its own without registering it
 //! ([`Cc::Plugged`]; `Simulation::plug_controller`).
 
@@ -21,16 +22,18 @@ mod l2dct;
 mod pfabric;
 mod reno;
 
-pub use d2tcp::D2tcp;
-pub use dctcp::Dctcp;
+pub use d2tcp::{D2tcp, D2tcpSpec};
+pub use dctcp::{Dctcp, DctcpSpec};
 pub use ecn::Ecn;
-pub use l2dct::L2dct;
+pub use l2dct::{L2dct, L2dctSpec};
 pub use pfabric::{Pfabric, PfabricSpec};
 pub use reno::NewReno;
 
-use crate::tcp::TransportSpec;
+use crate::error::{parse_at, ScenarioError};
 use crate::units::Time;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
 /// The sender's window, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -152,15 +155,32 @@ pub trait Controller: std::fmt::Debug + Send {
     fn on_timer(&mut self, _w: &mut Window, _f: &FlowState) {}
 }
 
-/// How a registered controller is made.
+/// How a registered controller is made: from its own settings, the table
+/// `[transport.<name>]` named as its protocol.
 pub trait Build: Controller + Sized {
-    fn new(t: &TransportSpec) -> Self;
+    /// The table's keys ([`NoSettings`] for none).
+    type Settings: DeserializeOwned + Default + Clone + std::fmt::Debug + PartialEq;
+    /// Flat keys of `[transport]` that moved into the table: (old, new).
+    const MOVED: &'static [(&'static str, &'static str)] = &[];
+
+    fn new(s: &Self::Settings) -> Self;
+
+    /// Check the settings' ranges: the key in the table and the reason.
+    fn check(_s: &Self::Settings) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
 }
 
-/// The registry: `Variant(Type)`, one line per controller; the variant's
-/// snake-case name is what `protocol` is written as.
+/// The settings of a controller without any: an empty table.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NoSettings {}
+
+/// The registry: `name: Variant(Type)`, one line per controller; `name`
+/// (the variant's snake-case name) is what `protocol` is written as and
+/// names its table of settings, `[transport.<name>]`.
 macro_rules! controllers {
-    ($d:tt; $($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+    ($d:tt; $($(#[$doc:meta])* $name:ident: $variant:ident($ty:ty),)*) => {
         /// `transport.protocol`: the registered congestion controllers, all
         /// running on the one TCP machine in [`crate::tcp`].
         #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames)]
@@ -174,8 +194,37 @@ macro_rules! controllers {
         pub enum Cc { $($variant($ty),)* Plugged(Box<dyn Controller>), }
 
         impl Cc {
-            pub fn new(protocol: Protocol, t: &TransportSpec) -> Cc {
-                match protocol { $(Protocol::$variant => Cc::$variant(<$ty as Build>::new(t)),)* }
+            pub fn new(protocol: Protocol, s: &CcSettings) -> Cc {
+                match protocol { $(Protocol::$variant => Cc::$variant(<$ty as Build>::new(&s.$name)),)* }
+            }
+        }
+
+        /// Every registered controller's settings, each from its own table
+        /// `[transport.<name>]`.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct CcSettings { $(pub $name: <$ty as Build>::Settings,)* }
+
+        impl CcSettings {
+            /// Take the controllers' tables out of `[transport]`'s `keys`,
+            /// parsed and checked. A flat key that moved into a table is
+            /// refused, naming its new place.
+            pub fn take(keys: &mut Map<String, Value>) -> Result<CcSettings, ScenarioError> {
+                $(for (old, new) in <$ty as Build>::MOVED {
+                    if keys.contains_key(*old) {
+                        return Err(ScenarioError::new(
+                            format!("transport.{old}"),
+                            format!("moved to [transport.{}] {new}", stringify!($name)),
+                        ));
+                    }
+                })*
+                let mut s = CcSettings::default();
+                $(if let Some(v) = keys.remove(stringify!($name)) {
+                    let at = concat!("transport.", stringify!($name));
+                    s.$name = parse_at(v, at)?;
+                    <$ty as Build>::check(&s.$name)
+                        .map_err(|(k, m)| ScenarioError::new(format!("{at}.{k}"), m))?;
+                })*
+                Ok(s)
             }
         }
 
@@ -191,17 +240,17 @@ macro_rules! controllers {
 controllers! { $;
     /// Loss-based TCP NewReno (RFC 5681, RFC 6582); not ECN-capable.
     #[default]
-    Newreno(NewReno),
+    newreno: Newreno(NewReno),
     /// NewReno with RFC 3168 ECN: halve once per window on ECE.
-    Ecn(Ecn),
+    ecn: Ecn(Ecn),
     /// DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257).
-    Dctcp(Dctcp),
+    dctcp: Dctcp(Dctcp),
     /// D²TCP (Vamanan et al., SIGCOMM 2012): deadline-aware DCTCP.
-    D2tcp(D2tcp),
+    d2tcp: D2tcp(D2tcp),
     /// L²DCT (Munir et al., INFOCOM 2013): least-attained-service DCTCP.
-    L2dct(L2dct),
+    l2dct: L2dct(L2dct),
     /// pFabric's host transport (Alizadeh et al., SIGCOMM 2013).
-    Pfabric(Pfabric),
+    pfabric: Pfabric(Pfabric),
 }
 
 impl Protocol {

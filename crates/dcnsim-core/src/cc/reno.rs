@@ -2,14 +2,15 @@
 //! counting acknowledged bytes, RFC 3465 with limit L = 2 SMSS); its loss
 //! reactions are the [`Controller`] defaults.
 
-use super::{Build, Controller, Window};
-use crate::tcp::TransportSpec;
+use super::{Build, Controller, NoSettings, Window};
 
 #[derive(Clone, Debug)]
 pub struct NewReno;
 
 impl Build for NewReno {
-    fn new(_t: &TransportSpec) -> NewReno {
+    type Settings = NoSettings;
+
+    fn new(_s: &NoSettings) -> NewReno {
         NewReno
     }
 }

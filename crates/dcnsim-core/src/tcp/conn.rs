@@ -52,7 +52,7 @@ pub type MakeController = Arc<dyn Fn() -> Box<dyn Controller> + Send + Sync>;
 impl Params {
     /// The parameters of `protocol`'s connections under `t`.
     pub fn new(protocol: Protocol, t: &TransportSpec) -> Arc<Params> {
-        Params::with(&Cc::new(protocol, t), None, t)
+        Params::with(&Cc::new(protocol, &t.cc), None, t)
     }
 
     /// The parameters of connections whose controllers `make` makes (a
@@ -192,7 +192,7 @@ impl Conn {
         let mss = t.mss.0 as u32;
         let cc = match &p.plug {
             Some(make) => Cc::Plugged(make()),
-            None => Cc::new(protocol, t),
+            None => Cc::new(protocol, &t.cc),
         };
         Conn {
             size,

@@ -393,8 +393,8 @@ fn ecn_halves_once_per_window_and_the_receiver_latches_ece_until_cwr() {
 fn pfabric_times_out_at_a_fixed_rto_then_probes_with_one_byte() {
     let mut t = spec();
     t.protocol = Protocol::Pfabric;
-    t.pfabric.rto = Time::from_us(500);
-    t.pfabric.probe_after = 3;
+    t.cc.pfabric.rto = Time::from_us(500);
+    t.cc.pfabric.probe_after = 3;
     let mut p = Pipe::new(100_000, &t);
     // Drop every data-direction transmission between 0.3 ms and 5 ms.
     p.run(&mut |_, s, now| {
