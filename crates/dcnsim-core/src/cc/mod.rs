@@ -1,6 +1,6 @@
 //! Congestion controllers: how a sender's window starts, grows and reacts.
 //!
-//! The TCP machine ([`crate::tcp`]) owns sequence space, loss detection and
+//! The TCP machine (`tcp/`) owns sequence space, loss detection and
 //! timers; a controller owns the reactions ([`Controller`]): the initial
 //! window, growth on ACKs, the cut on ECE and its floor, the reaction to the
 //! duplicate-ACK threshold (or none: no fast retransmit), the timeout reaction,
@@ -143,7 +143,7 @@ pub trait Controller: std::fmt::Debug + Send {
     }
 
     /// When this controller's own timer expires, if it runs. The connection
-    /// takes it into its one deadline ([`crate::tcp::Conn::next_deadline`])
+    /// takes it into its one deadline (`Conn::next_deadline` in `tcp/`)
     /// while it is not done, and calls [`Controller::on_timer`] once it has
     /// come; the connection then sends what the window allows.
     fn deadline(&self) -> Option<Time> {
@@ -153,6 +153,20 @@ pub trait Controller: std::fmt::Debug + Send {
     /// The deadline of [`Controller::deadline`] has come (`f.now` at or after
     /// it); the controller must move or clear it.
     fn on_timer(&mut self, _w: &mut Window, _f: &FlowState) {}
+
+    /// In-band feedback (BOTCP's buffer-occupancy option, seed §4.1): the
+    /// value every segment of the flow carries in the packet's 4-byte
+    /// option when it leaves, or none (no option, no bytes, no work).
+    /// Switches may rewrite it on the way; the receiver echoes it back (the
+    /// rule: `tcp/receiver.rs`) and [`Controller::on_feedback`] gets the echo.
+    /// Asked once, when the protocol's connection parameters are made.
+    fn inband_option(&self) -> Option<u32> {
+        None
+    }
+
+    /// An ACK of an open connection echoed `value`, the option's value as
+    /// the receiver got it (called before the ACK's sends).
+    fn on_feedback(&mut self, _w: &mut Window, _value: u32, _f: &FlowState) {}
 }
 
 /// How a registered controller is made: from its own settings, the table
@@ -182,7 +196,7 @@ pub struct NoSettings {}
 macro_rules! controllers {
     ($d:tt; $($(#[$doc:meta])* $name:ident: $variant:ident($ty:ty),)*) => {
         /// `transport.protocol`: the registered congestion controllers, all
-        /// running on the one TCP machine in [`crate::tcp`].
+        /// running on the one TCP machine in `tcp/`.
         #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames)]
         #[serde(rename_all = "snake_case")]
         #[strum(serialize_all = "snake_case")]
@@ -309,6 +323,12 @@ impl Cc {
     }
     pub fn alpha(&self) -> f64 {
         each!(self, c => c.alpha())
+    }
+    pub fn inband_option(&self) -> Option<u32> {
+        each!(self, c => c.inband_option())
+    }
+    pub fn on_feedback(&mut self, w: &mut Window, value: u32, f: &FlowState) {
+        each!(self, c => c.on_feedback(w, value, f))
     }
     #[inline]
     pub fn deadline(&self) -> Option<Time> {

@@ -97,11 +97,27 @@ impl Simulation {
     /// Run the flows of `protocol` with controllers `make` makes instead of
     /// the registered one: a controller a Rust program declares, as
     /// [`Simulation::attach_agent`] attaches a switch agent. Call it before
-    /// [`Simulation::run`].
+    /// [`Simulation::run`]: the connections of flows the scenario lists,
+    /// made already, are made again with it.
     pub fn plug_controller(&mut self, protocol: Protocol, make: MakeController) {
+        let params = Params::plugged(make, &self.transport);
         self.params.retain(|(p, _)| *p != protocol);
-        self.params
-            .push((protocol, Params::plugged(make, &self.transport)));
+        self.params.push((protocol, params.clone()));
+        for f in self
+            .flows
+            .iter_mut()
+            .filter(|f| f.conn.protocol == protocol)
+        {
+            let c = &f.conn;
+            f.conn = Conn::new(
+                c.size,
+                c.start,
+                c.deadline,
+                protocol,
+                &self.transport,
+                params.clone(),
+            );
+        }
     }
 
     /// Open a flow; returns its id (its record's index).
@@ -257,9 +273,11 @@ impl Simulation {
                     - pkt.tcp.sack.option_bytes(),
                 ect: pkt.ecn != NOT_ECT,
                 prio: pkt.prio,
+                option: None,
             },
             sent: pkt.sent,
             ce: pkt.ecn == CE,
+            option: pkt.option,
         };
         let completed = self.drive(id, |conn, now, segs| {
             if to_receiver {
@@ -293,6 +311,9 @@ impl Simulation {
             pkt.class = f.class;
             pkt.prio = seg.prio;
             pkt.tcp = seg.hdr;
+            if let Some(value) = seg.option {
+                pkt.set_option(value);
+            }
             self.flows[id as usize].in_network += 1;
             self.send(pkt, !seg.to_receiver);
         }

@@ -41,6 +41,9 @@ pub struct Params {
     pub(super) precise_echo: bool,
     pub(super) prio: PrioScheme,
     pub(super) pacing: bool,
+    /// The in-band option's value segments leave with, if the controller
+    /// asked for one ([`crate::cc::Controller::inband_option`]).
+    pub(super) option: Option<u32>,
     /// What makes a plugged controller ([`Params::plugged`]).
     plug: Option<MakeController>,
 }
@@ -85,6 +88,7 @@ impl Params {
             precise_echo: cc.precise_echo(),
             prio: t.priority,
             pacing: t.pacing,
+            option: cc.inband_option(),
             plug,
         })
     }
@@ -169,6 +173,10 @@ pub struct Conn {
     pub(super) unacked_segments: u32,
     /// The receiver has sent its FIN.
     pub(super) fin_sent: bool,
+    /// The in-band option's value to echo on the next ACK, and whether one
+    /// arrived since the last ACK (see `receiver.rs`).
+    pub(super) echo: Option<u32>,
+    pub(super) echo_fresh: bool,
     /// When the delayed-ACK timer expires, if it runs.
     pub(super) delack_at: Option<Time>,
     /// When the receiver first had every data byte.
@@ -247,6 +255,8 @@ impl Conn {
             ece: false,
             unacked_segments: 0,
             fin_sent: false,
+            echo: None,
+            echo_fresh: false,
             delack_at: None,
             completed_at: None,
             closed_at: None,
@@ -323,9 +333,12 @@ impl Conn {
         }
     }
 
-    pub(super) fn emit(&mut self, out: &mut Vec<Seg>, seg: Seg) {
+    pub(super) fn emit(&mut self, out: &mut Vec<Seg>, mut seg: Seg) {
         self.stats.packets_sent += 1;
         self.host_queued += u32::from(seg.to_receiver);
+        if self.p.option.is_some() {
+            self.carry_option(&mut seg);
+        }
         out.push(seg);
     }
 

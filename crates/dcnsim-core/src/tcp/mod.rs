@@ -106,6 +106,12 @@ pub struct Seg {
     /// payload: SYN, SYN-ACK, ACKs and FINs carry no data a switch could trade
     /// off, are 40 B, and losing one costs a whole timeout.
     pub prio: u64,
+    /// The in-band option its packet carries ([`crate::packet::Packet::option`],
+    /// 4 bytes on the wire), when the flow's controller asked for one
+    /// ([`crate::cc::Controller::inband_option`]): every segment of the flow,
+    /// either way, leaves with the controller's value and switches may
+    /// rewrite it on the way.
+    pub option: Option<u32>,
 }
 
 impl Seg {
@@ -120,10 +126,12 @@ impl Seg {
                 flags,
                 ts_echo,
                 sack: Sack::default(),
+                echo: None,
             },
             payload: 0,
             ect: false,
             prio: 0,
+            option: None,
         }
     }
 }
@@ -136,6 +144,8 @@ pub struct Arrival {
     pub sent: Time,
     /// Marked Congestion Experienced on the way.
     pub ce: bool,
+    /// The in-band option as it arrived (switches may have rewritten it).
+    pub option: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,19 @@
 //! The receiver: cumulative ACKs, out-of-order ranges, delayed ACKs
 //! (RFC 5681 §4.2), SACK and D-SACK blocks (RFC 2018 §4, RFC 2883 §4) and
-//! the ECN echo (RFC 3168; DCTCP's two-state rule, RFC 8257 §3.2).
+//! the ECN echo (RFC 3168; DCTCP's two-state rule, RFC 8257 §3.2) and the
+//! in-band option's echo.
+//!
+//! **The option's echo.** When the flow's controller asks for the in-band
+//! option, every segment of the flow carries it, each way, with the
+//! controller's value; switches may rewrite it on the way (BOTCP's stamp).
+//! The receiver echoes what arrives in `TcpHeader::echo` of its ACKs (the
+//! option's fourth octet in BOTCP, seed §4.1; kept apart from the option
+//! itself, which switches on the reverse path stamp in turn): **the largest
+//! value that arrived since its last ACK**, or, when none did, the last one
+//! it echoed. With an ACK per segment this is BOTCP's per-packet echo; with
+//! delayed ACKs (one ACK for two segments) the larger of the two, so the
+//! worst congestion either saw reaches the sender rather than whichever
+//! came last (the seed echoes per packet and does not say).
 
 use super::recovery::insert_range;
 use super::{Arrival, Conn, Seg, ACK, CWR, ECE, FIN, SYN};
@@ -12,6 +25,14 @@ impl Conn {
     /// completed the data (the flow's completion time).
     pub fn on_receiver_arrival(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) -> bool {
         let seg = a.seg;
+        if let Some(value) = a.option {
+            self.echo = if self.echo_fresh {
+                self.echo.max(Some(value))
+            } else {
+                Some(value)
+            };
+            self.echo_fresh = true;
+        }
         if seg.hdr.flags & SYN != 0 {
             self.rcv_nxt = self.rcv_nxt.max(1);
             self.last_ack_sent = self.rcv_nxt;
@@ -155,5 +176,15 @@ impl Conn {
             sack.push(self.rcv_nxt, s, e);
         }
         sack
+    }
+
+    /// A segment of a flow with the in-band option leaves: it carries the
+    /// controller's value, and one of the receiver's carries the echo.
+    pub(super) fn carry_option(&mut self, seg: &mut Seg) {
+        seg.option = self.p.option;
+        if !seg.to_receiver {
+            seg.hdr.echo = self.echo;
+            self.echo_fresh = false;
+        }
     }
 }

@@ -70,10 +70,12 @@ impl Conn {
                     flags: flags | cwr,
                     ts_echo: NO_TS,
                     sack: Sack::default(),
+                    echo: None,
                 },
                 payload,
                 ect: self.p.ecn && payload > 0,
                 prio,
+                option: None,
             },
         );
         let end = seq + u64::from(payload) + u64::from(flags & FIN != 0);
@@ -335,6 +337,10 @@ impl Conn {
         }
         if self.rack.is_some() {
             self.rack_on_ack(now, ack, una_before, dsack, left_recovery, &seg);
+        }
+        if let Some(value) = seg.hdr.echo {
+            let fs = self.flow_state(now);
+            self.cc.on_feedback(&mut self.win, value, &fs);
         }
         if seg.hdr.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
             // The receiver's FIN: acknowledge it and close.

@@ -106,7 +106,12 @@ impl Pipe {
             if next_pkt == Some(t) {
                 let Reverse((_, _, i)) = self.queue.pop().unwrap();
                 let (seg, sent, ce) = self.segs[i];
-                let a = Arrival { seg, sent, ce };
+                let a = Arrival {
+                    seg,
+                    sent,
+                    ce,
+                    option: seg.option,
+                };
                 if seg.to_receiver {
                     self.conn.on_receiver_arrival(t, &a, &mut out);
                 } else {
@@ -335,6 +340,7 @@ fn the_mss_can_change_mid_connection() {
         seg: Seg::control(false, 1, 2001, ACK, Time::ZERO),
         sent: Time::ZERO,
         ce: false,
+        option: None,
     };
     out.clear();
     p.conn.on_sender_arrival(Time::from_us(50), &ack, &mut out);
@@ -519,6 +525,7 @@ fn ack(conn: &mut Conn, ack: u64, at_us: u64) -> Vec<Seg> {
         seg: Seg::control(false, 1, ack, ACK, NO_TS),
         sent: Time::ZERO,
         ce: false,
+        option: None,
     };
     let mut out = Vec::new();
     conn.on_sender_arrival(Time::from_us(at_us), &a, &mut out);
@@ -936,6 +943,7 @@ fn ack_with(conn: &mut Conn, ack: u64, at: Time, ts_echo: Time, sack: &[(u64, u6
         seg,
         sent: Time::ZERO,
         ce: false,
+        option: None,
     };
     let mut out = Vec::new();
     conn.on_sender_arrival(at, &a, &mut out);
@@ -1197,4 +1205,83 @@ fn a_controllers_own_timer_is_the_connections_deadline_and_is_called_on_time() {
     assert_eq!(*called.lock().unwrap(), [Time::from_us(5)]);
     assert_eq!(seqs(&out), [1001, 2001, 3001], "the window it opened");
     assert_eq!(conn.next_deadline(), conn.rto_at, "its timer is cleared");
+}
+
+/// A controller that asks for the in-band option (leaving with 0) and keeps
+/// the values ACKs echo.
+#[derive(Debug)]
+struct Listens {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u32>>>,
+}
+
+impl crate::cc::Controller for Listens {
+    fn inband_option(&self) -> Option<u32> {
+        Some(0)
+    }
+
+    fn on_feedback(&mut self, _w: &mut Window, value: u32, _f: &crate::cc::FlowState) {
+        self.seen.lock().unwrap().push(value);
+    }
+}
+
+/// The option on the pipe: data leaves with the controller's value, the
+/// pipe rewrites it (7, 3, then 2), and with delayed ACKs the receiver
+/// echoes the largest value since its last ACK (7 on the ACK of the first
+/// two segments, 2 on the delayed ACK of the third); the reverse path's
+/// stamp on the ACKs' own option (100) is not what the sender sees.
+#[test]
+fn the_receiver_echoes_the_largest_option_since_its_last_ack_to_the_controller() {
+    let (plain, out) = opened(10_000, &spec());
+    assert!(out
+        .iter()
+        .all(|s| s.option.is_none() && s.hdr.echo.is_none()));
+    drop(plain);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let make: MakeController = std::sync::Arc::new(move || Box::new(Listens { seen: s.clone() }));
+    let t = TransportSpec {
+        init_cwnd: 3,
+        handshake: false,
+        host_queue_limit: 1000,
+        delayed_ack: true,
+        ..spec()
+    };
+    let mut conn = Conn::new(
+        100_000,
+        Time::ZERO,
+        None,
+        t.protocol,
+        &t,
+        Params::plugged(make, &t),
+    );
+    let mut out = Vec::new();
+    conn.open(Time::ZERO, &mut out);
+    assert_eq!(seqs(&out), [1, 1001, 2001]);
+    assert!(out.iter().all(|s| s.option == Some(0)));
+    let mut acks = Vec::new();
+    for (i, (seg, stamp)) in out.iter().zip([7, 3, 2]).enumerate() {
+        let a = Arrival {
+            seg: *seg,
+            sent: Time::ZERO,
+            ce: false,
+            option: Some(stamp),
+        };
+        conn.on_receiver_arrival(Time::from_us(10 + i as u64), &a, &mut acks);
+    }
+    assert_eq!(acks.len(), 1, "one ACK for two full segments");
+    assert_eq!((acks[0].hdr.ack, acks[0].hdr.echo), (2001, Some(7)));
+    assert_eq!(acks[0].option, Some(0), "ACKs carry the option too");
+    let delack = conn.delack_at.expect("the third segment waits");
+    conn.on_timer(delack, &mut acks);
+    assert_eq!((acks[1].hdr.ack, acks[1].hdr.echo), (3001, Some(2)));
+    for (i, ack) in acks.iter().enumerate() {
+        let a = Arrival {
+            seg: *ack,
+            sent: Time::ZERO,
+            ce: false,
+            option: Some(100),
+        };
+        conn.on_sender_arrival(delack + Time::from_us(i as u64), &a, &mut Vec::new());
+    }
+    assert_eq!(*seen.lock().unwrap(), [7, 2]);
 }
