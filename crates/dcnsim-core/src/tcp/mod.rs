@@ -54,8 +54,10 @@
 //! paces as Linux does.
 //!
 //! The connection emits [`Seg`]ments into a buffer the simulation turns into
-//! packets, and asks for timers through `rto_at`, `delack_at`, `pace_at`,
-//! `reo_at` and `tlp_at`.
+//! packets, and shows the simulation one deadline, its earliest timer's
+//! ([`Conn::next_deadline`]), calling [`Conn::on_timer`] when it comes. With a
+//! controller that asks for it, its segments carry the in-band option and the
+//! receiver echoes it back to the controller (`receiver.rs`).
 //!
 //! Rooms: `conn.rs` (the state and [`Params`]), `sender.rs`, `receiver.rs`,
 //! `recovery.rs` (undo, the SACK scoreboard and RFC 6675, RACK's per-ACK
