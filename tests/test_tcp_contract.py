@@ -382,7 +382,7 @@ def test_flow_trace_shows_dctcp_alpha():
     trace = run_checked(scenario).traces["flows"]
     alpha = trace["alpha"]
     assert alpha.notna().all() and alpha.between(0, 1).all()
-    assert alpha.iloc[0] == 1.0  # dctcp_alpha_init
+    assert alpha.iloc[0] == 1.0  # [transport.dctcp] alpha_init
     assert alpha.min() < 1.0  # it decays once windows go by without full marking
 
 

@@ -33,16 +33,9 @@ pub enum Event {
     HostSend(u32),
     /// A TCP flow opens.
     FlowStart(u32),
-    /// A flow's retransmission timer may have expired.
-    Rto(u32),
-    /// A flow's delayed-ACK timer may have expired.
-    DelAck(u32),
-    /// A paced flow may send its next segment.
-    Pace(u32),
-    /// A flow's RACK reordering timer may have expired (RFC 8985 §6.3).
-    Reo(u32),
-    /// A flow's tail loss probe timer may have expired (RFC 8985 §7).
-    Tlp(u32),
+    /// A connection's earliest timer (retransmission, delayed ACK, pacing,
+    /// RACK, its controller's: `tcp::Conn::next_deadline`) may have come.
+    ConnTimer(u32),
     /// A timer an application set (its index among the pending ones).
     AppTimer(u32),
     /// Switch agents emitted packets; send them (at the time they emitted).

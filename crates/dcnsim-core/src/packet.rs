@@ -58,6 +58,13 @@ pub struct TcpHeader {
     pub ts_echo: Time,
     /// SACK blocks of an ACK (RFC 2018).
     pub sack: Sack,
+    /// The in-band option's value the receiver echoes back to the sender
+    /// (BOTCP's fourth octet, seed §4.1), on the segments of a flow whose
+    /// controller asked for the option. It travels in the option's word (no
+    /// bytes of its own) but is kept here, apart from [`Packet::option`],
+    /// since only the ends read it: switches stamping the reverse path
+    /// rewrite `option`, never the echo.
+    pub echo: Option<u32>,
 }
 
 /// The most SACK blocks one ACK carries (RFC 2018 §3: four fit in the 40
@@ -210,6 +217,7 @@ struct Ends {
     ts_echo: Time,
     record: u32,
     option: Option<u32>,
+    echo: Option<u32>,
     flags: u8,
     /// Whether the packet carries SACK blocks (in [`Arena::sacks`]).
     sacked: bool,
@@ -224,6 +232,7 @@ impl Ends {
             ts_echo: p.tcp.ts_echo,
             record: p.record,
             option: p.option,
+            echo: p.tcp.echo,
             flags: p.tcp.flags,
             sacked: !p.tcp.sack.is_empty(),
         }
@@ -352,6 +361,7 @@ impl Arena {
                 ack: e.ack,
                 flags: e.flags,
                 ts_echo: e.ts_echo,
+                echo: e.echo,
                 sack: if e.sacked {
                     self.sacks[i as usize]
                 } else {
@@ -419,6 +429,7 @@ mod tests {
             flags: 0x12,
             ts_echo: Time(4),
             sack: Sack::default(),
+            echo: Some(31),
         };
         assert!(acked
             .tcp

@@ -123,3 +123,61 @@ links = [{a = "a", b = "s"}, {a = "b", b = "s"}]"#,
     let e = error_of(&format!("{STAR}[trace]\nqueues = [\"sw0->host9\"]"));
     assert!(e.starts_with("trace.queues[0]: no port named"), "{e}");
 }
+
+/// Controllers' keys live in their own tables; the old flat keys of
+/// `[transport]` are refused in one line naming the new place, and the
+/// tables' bad values name the key in the table.
+#[test]
+fn controller_settings_are_in_their_tables_and_old_keys_name_the_new_place() {
+    for (old, new) in [
+        (
+            "dctcp_g = 0.1",
+            "transport.dctcp_g: moved to [transport.dctcp] g",
+        ),
+        (
+            "dctcp_alpha_init = 0.5",
+            "transport.dctcp_alpha_init: moved to [transport.dctcp] alpha_init",
+        ),
+        (
+            "d2tcp_d_min = 0.5",
+            "transport.d2tcp_d_min: moved to [transport.d2tcp] d_min",
+        ),
+        (
+            "d2tcp_d_max = 2.0",
+            "transport.d2tcp_d_max: moved to [transport.d2tcp] d_max",
+        ),
+        (
+            "l2dct_w_max = 2.5",
+            "transport.l2dct_w_max: moved to [transport.l2dct] w_max",
+        ),
+        (
+            "l2dct_w_min = 0.1",
+            "transport.l2dct_w_min: moved to [transport.l2dct] w_min",
+        ),
+    ] {
+        assert_eq!(error_of(&format!("{STAR}[transport]\n{old}")), new);
+    }
+    let bad = |table: &str| error_of(&format!("{STAR}[transport.{table}"));
+    assert_eq!(
+        bad("dctcp]\ng = 0"),
+        "transport.dctcp.g: must be in (0, 1], got 0"
+    );
+    assert!(
+        bad("dctcp]\nalpha_init = 2").starts_with("transport.dctcp.alpha_init: must be in [0, 1]")
+    );
+    assert!(
+        bad("d2tcp]\nd_min = 3.0").starts_with("transport.d2tcp.d_min: must be > 0 and ≤ d_max")
+    );
+    assert!(
+        bad("l2dct]\nw_min = 3.0").starts_with("transport.l2dct.w_min: must be > 0 and ≤ w_max")
+    );
+    assert!(bad("l2dct]\ng = 2").starts_with("transport.l2dct.g: must be in (0, 1]"));
+    assert!(bad("pfabric]\nrto = \"0us\"").starts_with("transport.pfabric.rto:"));
+    assert!(bad("dctcp]\ngain = 0.1").starts_with("transport.dctcp.gain: unknown key"));
+    assert!(bad("newreno]\ng = 0.1").starts_with("transport.newreno.g: unknown key"));
+    // A table's keys are taken: a valid one runs.
+    let ok = format!(
+        "{STAR}[transport]\nprotocol = \"d2tcp\"\n[transport.d2tcp]\ng = 0.125\nd_min = 1.0"
+    );
+    assert!(dcnsim_core::Scenario::from_toml_str(&ok).is_ok());
+}

@@ -2,17 +2,20 @@
 //! until CWR, and the sender halves its window (the default cut) at most once
 //! per window of data.
 
-use super::Controller;
-use crate::tcp::TransportSpec;
+use super::{Build, Controller, NoSettings};
 
 #[derive(Clone, Debug)]
 pub struct Ecn;
 
-impl Controller for Ecn {
-    fn new(_t: &TransportSpec) -> Ecn {
+impl Build for Ecn {
+    type Settings = NoSettings;
+
+    fn new(_s: &NoSettings) -> Ecn {
         Ecn
     }
+}
 
+impl Controller for Ecn {
     fn ecn_capable(&self) -> bool {
         true
     }

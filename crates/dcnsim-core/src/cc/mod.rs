@@ -1,16 +1,19 @@
 //! Congestion controllers: how a sender's window starts, grows and reacts.
 //!
-//! The TCP machine ([`crate::tcp`]) owns sequence space, loss detection and
+//! The TCP machine (`tcp/`) owns sequence space, loss detection and
 //! timers; a controller owns the reactions ([`Controller`]): the initial
 //! window, growth on ACKs, the cut on ECE and its floor, the reaction to the
 //! duplicate-ACK threshold (or none: no fast retransmit), the timeout reaction,
 //! the window floor for sending (below one segment with pacing), a fixed
-//! retransmission timeout, probe mode, and a pacing rate. Every hook has
-//! today's TCP behaviour as its default, so a controller states only what it
-//! changes.
+//! retransmission timeout, probe mode, a pacing rate, and a timer of its own
+//! ([`Controller::deadline`]). Every hook has today's TCP behaviour as its
+//! default, so a controller states only what it changes.
 //!
 //! Add a controller by writing one file here that implements [`Controller`]
-//! and adding one line to the `controllers!` registry below.
+//! and [`Build`] (with its settings, the table `[transport.<name>]`) and
+//! adding one line to the `controllers!` registry below. A
+//! Rust program may also run a controller of its own without registering it
+//! ([`Cc::Plugged`]; `Simulation::plug_controller`).
 
 mod d2tcp;
 mod dctcp;
@@ -19,16 +22,18 @@ mod l2dct;
 mod pfabric;
 mod reno;
 
-pub use d2tcp::D2tcp;
-pub use dctcp::Dctcp;
+pub use d2tcp::{D2tcp, D2tcpSpec};
+pub use dctcp::{Dctcp, DctcpSpec};
 pub use ecn::Ecn;
-pub use l2dct::L2dct;
+pub use l2dct::{L2dct, L2dctSpec};
 pub use pfabric::{Pfabric, PfabricSpec};
 pub use reno::NewReno;
 
-use crate::tcp::TransportSpec;
+use crate::error::{parse_at, ScenarioError};
 use crate::units::Time;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 
 /// The sender's window, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,10 +56,8 @@ pub struct FlowState {
     pub deadline: Option<Time>,
 }
 
-/// One controller. Every method but `new` has a default: NewReno's.
-pub trait Controller: Sized {
-    fn new(t: &TransportSpec) -> Self;
-
+/// One controller's reactions. Every method has a default: NewReno's.
+pub trait Controller: std::fmt::Debug + Send {
     /// Data segments are sent ECN-capable (ECT(0)).
     fn ecn_capable(&self) -> bool {
         false
@@ -138,32 +141,111 @@ pub trait Controller: Sized {
     fn alpha(&self) -> f64 {
         f64::NAN
     }
+
+    /// When this controller's own timer expires, if it runs. The connection
+    /// takes it into its one deadline (`Conn::next_deadline` in `tcp/`)
+    /// while it is not done, and calls [`Controller::on_timer`] once it has
+    /// come; the connection then sends what the window allows.
+    fn deadline(&self) -> Option<Time> {
+        None
+    }
+
+    /// The deadline of [`Controller::deadline`] has come (`f.now` at or after
+    /// it); the controller must move or clear it.
+    fn on_timer(&mut self, _w: &mut Window, _f: &FlowState) {}
+
+    /// In-band feedback (BOTCP's buffer-occupancy option, seed §4.1): the
+    /// value every segment of the flow carries in the packet's 4-byte
+    /// option when it leaves, or none (no option, no bytes, no work).
+    /// Switches may rewrite it on the way; the receiver echoes it back (the
+    /// rule: `tcp/receiver.rs`) and [`Controller::on_feedback`] gets the echo.
+    /// Asked once, when the protocol's connection parameters are made.
+    fn inband_option(&self) -> Option<u32> {
+        None
+    }
+
+    /// An ACK of an open connection echoed `value`, the option's value as
+    /// the receiver got it (called before the ACK's sends).
+    fn on_feedback(&mut self, _w: &mut Window, _value: u32, _f: &FlowState) {}
 }
 
-/// The registry: `Variant(Type)`, one line per controller; the variant's
-/// snake-case name is what `protocol` is written as.
+/// How a registered controller is made: from its own settings, the table
+/// `[transport.<name>]` named as its protocol.
+pub trait Build: Controller + Sized {
+    /// The table's keys ([`NoSettings`] for none).
+    type Settings: DeserializeOwned + Default + Clone + std::fmt::Debug + PartialEq;
+    /// Flat keys of `[transport]` that moved into the table: (old, new).
+    const MOVED: &'static [(&'static str, &'static str)] = &[];
+
+    fn new(s: &Self::Settings) -> Self;
+
+    /// Check the settings' ranges: the key in the table and the reason.
+    fn check(_s: &Self::Settings) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+}
+
+/// The settings of a controller without any: an empty table.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NoSettings {}
+
+/// The registry: `name: Variant(Type)`, one line per controller; `name`
+/// (the variant's snake-case name) is what `protocol` is written as and
+/// names its table of settings, `[transport.<name>]`.
 macro_rules! controllers {
-    ($d:tt; $($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+    ($d:tt; $($(#[$doc:meta])* $name:ident: $variant:ident($ty:ty),)*) => {
         /// `transport.protocol`: the registered congestion controllers, all
-        /// running on the one TCP machine in [`crate::tcp`].
+        /// running on the one TCP machine in `tcp/`.
         #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames)]
         #[serde(rename_all = "snake_case")]
         #[strum(serialize_all = "snake_case")]
         pub enum Protocol { $($(#[$doc])* $variant,)* }
 
-        #[derive(Clone, Debug)]
-        pub enum Cc { $($variant($ty),)* }
+        /// A connection's controller: a registered one, or one a Rust
+        /// program plugged in (`Plugged`, called through a pointer).
+        #[derive(Debug)]
+        pub enum Cc { $($variant($ty),)* Plugged(Box<dyn Controller>), }
 
         impl Cc {
-            pub fn new(protocol: Protocol, t: &TransportSpec) -> Cc {
-                match protocol { $(Protocol::$variant => Cc::$variant(<$ty>::new(t)),)* }
+            pub fn new(protocol: Protocol, s: &CcSettings) -> Cc {
+                match protocol { $(Protocol::$variant => Cc::$variant(<$ty as Build>::new(&s.$name)),)* }
+            }
+        }
+
+        /// Every registered controller's settings, each from its own table
+        /// `[transport.<name>]`.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct CcSettings { $(pub $name: <$ty as Build>::Settings,)* }
+
+        impl CcSettings {
+            /// Take the controllers' tables out of `[transport]`'s `keys`,
+            /// parsed and checked. A flat key that moved into a table is
+            /// refused, naming its new place.
+            pub fn take(keys: &mut Map<String, Value>) -> Result<CcSettings, ScenarioError> {
+                $(for (old, new) in <$ty as Build>::MOVED {
+                    if keys.contains_key(*old) {
+                        return Err(ScenarioError::new(
+                            format!("transport.{old}"),
+                            format!("moved to [transport.{}] {new}", stringify!($name)),
+                        ));
+                    }
+                })*
+                let mut s = CcSettings::default();
+                $(if let Some(v) = keys.remove(stringify!($name)) {
+                    let at = concat!("transport.", stringify!($name));
+                    s.$name = parse_at(v, at)?;
+                    <$ty as Build>::check(&s.$name)
+                        .map_err(|(k, m)| ScenarioError::new(format!("{at}.{k}"), m))?;
+                })*
+                Ok(s)
             }
         }
 
         /// Forward a [`Controller`] call to the variant.
         macro_rules! each {
             ($d cc:expr, $d c:ident => $d call:expr) => {
-                match $d cc { $(Cc::$variant($d c) => $d call,)* }
+                match $d cc { $(Cc::$variant($d c) => $d call,)* Cc::Plugged($d c) => $d call, }
             };
         }
     };
@@ -172,17 +254,17 @@ macro_rules! controllers {
 controllers! { $;
     /// Loss-based TCP NewReno (RFC 5681, RFC 6582); not ECN-capable.
     #[default]
-    Newreno(NewReno),
+    newreno: Newreno(NewReno),
     /// NewReno with RFC 3168 ECN: halve once per window on ECE.
-    Ecn(Ecn),
+    ecn: Ecn(Ecn),
     /// DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257).
-    Dctcp(Dctcp),
+    dctcp: Dctcp(Dctcp),
     /// D²TCP (Vamanan et al., SIGCOMM 2012): deadline-aware DCTCP.
-    D2tcp(D2tcp),
+    d2tcp: D2tcp(D2tcp),
     /// L²DCT (Munir et al., INFOCOM 2013): least-attained-service DCTCP.
-    L2dct(L2dct),
+    l2dct: L2dct(L2dct),
     /// pFabric's host transport (Alizadeh et al., SIGCOMM 2013).
-    Pfabric(Pfabric),
+    pfabric: Pfabric(Pfabric),
 }
 
 impl Protocol {
@@ -241,5 +323,18 @@ impl Cc {
     }
     pub fn alpha(&self) -> f64 {
         each!(self, c => c.alpha())
+    }
+    pub fn inband_option(&self) -> Option<u32> {
+        each!(self, c => c.inband_option())
+    }
+    pub fn on_feedback(&mut self, w: &mut Window, value: u32, f: &FlowState) {
+        each!(self, c => c.on_feedback(w, value, f))
+    }
+    #[inline]
+    pub fn deadline(&self) -> Option<Time> {
+        each!(self, c => c.deadline())
+    }
+    pub fn on_timer(&mut self, w: &mut Window, f: &FlowState) {
+        each!(self, c => c.on_timer(w, f))
     }
 }

@@ -16,8 +16,7 @@
 //! The switch half is [`crate::queue::Pfabric`]; the priority every data
 //! segment carries is `transport.priority` (remaining bytes by default).
 
-use super::{reno, Controller, FlowState, Window};
-use crate::tcp::TransportSpec;
+use super::{reno, Build, Controller, FlowState, Window};
 use crate::units::Time;
 use serde::Deserialize;
 
@@ -46,38 +45,38 @@ impl Default for PfabricSpec {
     }
 }
 
-impl PfabricSpec {
-    /// Check ranges; errors name the key under `transport.pfabric`.
-    pub fn check(&self) -> Result<(), (String, String)> {
-        let bad = |k: &str, m: &str| Err((format!("pfabric.{k}"), m.to_string()));
-        if self.init_cwnd == 0 {
+#[derive(Clone, Debug)]
+pub struct Pfabric {
+    spec: PfabricSpec,
+}
+
+impl Build for Pfabric {
+    type Settings = PfabricSpec;
+
+    fn new(s: &PfabricSpec) -> Pfabric {
+        Pfabric { spec: s.clone() }
+    }
+
+    /// Ranges; errors name the key in `[transport.pfabric]`.
+    fn check(s: &PfabricSpec) -> Result<(), (&'static str, String)> {
+        let bad = |k: &'static str, m: &str| Err((k, m.to_string()));
+        if s.init_cwnd == 0 {
             return bad("init_cwnd", "must be at least 1 packet");
         }
-        if self.max_cwnd < self.init_cwnd {
+        if s.max_cwnd < s.init_cwnd {
             return bad("max_cwnd", "must be at least init_cwnd");
         }
-        if self.rto == Time::ZERO {
+        if s.rto == Time::ZERO {
             return bad("rto", "must be above 0 (the reference: 45us at 10 Gbps)");
         }
-        if self.probe_after == 0 {
+        if s.probe_after == 0 {
             return bad("probe_after", "must be at least 1 timeout");
         }
         Ok(())
     }
 }
 
-#[derive(Clone, Debug)]
-pub struct Pfabric {
-    spec: PfabricSpec,
-}
-
 impl Controller for Pfabric {
-    fn new(t: &TransportSpec) -> Pfabric {
-        Pfabric {
-            spec: t.pfabric.clone(),
-        }
-    }
-
     fn initial_window(&self, _init_cwnd: u32, mss: f64) -> f64 {
         f64::from(self.spec.init_cwnd) * mss
     }
@@ -121,7 +120,7 @@ mod tests {
 
     #[test]
     fn starts_at_a_bdp_grows_to_the_cap_and_halves_into_slow_start_on_timeout() {
-        let mut p = Pfabric::new(&TransportSpec::default());
+        let mut p = Pfabric::new(&PfabricSpec::default());
         let mss = 1460.0;
         let mut w = Window {
             cwnd: p.initial_window(10, mss),

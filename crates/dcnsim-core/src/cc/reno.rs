@@ -2,17 +2,20 @@
 //! counting acknowledged bytes, RFC 3465 with limit L = 2 SMSS); its loss
 //! reactions are the [`Controller`] defaults.
 
-use super::{Controller, Window};
-use crate::tcp::TransportSpec;
+use super::{Build, Controller, NoSettings, Window};
 
 #[derive(Clone, Debug)]
 pub struct NewReno;
 
-impl Controller for NewReno {
-    fn new(_t: &TransportSpec) -> NewReno {
+impl Build for NewReno {
+    type Settings = NoSettings;
+
+    fn new(_s: &NoSettings) -> NewReno {
         NewReno
     }
 }
+
+impl Controller for NewReno {}
 
 /// Grow `w` for `acked` bytes; `gain` scales congestion avoidance's one
 /// segment per round trip (1 for Reno; L²DCT's k).

@@ -1,16 +1,16 @@
 //! The TCP host stacks: connections opened by applications, their segments
 //! turned into packets (one header, [`crate::packet::TcpHeader`]), their
-//! timers (retransmission, delayed ACK, pacing, RACK reordering, tail loss
-//! probe), ICMP next-hop MTU messages
-//! reaching a sender, and what is recorded about each flow.
+//! one timer event ([`Event::ConnTimer`] for [`Conn::next_deadline`]), ICMP
+//! next-hop MTU messages reaching a sender, and what is recorded about each
+//! flow.
 
 use super::Simulation;
 use crate::app::Origin;
 use crate::cc::Protocol;
-use crate::engine::{Event, EventQueue};
+use crate::engine::Event;
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
-use crate::tcp::{Arrival, Conn, Outcome, Params, Seg, MIN_MSS};
+use crate::tcp::{Arrival, Conn, MakeController, Outcome, Params, Seg, MIN_MSS};
 use crate::units::Time;
 
 /// IP protocol number of TCP and the well-known port flows connect to.
@@ -64,22 +64,8 @@ pub struct Flow {
     /// Packets naming this connection in the network (sent, or emitted by
     /// switches, and neither delivered nor dropped).
     pub in_network: u32,
-    /// Pending timer events (the earliest scheduled, if any).
-    rto_event: Option<Time>,
-    delack_event: Option<Time>,
-    pace_event: Option<Time>,
-    reo_event: Option<Time>,
-    tlp_event: Option<Time>,
-}
-
-/// A connection's timers.
-#[derive(Clone, Copy, Debug)]
-pub enum Timer {
-    Rto,
-    DelAck,
-    Pace,
-    Reo,
-    Tlp,
+    /// The pending timer event (the earliest scheduled, if any).
+    timer_event: Option<Time>,
 }
 
 /// Rows of `flow_trace.parquet`.
@@ -108,6 +94,32 @@ pub struct NewFlow {
 }
 
 impl Simulation {
+    /// Run the flows of `protocol` with controllers `make` makes instead of
+    /// the registered one: a controller a Rust program declares, as
+    /// [`Simulation::attach_agent`] attaches a switch agent. Call it before
+    /// [`Simulation::run`]: the connections of flows the scenario lists,
+    /// made already, are made again with it.
+    pub fn plug_controller(&mut self, protocol: Protocol, make: MakeController) {
+        let params = Params::plugged(make, &self.transport);
+        self.params.retain(|(p, _)| *p != protocol);
+        self.params.push((protocol, params.clone()));
+        for f in self
+            .flows
+            .iter_mut()
+            .filter(|f| f.conn.protocol == protocol)
+        {
+            let c = &f.conn;
+            f.conn = Conn::new(
+                c.size,
+                c.start,
+                c.deadline,
+                protocol,
+                &self.transport,
+                params.clone(),
+            );
+        }
+    }
+
     /// Open a flow; returns its id (its record's index).
     pub(super) fn open_flow(&mut self, f: NewFlow) -> u32 {
         self.let_go();
@@ -139,11 +151,7 @@ impl Simulation {
             hash_rev: five_tuple_hash(f.dst, f.src, TCP_PORT, sport, TCP),
             traced: self.traced_flows.contains(&id),
             in_network: 0,
-            rto_event: None,
-            delack_event: None,
-            pace_event: None,
-            reo_event: None,
-            tlp_event: None,
+            timer_event: None,
         };
         let slot = match self.free_slots.pop() {
             Some(slot) => {
@@ -221,15 +229,7 @@ impl Simulation {
             }
             let f = &self.flows[slot as usize];
             let record = &mut self.records[f.id as usize];
-            let idle = [
-                f.rto_event,
-                f.delack_event,
-                f.pace_event,
-                f.reo_event,
-                f.tlp_event,
-            ]
-            .iter()
-            .all(Option::is_none);
+            let idle = f.timer_event.is_none();
             let live = matches!(record.kept, Kept::Live(s) if s == slot);
             if live && idle && f.in_network == 0 && f.conn.is_done() {
                 record.kept = Kept::Ended(f.conn.outcome());
@@ -273,9 +273,11 @@ impl Simulation {
                     - pkt.tcp.sack.option_bytes(),
                 ect: pkt.ecn != NOT_ECT,
                 prio: pkt.prio,
+                option: None,
             },
             sent: pkt.sent,
             ce: pkt.ecn == CE,
+            option: pkt.option,
         };
         let completed = self.drive(id, |conn, now, segs| {
             if to_receiver {
@@ -309,12 +311,15 @@ impl Simulation {
             pkt.class = f.class;
             pkt.prio = seg.prio;
             pkt.tcp = seg.hdr;
+            if let Some(value) = seg.option {
+                pkt.set_option(value);
+            }
             self.flows[id as usize].in_network += 1;
             self.send(pkt, !seg.to_receiver);
         }
         segs.clear();
         self.segs = segs;
-        self.sync_timers(id);
+        self.sync_timer(id);
         let f = &self.flows[id as usize];
         if f.traced {
             let c = &f.conn;
@@ -331,34 +336,18 @@ impl Simulation {
         }
     }
 
-    /// Make sure a timer event is pending for each deadline the connection
-    /// has (a pending event for a later time is kept: when it fires early it
-    /// finds nothing to do and re-arms).
-    fn sync_timers(&mut self, id: u32) {
-        /// Schedule `event` at `deadline` unless an event at or before it is
-        /// pending.
-        #[inline(always)]
-        fn arm(
-            events: &mut EventQueue,
-            pending: &mut Option<Time>,
-            deadline: Option<Time>,
-            event: Event,
-        ) {
-            if let Some(t) = deadline {
-                if pending.is_none_or(|e| e > t) {
-                    *pending = Some(t);
-                    events.schedule(t, event);
-                }
+    /// Make sure a timer event is pending for the connection's deadline (a
+    /// pending event for a later time is kept: when it fires early it finds
+    /// nothing to do and re-arms).
+    #[inline]
+    fn sync_timer(&mut self, id: u32) {
+        let f = &mut self.flows[id as usize];
+        if let Some(t) = f.conn.next_deadline() {
+            if f.timer_event.is_none_or(|e| e > t) {
+                f.timer_event = Some(t);
+                self.events.schedule(t, Event::ConnTimer(id));
             }
         }
-        let f = &mut self.flows[id as usize];
-        let c = &f.conn;
-        let q = &mut self.events;
-        arm(q, &mut f.rto_event, c.rto_at, Event::Rto(id));
-        arm(q, &mut f.delack_event, c.delack_at, Event::DelAck(id));
-        arm(q, &mut f.pace_event, c.pace_at, Event::Pace(id));
-        arm(q, &mut f.reo_event, c.reo_at, Event::Reo(id));
-        arm(q, &mut f.tlp_event, c.tlp_at, Event::Tlp(id));
     }
 
     /// An ICMP "fragmentation needed" with next-hop MTU `mtu` reached flow
@@ -387,33 +376,20 @@ impl Simulation {
         }
     }
 
-    /// A timer event of flow `id`: expire the timer if its deadline has come,
-    /// else re-arm it. Returns whether the timer expired.
-    pub(super) fn timer_fired(&mut self, id: u32, timer: Timer) -> bool {
+    /// The timer event of flow `id`: run the timers whose deadlines have
+    /// come, else re-arm. Returns whether one had come.
+    pub(super) fn timer_fired(&mut self, id: u32) -> bool {
         let now = self.now();
         let f = &mut self.flows[id as usize];
-        let (pending, deadline) = match timer {
-            Timer::Rto => (&mut f.rto_event, f.conn.rto_at),
-            Timer::DelAck => (&mut f.delack_event, f.conn.delack_at),
-            Timer::Pace => (&mut f.pace_event, f.conn.pace_at),
-            Timer::Reo => (&mut f.reo_event, f.conn.reo_at),
-            Timer::Tlp => (&mut f.tlp_event, f.conn.tlp_at),
-        };
-        if *pending == Some(now) {
-            *pending = None;
+        if f.timer_event == Some(now) {
+            f.timer_event = None;
         }
-        if deadline.is_none_or(|t| t > now) {
-            self.sync_timers(id);
+        if f.conn.next_deadline().is_none_or(|t| t > now) {
+            self.sync_timer(id);
             self.maybe_ending(id);
             return false;
         }
-        self.drive(id, |conn, now, segs| match timer {
-            Timer::Rto => conn.on_rto(now, segs),
-            Timer::DelAck => conn.on_delack(segs),
-            Timer::Pace => conn.on_pace(now, segs),
-            Timer::Reo => conn.on_reo(now, segs),
-            Timer::Tlp => conn.on_tlp(now, segs),
-        });
+        self.drive(id, |conn, now, segs| conn.on_timer(now, segs));
         self.maybe_ending(id);
         true
     }

@@ -34,7 +34,7 @@ use crate::tcp::{Params, Seg, TransportSpec};
 use crate::traffic::Stream;
 use crate::units::Time;
 use apps::Apps;
-use hosts::{Flow, FlowRecord, FlowTraceRows, Timer};
+use hosts::{Flow, FlowRecord, FlowTraceRows};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use records::{ProbeRows, QueueRows};
@@ -184,11 +184,7 @@ impl Simulation {
             self.n.events += 1;
             self.prefetch_ahead();
             let active = match ev {
-                Event::Rto(f) => self.timer_fired(f, Timer::Rto),
-                Event::DelAck(f) => self.timer_fired(f, Timer::DelAck),
-                Event::Pace(f) => self.timer_fired(f, Timer::Pace),
-                Event::Reo(f) => self.timer_fired(f, Timer::Reo),
-                Event::Tlp(f) => self.timer_fired(f, Timer::Tlp),
+                Event::ConnTimer(f) => self.timer_fired(f),
                 ev => {
                     self.dispatch(ev, hosts);
                     true
@@ -245,9 +241,7 @@ impl Simulation {
             Event::AppTimer(t) => self.app_timer(t),
             Event::AgentSend => self.send_emitted(),
             Event::AgentTimer(i) => self.agent_timer(i),
-            Event::Rto(_) | Event::DelAck(_) | Event::Pace(_) | Event::Reo(_) | Event::Tlp(_) => {
-                unreachable!("timers are handled by the loop")
-            }
+            Event::ConnTimer(_) => unreachable!("timers are handled by the loop"),
         }
     }
 

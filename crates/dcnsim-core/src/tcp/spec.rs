@@ -5,7 +5,7 @@
 //! from ([`Profile`]); keys written in the scenario override the profile's.
 
 use super::HEADER;
-use crate::cc::{PfabricSpec, Protocol};
+use crate::cc::{CcSettings, Protocol};
 use crate::error::{parse_at, ScenarioError};
 use crate::packet::MAX_SACK_BLOCKS;
 use crate::units::{Bytes, Capacity, Time};
@@ -90,22 +90,15 @@ pub struct TransportSpec {
     /// queue) before it waits for one to go out: Linux's TCP Small Queues,
     /// which keeps a sender from filling its own NIC queue.
     pub host_queue_limit: u32,
-    /// DCTCP's EWMA gain g and the initial α (RFC 8257 §3.3 starts at 1).
-    pub dctcp_g: f64,
-    pub dctcp_alpha_init: f64,
-    /// D²TCP's bounds on the deadline imminence factor d.
-    pub d2tcp_d_min: f64,
-    pub d2tcp_d_max: f64,
-    /// L²DCT's flow weight, from `l2dct_w_max` down to `l2dct_w_min`.
-    pub l2dct_w_max: f64,
-    pub l2dct_w_min: f64,
     /// What TCP packets carry in `prio`.
     pub priority: PrioScheme,
-    /// pFabric's host parameters (`[transport.pfabric]`).
-    pub pfabric: PfabricSpec,
     /// Pace segments as Linux does (`sch_fq` with `tcp_update_pacing_rate`):
     /// at 2·cwnd/srtt in slow start, 1.2·cwnd/srtt in congestion avoidance.
     pub pacing: bool,
+    /// Each controller's settings, from its table `[transport.<protocol>]`
+    /// (`[transport.dctcp]`, `[transport.pfabric]`, …; [`CcSettings`]).
+    #[serde(skip)]
+    pub cc: CcSettings,
 }
 
 impl Default for TransportSpec {
@@ -134,15 +127,9 @@ impl Default for TransportSpec {
             quick_acks: 0,
             handshake: true,
             host_queue_limit: 4,
-            dctcp_g: 1.0 / 16.0,
-            dctcp_alpha_init: 1.0,
-            d2tcp_d_min: 0.5,
-            d2tcp_d_max: 2.0,
-            l2dct_w_max: 2.5,
-            l2dct_w_min: 0.125,
             priority: PrioScheme::Remaining,
             pacing: false,
-            pfabric: PfabricSpec::default(),
+            cc: CcSettings::default(),
         }
     }
 }
@@ -218,7 +205,11 @@ impl TransportSpec {
         };
         let mut keys = profile.keys();
         keys.extend(given);
-        let spec: TransportSpec = parse_at(Value::Object(keys), "transport")?;
+        let cc = CcSettings::take(&mut keys)?;
+        let spec = TransportSpec {
+            cc,
+            ..parse_at(Value::Object(keys), "transport")?
+        };
         spec.check()
             .map_err(|(k, m)| ScenarioError::new(format!("transport.{k}"), m))?;
         Ok(spec)
@@ -299,25 +290,6 @@ impl TransportSpec {
         if self.dupack_threshold == 0 {
             return bad("dupack_threshold", "must be at least 1".into());
         }
-        if !(self.dctcp_g > 0.0 && self.dctcp_g <= 1.0) {
-            return bad(
-                "dctcp_g",
-                format!("must be in (0, 1], got {}", self.dctcp_g),
-            );
-        }
-        if !(0.0..=1.0).contains(&self.dctcp_alpha_init) {
-            return bad(
-                "dctcp_alpha_init",
-                format!("must be in [0, 1], got {}", self.dctcp_alpha_init),
-            );
-        }
-        if !(self.d2tcp_d_min > 0.0 && self.d2tcp_d_min <= self.d2tcp_d_max) {
-            return bad("d2tcp_d_min", "must be > 0 and ≤ d2tcp_d_max".into());
-        }
-        self.pfabric.check()?;
-        if !(self.l2dct_w_min > 0.0 && self.l2dct_w_min <= self.l2dct_w_max) {
-            return bad("l2dct_w_min", "must be > 0 and ≤ l2dct_w_max".into());
-        }
         Ok(())
     }
 }
@@ -369,6 +341,21 @@ mod tests {
             ns2,
             "FullTcp/Sack is FullTcp with SACK"
         );
+    }
+
+    /// A controller's table reaches its settings; the rest keep defaults.
+    #[test]
+    fn controller_tables_are_their_settings() {
+        let t = TransportSpec::from_value(json!({
+            "protocol": "d2tcp", "d2tcp": {"g": 0.125, "d_max": 3.0}, "pfabric": {"max_cwnd": 30}
+        }))
+        .unwrap();
+        assert_eq!(
+            (t.cc.d2tcp.g, t.cc.d2tcp.d_max, t.cc.d2tcp.d_min),
+            (0.125, 3.0, 0.5)
+        );
+        assert_eq!(t.cc.pfabric.max_cwnd, 30);
+        assert_eq!(t.cc.dctcp, Default::default());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! transmissions.
 
 use super::*;
+use crate::cc::Window;
 use crate::units::Capacity;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -94,9 +95,7 @@ impl Pipe {
         self.send(std::mem::take(&mut out), fate);
         for _ in 0..1_000_000 {
             let next_pkt = self.queue.peek().map(|r| r.0 .0);
-            let c = &self.conn;
-            let timers = [c.rto_at, c.delack_at, c.pace_at, c.reo_at, c.tlp_at];
-            let next_timer = timers.iter().flatten().min().copied();
+            let next_timer = self.conn.next_deadline();
             let t = match (next_pkt, next_timer) {
                 (None, None) => return,
                 (Some(p), Some(tm)) => p.min(tm),
@@ -107,22 +106,19 @@ impl Pipe {
             if next_pkt == Some(t) {
                 let Reverse((_, _, i)) = self.queue.pop().unwrap();
                 let (seg, sent, ce) = self.segs[i];
-                let a = Arrival { seg, sent, ce };
+                let a = Arrival {
+                    seg,
+                    sent,
+                    ce,
+                    option: seg.option,
+                };
                 if seg.to_receiver {
                     self.conn.on_receiver_arrival(t, &a, &mut out);
                 } else {
                     self.conn.on_sender_arrival(t, &a, &mut out);
                 }
-            } else if self.conn.rto_at == Some(t) {
-                self.conn.on_rto(t, &mut out);
-            } else if self.conn.delack_at == Some(t) {
-                self.conn.on_delack(&mut out);
-            } else if self.conn.reo_at == Some(t) {
-                self.conn.on_reo(t, &mut out);
-            } else if self.conn.tlp_at == Some(t) {
-                self.conn.on_tlp(t, &mut out);
             } else {
-                self.conn.on_pace(t, &mut out);
+                self.conn.on_timer(t, &mut out);
             }
             self.send(std::mem::take(&mut out), fate);
         }
@@ -344,6 +340,7 @@ fn the_mss_can_change_mid_connection() {
         seg: Seg::control(false, 1, 2001, ACK, Time::ZERO),
         sent: Time::ZERO,
         ce: false,
+        option: None,
     };
     out.clear();
     p.conn.on_sender_arrival(Time::from_us(50), &ack, &mut out);
@@ -402,8 +399,8 @@ fn ecn_halves_once_per_window_and_the_receiver_latches_ece_until_cwr() {
 fn pfabric_times_out_at_a_fixed_rto_then_probes_with_one_byte() {
     let mut t = spec();
     t.protocol = Protocol::Pfabric;
-    t.pfabric.rto = Time::from_us(500);
-    t.pfabric.probe_after = 3;
+    t.cc.pfabric.rto = Time::from_us(500);
+    t.cc.pfabric.probe_after = 3;
     let mut p = Pipe::new(100_000, &t);
     // Drop every data-direction transmission between 0.3 ms and 5 ms.
     p.run(&mut |_, s, now| {
@@ -528,6 +525,7 @@ fn ack(conn: &mut Conn, ack: u64, at_us: u64) -> Vec<Seg> {
         seg: Seg::control(false, 1, ack, ACK, NO_TS),
         sent: Time::ZERO,
         ce: false,
+        option: None,
     };
     let mut out = Vec::new();
     conn.on_sender_arrival(Time::from_us(at_us), &a, &mut out);
@@ -945,6 +943,7 @@ fn ack_with(conn: &mut Conn, ack: u64, at: Time, ts_echo: Time, sack: &[(u64, u6
         seg,
         sent: Time::ZERO,
         ce: false,
+        option: None,
     };
     let mut out = Vec::new();
     conn.on_sender_arrival(at, &a, &mut out);
@@ -1142,4 +1141,147 @@ fn the_header_is_on_every_segment() {
         last_data(&p) - last_data(&q),
         Time(5 * 12 * RATE_PS_PER_BYTE)
     );
+}
+
+/// A controller with a timer of its own, declared here and plugged in: at
+/// its deadline it opens the window to four segments and says when it was
+/// called.
+#[derive(Debug)]
+struct OpensAt {
+    at: Option<Time>,
+    called: std::sync::Arc<std::sync::Mutex<Vec<Time>>>,
+}
+
+impl crate::cc::Controller for OpensAt {
+    fn deadline(&self) -> Option<Time> {
+        self.at
+    }
+
+    fn on_timer(&mut self, w: &mut Window, f: &crate::cc::FlowState) {
+        self.called.lock().unwrap().push(f.now);
+        self.at = None;
+        w.cwnd = 4.0 * w.mss;
+    }
+}
+
+/// A timer added by a controller alone (no file outside `tcp/` and `cc/`
+/// knows it): it is the connection's next deadline, the connection calls it
+/// then, and sends what the window it set allows.
+#[test]
+fn a_controllers_own_timer_is_the_connections_deadline_and_is_called_on_time() {
+    let called = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let c = called.clone();
+    let t = TransportSpec {
+        init_cwnd: 1,
+        handshake: false,
+        host_queue_limit: 1000,
+        ..spec()
+    };
+    let make: MakeController = std::sync::Arc::new(move || {
+        Box::new(OpensAt {
+            at: Some(Time::from_us(5)),
+            called: c.clone(),
+        })
+    });
+    let mut conn = Conn::new(
+        100_000,
+        Time::ZERO,
+        None,
+        t.protocol,
+        &t,
+        Params::plugged(make, &t),
+    );
+    let mut out = Vec::new();
+    conn.open(Time::ZERO, &mut out);
+    assert_eq!(seqs(&out), [1], "one segment of window");
+    assert_eq!(conn.next_deadline(), Some(Time::from_us(5)));
+    out.clear();
+    conn.on_timer(Time::from_us(4), &mut out);
+    assert!(
+        out.is_empty() && called.lock().unwrap().is_empty(),
+        "not yet"
+    );
+    conn.on_timer(Time::from_us(5), &mut out);
+    assert_eq!(*called.lock().unwrap(), [Time::from_us(5)]);
+    assert_eq!(seqs(&out), [1001, 2001, 3001], "the window it opened");
+    assert_eq!(conn.next_deadline(), conn.rto_at, "its timer is cleared");
+}
+
+/// A controller that asks for the in-band option (leaving with 0) and keeps
+/// the values ACKs echo.
+#[derive(Debug)]
+struct Listens {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u32>>>,
+}
+
+impl crate::cc::Controller for Listens {
+    fn inband_option(&self) -> Option<u32> {
+        Some(0)
+    }
+
+    fn on_feedback(&mut self, _w: &mut Window, value: u32, _f: &crate::cc::FlowState) {
+        self.seen.lock().unwrap().push(value);
+    }
+}
+
+/// The option on the pipe: data leaves with the controller's value, the
+/// pipe rewrites it (7, 3, then 2), and with delayed ACKs the receiver
+/// echoes the largest value since its last ACK (7 on the ACK of the first
+/// two segments, 2 on the delayed ACK of the third); the reverse path's
+/// stamp on the ACKs' own option (100) is not what the sender sees.
+#[test]
+fn the_receiver_echoes_the_largest_option_since_its_last_ack_to_the_controller() {
+    let (plain, out) = opened(10_000, &spec());
+    assert!(out
+        .iter()
+        .all(|s| s.option.is_none() && s.hdr.echo.is_none()));
+    drop(plain);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let make: MakeController = std::sync::Arc::new(move || Box::new(Listens { seen: s.clone() }));
+    let t = TransportSpec {
+        init_cwnd: 3,
+        handshake: false,
+        host_queue_limit: 1000,
+        delayed_ack: true,
+        ..spec()
+    };
+    let mut conn = Conn::new(
+        100_000,
+        Time::ZERO,
+        None,
+        t.protocol,
+        &t,
+        Params::plugged(make, &t),
+    );
+    let mut out = Vec::new();
+    conn.open(Time::ZERO, &mut out);
+    assert_eq!(seqs(&out), [1, 1001, 2001]);
+    assert!(out.iter().all(|s| s.option == Some(0)));
+    let mut acks = Vec::new();
+    for (i, (seg, stamp)) in out.iter().zip([7, 3, 2]).enumerate() {
+        let a = Arrival {
+            seg: *seg,
+            sent: Time::ZERO,
+            ce: false,
+            option: Some(stamp),
+        };
+        conn.on_receiver_arrival(Time::from_us(10 + i as u64), &a, &mut acks);
+    }
+    assert_eq!(acks.len(), 1, "one ACK for two full segments");
+    assert_eq!((acks[0].hdr.ack, acks[0].hdr.echo), (2001, Some(7)));
+    assert_eq!(acks[0].option, Some(0), "ACKs carry the option too");
+    let delack = conn.delack_at.expect("the third segment waits");
+    conn.on_timer(delack, &mut acks);
+    assert_eq!((acks[1].hdr.ack, acks[1].hdr.echo), (3001, Some(2)));
+    for (i, ack) in acks.iter().enumerate() {
+        let a = Arrival {
+            seg: *ack,
+            sent: Time::ZERO,
+            ce: false,
+            option: Some(100),
+        };
+        conn.on_sender_arrival(delack + Time::from_us(i as u64), &a, &mut Vec::new());
+    }
+    assert_eq!(*seen.lock().unwrap(), [7, 2]);
 }

@@ -1,0 +1,401 @@
+//! The connection: its state, shared by the sender ([`super::sender`]), the
+//! receiver ([`super::receiver`]), loss recovery ([`super::recovery`]) and the
+//! timers ([`super::timers`]), and the parameters its protocol's connections
+//! share ([`Params`]).
+
+use super::rack::Rack;
+use super::recovery::Undo;
+use super::spec::{PrioScheme, TransportSpec};
+use super::{Outcome, Seg, State, Stats, NO_TS};
+use crate::cc::{Cc, Controller, FlowState, Protocol, Window};
+use crate::units::{Capacity, Time};
+use std::sync::Arc;
+
+/// Parameters copied from `[transport]` (one protocol's view), shared by
+/// that protocol's connections ([`Params::new`]): kept in every connection
+/// they took two of its cache lines, which the event loop loads for every
+/// segment delivered (docs/performance.md).
+pub struct Params {
+    pub(super) init_cwnd: u32,
+    pub(super) min_rto: Time,
+    pub(super) max_rto: Time,
+    pub(super) initial_rto: Time,
+    pub(super) granularity: f64,
+    pub(super) dupthresh: u32,
+    pub(super) limited_transmit: bool,
+    pub(super) undo: bool,
+    /// SACK blocks per ACK, 0 without SACK.
+    pub(super) sack_blocks: u32,
+    pub(super) dsack: bool,
+    pub(super) dsack_undo: bool,
+    /// IPv4 + TCP header bytes (SACK option aside).
+    pub(super) header: u32,
+    /// The receiver's window in bytes (`u64::MAX`: none).
+    pub(super) rwnd: u64,
+    pub(super) delayed_ack: bool,
+    pub(super) delack_timeout: Time,
+    pub(super) quick_acks: u32,
+    pub(super) handshake: bool,
+    pub(super) host_limit: u32,
+    pub(super) ecn: bool,
+    pub(super) precise_echo: bool,
+    pub(super) prio: PrioScheme,
+    pub(super) pacing: bool,
+    /// The in-band option's value segments leave with, if the controller
+    /// asked for one ([`crate::cc::Controller::inband_option`]).
+    pub(super) option: Option<u32>,
+    /// What makes a plugged controller ([`Params::plugged`]).
+    plug: Option<MakeController>,
+}
+
+/// Makes the controller of each connection of a protocol a Rust program
+/// plugged in ([`Params::plugged`]).
+pub type MakeController = Arc<dyn Fn() -> Box<dyn Controller> + Send + Sync>;
+
+impl Params {
+    /// The parameters of `protocol`'s connections under `t`.
+    pub fn new(protocol: Protocol, t: &TransportSpec) -> Arc<Params> {
+        Params::with(&Cc::new(protocol, &t.cc), None, t)
+    }
+
+    /// The parameters of connections whose controllers `make` makes (a
+    /// controller not in the registry), under `t`.
+    pub fn plugged(make: MakeController, t: &TransportSpec) -> Arc<Params> {
+        Params::with(&Cc::Plugged(make()), Some(make), t)
+    }
+
+    fn with(cc: &Cc, plug: Option<MakeController>, t: &TransportSpec) -> Arc<Params> {
+        Arc::new(Params {
+            init_cwnd: t.init_cwnd,
+            min_rto: t.min_rto,
+            max_rto: t.max_rto,
+            initial_rto: t.initial_rto.max(t.min_rto).min(t.max_rto),
+            granularity: t.rto_granularity.0 as f64,
+            dupthresh: t.dupack_threshold,
+            limited_transmit: t.limited_transmit && cc.fast_retransmit(),
+            undo: t.undo,
+            sack_blocks: if t.sack { t.sack_blocks } else { 0 },
+            dsack: t.dsack,
+            dsack_undo: t.dsack_undo,
+            header: t.header.0 as u32,
+            rwnd: t.rwnd.map_or(u64::MAX, |c| capacity_bytes(c, t)),
+            delayed_ack: t.delayed_ack,
+            delack_timeout: t.delayed_ack_timeout,
+            quick_acks: t.quick_acks,
+            handshake: t.handshake,
+            host_limit: t.host_queue_limit,
+            ecn: cc.ecn_capable(),
+            precise_echo: cc.precise_echo(),
+            prio: t.priority,
+            pacing: t.pacing,
+            option: cc.inband_option(),
+            plug,
+        })
+    }
+}
+
+/// A capacity in bytes: packets of `t`'s MSS.
+fn capacity_bytes(c: Capacity, t: &TransportSpec) -> u64 {
+    match c {
+        Capacity::Bytes(b) => b,
+        Capacity::Packets(n) => n * t.mss.0,
+    }
+}
+
+pub struct Conn {
+    pub size: u64,
+    pub start: Time,
+    pub deadline: Option<Time>,
+    pub protocol: Protocol,
+    pub(super) p: Arc<Params>,
+    pub(super) state: State,
+    pub(super) mss: u32,
+    // Sender.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub(super) snd_max: u64,
+    /// One past the last data byte.
+    pub(super) data_end: u64,
+    pub win: Window,
+    pub(super) cc: Cc,
+    pub(super) dupacks: u32,
+    /// Bytes sent by limited transmit since the last new ACK.
+    pub(super) limited_sent: u64,
+    /// SACK scoreboard: SACKed ranges above `snd_una`, sorted and disjoint.
+    pub(super) sacked: Vec<(u64, u64)>,
+    /// RFC 6675's HighRxt: holes below it have been retransmitted.
+    pub(super) high_rxt: u64,
+    /// What to restore if the last fast retransmit proves spurious.
+    pub(super) undo: Option<Undo>,
+    /// RACK-TLP state, with `rack`.
+    pub(super) rack: Option<Box<Rack>>,
+    /// When the RACK reordering timer and the tail loss probe timer expire.
+    pub(super) reo_at: Option<Time>,
+    pub(super) tlp_at: Option<Time>,
+    pub(super) in_recovery: bool,
+    pub(super) recover: u64,
+    /// No ECN reaction until snd_una passes this (once per window).
+    pub(super) ecn_recover: u64,
+    pub(super) send_cwr: bool,
+    pub srtt: Option<f64>,
+    pub(super) rttvar: f64,
+    pub(super) rto: Time,
+    pub(super) backoff: u32,
+    /// Timeouts since the last new ACK, and whether probe mode is on.
+    pub(super) consecutive_timeouts: u32,
+    pub(super) probing: bool,
+    /// When the retransmission timer expires, if it runs.
+    pub(super) rto_at: Option<Time>,
+    /// Pacing: the next segment may not leave before this; while the sender
+    /// waits for it, the simulation wakes it then.
+    pub(super) next_send: Time,
+    pub(super) pace_at: Option<Time>,
+    /// The application has no more data: send the FIN after it.
+    pub(super) closing: bool,
+    /// Segments of this sender still in its host (not yet on the wire).
+    pub(super) host_queued: u32,
+    /// The sender stopped because its host queue limit was reached.
+    pub(super) host_blocked: bool,
+    // Receiver.
+    pub(super) rcv_nxt: u64,
+    /// Out-of-order ranges [start, end), sorted and disjoint.
+    pub(super) ooo: Vec<(u64, u64)>,
+    /// Start of the latest out-of-order segment (the first SACK block's).
+    pub(super) last_ooo: u64,
+    /// A duplicate segment for the next ACK's first block (D-SACK).
+    pub(super) dsack: Option<(u64, u64)>,
+    /// Sequence number of the sender's FIN, once seen.
+    pub(super) fin_seq: Option<u64>,
+    pub(super) ts_recent: Time,
+    pub(super) last_ack_sent: u64,
+    /// ECE to put on ACKs (latched for `ecn`, the last CE state for DCTCP).
+    pub(super) ece: bool,
+    pub(super) unacked_segments: u32,
+    /// The receiver has sent its FIN.
+    pub(super) fin_sent: bool,
+    /// The in-band option's value to echo on the next ACK, and whether one
+    /// arrived since the last ACK (see `receiver.rs`).
+    pub(super) echo: Option<u32>,
+    pub(super) echo_fresh: bool,
+    /// When the delayed-ACK timer expires, if it runs.
+    pub(super) delack_at: Option<Time>,
+    /// When the receiver first had every data byte.
+    pub completed_at: Option<Time>,
+    /// When the sender saw its last byte (and FIN) acknowledged.
+    pub closed_at: Option<Time>,
+    pub stats: Stats,
+}
+impl Conn {
+    /// A connection of `protocol` for `size` bytes from `start`, with the
+    /// protocol's shared parameters `p` ([`Params::new`] of the same `t`, or
+    /// [`Params::plugged`]: then its controller is the plugged one).
+    pub fn new(
+        size: u64,
+        start: Time,
+        deadline: Option<Time>,
+        protocol: Protocol,
+        t: &TransportSpec,
+        p: Arc<Params>,
+    ) -> Conn {
+        let mss = t.mss.0 as u32;
+        let cc = match &p.plug {
+            Some(make) => Cc::Plugged(make()),
+            None => Cc::new(protocol, &t.cc),
+        };
+        Conn {
+            size,
+            start,
+            deadline,
+            protocol,
+            state: State::Closed,
+            mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            data_end: 1 + size,
+            win: Window {
+                cwnd: cc.initial_window(p.init_cwnd, f64::from(mss)),
+                ssthresh: t
+                    .initial_ssthresh
+                    .map_or(f64::INFINITY, |c| capacity_bytes(c, t) as f64),
+                mss: f64::from(mss),
+            },
+            cc,
+            dupacks: 0,
+            limited_sent: 0,
+            sacked: Vec::new(),
+            high_rxt: 0,
+            undo: None,
+            rack: t.rack.then(|| Box::new(Rack::new())),
+            reo_at: None,
+            tlp_at: None,
+            in_recovery: false,
+            recover: 0,
+            ecn_recover: 0,
+            send_cwr: false,
+            srtt: None,
+            rttvar: 0.0,
+            rto: p.initial_rto,
+            backoff: 0,
+            consecutive_timeouts: 0,
+            probing: false,
+            rto_at: None,
+            next_send: Time::ZERO,
+            pace_at: None,
+            closing: true,
+            host_queued: 0,
+            host_blocked: false,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            last_ooo: 0,
+            dsack: None,
+            fin_seq: None,
+            ts_recent: NO_TS,
+            last_ack_sent: 0,
+            ece: false,
+            unacked_segments: 0,
+            fin_sent: false,
+            echo: None,
+            echo_fresh: false,
+            delack_at: None,
+            completed_at: None,
+            closed_at: None,
+            stats: Stats::default(),
+            p,
+        }
+    }
+
+    /// In-order payload bytes the receiver has.
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_nxt.saturating_sub(1).min(self.size)
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        Outcome {
+            size: self.size,
+            start: self.start,
+            deadline: self.deadline,
+            protocol: self.protocol,
+            completed_at: self.completed_at,
+            bytes_received: self.bytes_received(),
+            stats: self.stats,
+        }
+    }
+
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
+    /// IPv4 + TCP header bytes of every segment, the SACK option aside.
+    pub fn header(&self) -> u32 {
+        self.p.header
+    }
+
+    /// DCTCP's α (NaN for controllers without one).
+    pub fn alpha(&self) -> f64 {
+        self.cc.alpha()
+    }
+
+    /// Change the segment size mid-connection (e.g. on an ICMP "fragmentation
+    /// needed" with a smaller next-hop MTU). The window keeps its size in
+    /// segments, as Linux's `tcp_sync_mss` does; segments already sent keep
+    /// their size, retransmissions use the new one.
+    pub fn set_mss(&mut self, mss: u32) {
+        let scale = f64::from(mss) / f64::from(self.mss);
+        self.win.cwnd *= scale;
+        self.win.ssthresh *= scale;
+        self.win.mss = f64::from(mss);
+        self.mss = mss;
+    }
+
+    /// Whether both ends are finished and no timer is needed.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// The application opens the connection and hands over its data.
+    pub fn open(&mut self, now: Time, out: &mut Vec<Seg>) {
+        debug_assert_eq!(self.state, State::Closed);
+        if self.p.handshake {
+            self.state = State::SynSent;
+            self.send_syn(out);
+            self.snd_nxt = 1;
+            self.snd_max = 1;
+            self.arm_rto(now);
+        } else {
+            self.state = State::Open;
+            self.snd_una = 1;
+            self.snd_nxt = 1;
+            self.snd_max = 1;
+            self.rcv_nxt = 1;
+            self.last_ack_sent = 1;
+            self.send_window(now, out);
+        }
+    }
+
+    pub(super) fn emit(&mut self, out: &mut Vec<Seg>, mut seg: Seg) {
+        self.stats.packets_sent += 1;
+        self.host_queued += u32::from(seg.to_receiver);
+        if self.p.option.is_some() {
+            self.carry_option(&mut seg);
+        }
+        out.push(seg);
+    }
+
+    /// One of the sender's segments started serializing on its NIC. Returns
+    /// true when the sender was held back by its host queue limit and should
+    /// be given the chance to send ([`Conn::resume`]).
+    pub fn left_host(&mut self) -> bool {
+        self.host_queued -= 1;
+        self.host_blocked
+    }
+
+    /// Send what the window allows after the host queue drained.
+    pub fn resume(&mut self, now: Time, out: &mut Vec<Seg>) {
+        self.host_blocked = false;
+        if self.state == State::Open {
+            self.send_window(now, out);
+        }
+    }
+
+    /// Sequence number after the last one the sender must get acknowledged:
+    /// the FIN's, once the application has closed.
+    pub(super) fn final_seq(&self) -> u64 {
+        self.data_end + u64::from(self.p.handshake && self.closing)
+    }
+
+    /// Keep the connection open after its data, for [`Conn::append`].
+    pub fn keep_open(&mut self) {
+        self.closing = false;
+    }
+
+    /// The application hands over `bytes` more (a persistent connection's
+    /// next response); `close` closes the connection after them.
+    pub fn append(&mut self, now: Time, bytes: u64, close: bool, out: &mut Vec<Seg>) {
+        self.size += bytes;
+        self.data_end += bytes;
+        self.closing = close;
+        self.completed_at = None;
+        if self.state == State::Open {
+            self.send_window(now, out);
+        }
+    }
+
+    pub(super) fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    pub(super) fn flow_state(&self, now: Time) -> FlowState {
+        FlowState {
+            now,
+            bytes_sent: self.stats.bytes_sent,
+            remaining: self.data_end.saturating_sub(self.snd_una),
+            srtt: self.srtt_time(),
+            deadline: self.deadline,
+        }
+    }
+
+    pub(super) fn srtt_time(&self) -> Option<Time> {
+        self.srtt.map(|s| Time(s as u64))
+    }
+}

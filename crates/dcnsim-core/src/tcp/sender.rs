@@ -1,0 +1,372 @@
+//! The sender: data segments and the FIN by the window (slow start and
+//! congestion avoidance by the controller, limited transmit, the receiver's
+//! window, the host queue limit, pacing), and the ACKs it gets: RTT
+//! samples, cumulative ACKs, duplicate ACKs, fast retransmit, NewReno's
+//! partial ACKs (RFC 6582) and ECN's reaction (RFC 3168).
+
+use super::recovery::{dsack_block, insert_range, Undo};
+use super::spec::PrioScheme;
+use super::{Arrival, Conn, Seg, State, ACK, CWR, ECE, FIN, NO_TS, SYN};
+use crate::cc::Window;
+use crate::packet::{Sack, TcpHeader};
+use crate::units::Time;
+
+impl Conn {
+    pub(super) fn send_syn(&mut self, out: &mut Vec<Seg>) {
+        // An ECN-setup SYN carries ECE and CWR (RFC 3168 §6.1.1).
+        let ecn_setup = if self.p.ecn { ECE | CWR } else { 0 };
+        self.emit(out, Seg::control(true, 0, 0, SYN | ecn_setup, NO_TS));
+    }
+
+    /// Send one data segment (or the FIN) starting at `seq`.
+    pub(super) fn send_segment(&mut self, now: Time, seq: u64, out: &mut Vec<Seg>) -> u64 {
+        let retransmit = seq < self.snd_max;
+        if retransmit {
+            self.stats.retransmits += 1;
+            if let Some(u) = &mut self.undo {
+                u.retrans += 1;
+            }
+        }
+        let (payload, flags) = if seq < self.data_end {
+            let len = (self.data_end - seq).min(u64::from(self.mss));
+            if !retransmit {
+                self.stats.bytes_sent += len;
+            }
+            (len as u32, ACK)
+        } else {
+            (0, ACK | FIN)
+        };
+        self.send_data(now, seq, payload, flags, out)
+    }
+
+    /// Emit the data segment (or FIN) of `payload` bytes at `seq`.
+    pub(super) fn send_data(
+        &mut self,
+        now: Time,
+        seq: u64,
+        payload: u32,
+        flags: u8,
+        out: &mut Vec<Seg>,
+    ) -> u64 {
+        let cwr = if self.send_cwr && payload > 0 {
+            self.send_cwr = false;
+            CWR
+        } else {
+            0
+        };
+        let prio = match (payload, self.p.prio) {
+            (0, _) => 0,
+            (_, PrioScheme::Remaining) => self.data_end - self.snd_una.max(1),
+            (_, PrioScheme::Size) => self.size,
+            (_, PrioScheme::Sent) => self.stats.bytes_sent,
+        };
+        self.emit(
+            out,
+            Seg {
+                to_receiver: true,
+                hdr: TcpHeader {
+                    seq,
+                    ack: 1,
+                    flags: flags | cwr,
+                    ts_echo: NO_TS,
+                    sack: Sack::default(),
+                    echo: None,
+                },
+                payload,
+                ect: self.p.ecn && payload > 0,
+                prio,
+                option: None,
+            },
+        );
+        let end = seq + u64::from(payload) + u64::from(flags & FIN != 0);
+        if let Some(rack) = &mut self.rack {
+            rack.sent(seq, end, now);
+        }
+        end
+    }
+
+    /// Send what the window allows, then the FIN once all data is out. In
+    /// SACK recovery the window is cwnd − pipe and lost holes go first
+    /// (RFC 6675 §5 step C).
+    pub(super) fn send_window(&mut self, now: Time, out: &mut Vec<Seg>) {
+        let end = self.final_seq();
+        let mut sent_new = false;
+        loop {
+            let sack_recovery = self.in_recovery && self.p.sack_blocks > 0;
+            let hole = if sack_recovery {
+                self.next_hole()
+            } else {
+                None
+            };
+            let seq = match hole {
+                Some(h) => h,
+                None if self.snd_nxt < end => self.snd_nxt,
+                None => break,
+            };
+            let len = if seq < self.data_end {
+                (self.data_end - seq).min(u64::from(self.mss))
+            } else {
+                0
+            };
+            let in_flight = self.snd_nxt - self.snd_una;
+            let cwnd = self.win.cwnd.max(self.cc.send_floor(&self.win));
+            let over_cwnd = (in_flight + len) as f64 > cwnd;
+            let new_data_blocked = in_flight > 0 && in_flight + len > self.p.rwnd;
+            let blocked = if sack_recovery {
+                (self.pipe() + u64::from(self.mss)) as f64 > cwnd
+                    || (hole.is_none() && new_data_blocked)
+            } else {
+                in_flight > 0
+                    && (new_data_blocked
+                        || (over_cwnd && in_flight + len > self.limited_allowance(cwnd)))
+            };
+            if blocked {
+                break;
+            }
+            if self.host_queued >= self.p.host_limit {
+                self.host_blocked = true;
+                break;
+            }
+            if self.next_send > now {
+                self.pace_at = Some(self.next_send);
+                break;
+            }
+            if hole.is_some() {
+                self.send_segment(now, seq, out);
+                self.high_rxt = seq + len.max(1);
+            } else {
+                if over_cwnd && in_flight > 0 && !sack_recovery {
+                    self.limited_sent += len;
+                }
+                self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+                sent_new = true;
+            }
+            self.pace(now, len);
+        }
+        if self.rto_at.is_none() && self.snd_max > self.snd_una {
+            self.arm_rto(now);
+        }
+        if sent_new {
+            self.arm_tlp(now);
+        }
+    }
+
+    /// What limited transmit lets the sender have outstanding (RFC 3042 §2):
+    /// cwnd plus one segment per duplicate ACK, for the first two, outside
+    /// recovery; new data only, since `send_window` sends from `snd_nxt`.
+    pub(super) fn limited_allowance(&self, cwnd: f64) -> u64 {
+        if !self.p.limited_transmit || self.in_recovery {
+            return 0;
+        }
+        cwnd as u64 + u64::from(self.dupacks.min(2)) * u64::from(self.mss)
+    }
+
+    /// After a segment of `len` payload bytes: when the next may leave.
+    pub(super) fn pace(&mut self, now: Time, len: u64) {
+        let rate = self
+            .cc
+            .pacing_rate(&self.win, self.srtt_time())
+            .or_else(|| {
+                self.p
+                    .pacing
+                    .then(|| linux_pacing_rate(&self.win, self.srtt_time()))
+                    .flatten()
+            });
+        if let Some(rate) = rate {
+            let bytes = (len + u64::from(self.p.header)) as f64;
+            self.next_send = now + Time((bytes / rate * Time::PS_PER_S as f64).round() as u64);
+        }
+    }
+
+    /// A segment reaches the sender (`src`).
+    pub fn on_sender_arrival(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) {
+        let seg = a.seg;
+        if seg.hdr.ts_echo != NO_TS && seg.hdr.ack > self.snd_una && now >= seg.hdr.ts_echo {
+            self.rtt_sample((now - seg.hdr.ts_echo).0 as f64);
+            self.backoff = 0;
+        }
+        match self.state {
+            State::SynSent if seg.hdr.flags & (SYN | ACK) == SYN | ACK => {
+                self.state = State::Open;
+                self.snd_una = 1;
+                self.rto_at = None;
+                // The third packet of the handshake.
+                self.emit(out, Seg::control(true, 1, 1, ACK, NO_TS));
+                self.send_window(now, out);
+            }
+            State::Open => self.on_ack(now, a, out),
+            _ => {}
+        }
+    }
+
+    pub(super) fn on_ack(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) {
+        let seg = a.seg;
+        let ece = seg.hdr.flags & ECE != 0 && self.p.ecn;
+        let ack = seg.hdr.ack.min(self.snd_max);
+        if self.probing {
+            // Probe mode ends with any ACK (pFabric §4.2): back to slow start
+            // from the timeout's window.
+            self.probing = false;
+            self.consecutive_timeouts = 0;
+            self.snd_nxt = self.snd_una.max(ack);
+        }
+        let ts_echo = (seg.hdr.ts_echo != NO_TS).then_some(seg.hdr.ts_echo);
+        let dsack = if self.p.sack_blocks > 0 {
+            dsack_block(&seg.hdr.sack, seg.hdr.ack)
+        } else {
+            None
+        };
+        if self.p.sack_blocks > 0 {
+            // RFC 6675 §5 step 1: the scoreboard takes the ACK's SACK blocks.
+            for (l, r) in seg.hdr.sack.blocks(seg.hdr.ack) {
+                let (l, r) = (l.max(ack), r.min(self.snd_max));
+                if l < r {
+                    insert_range(&mut self.sacked, l, r);
+                    if let Some(rack) = &mut self.rack {
+                        rack.sacked(l, r, now, ts_echo);
+                    }
+                }
+            }
+        }
+        if let Some((l, _)) = dsack {
+            self.count_dsack(l);
+        }
+        let una_before = self.snd_una;
+        let mut left_recovery = false;
+        if ack > self.snd_una {
+            self.consecutive_timeouts = 0;
+            if let Some(rack) = &mut self.rack {
+                rack.acked(ack, now, ts_echo);
+            }
+            if let Some(u) = self.undo.filter(|u| u.eifel) {
+                // The first ACK of the fast-retransmitted segment: an echoed
+                // timestamp older than the retransmission means the original
+                // arrived and the retransmission was spurious (Eifel, RFC 3522
+                // §3.2); restore the window it cut (RFC 4015 §3).
+                if ts_echo.is_some_and(|e| e < u.retransmitted_at) {
+                    self.restore(u);
+                } else if self.p.dsack_undo {
+                    self.undo = Some(Undo { eifel: false, ..u });
+                } else {
+                    self.undo = None;
+                }
+            }
+            let acked = ack - self.snd_una;
+            let data_acked = ack.min(self.data_end).saturating_sub(self.snd_una.max(1));
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.sacked.retain(|&(_, e)| e > ack);
+            if let Some(first) = self.sacked.first_mut() {
+                first.0 = first.0.max(ack);
+            }
+            self.cc.observe(data_acked, ece, self.snd_una, self.snd_nxt);
+            let mut grow = true;
+            if self.in_recovery {
+                grow = false;
+                if ack >= self.recover {
+                    self.in_recovery = false;
+                    left_recovery = true;
+                    self.win.cwnd = self.win.ssthresh.max(self.win.mss);
+                } else if self.p.sack_blocks > 0 {
+                    // SACK recovery sends by pipe (`send_window`).
+                    self.arm_rto(now);
+                } else {
+                    // Partial ACK: resend the next hole, deflate by what was
+                    // acknowledged, add back one segment (RFC 6582 §3.2).
+                    self.send_segment(now, self.snd_una, out);
+                    self.win.cwnd = (self.win.cwnd - acked as f64 + self.win.mss).max(self.win.mss);
+                    self.arm_rto(now);
+                }
+            }
+            self.dupacks = 0;
+            self.limited_sent = 0;
+            if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
+                grow = false;
+                let fs = self.flow_state(now);
+                // Never below two segments (RFC 3168 §6.1.2; Linux's DCTCP).
+                let cut = self
+                    .cc
+                    .ecn_cut(&self.win, &fs)
+                    .max(self.cc.ecn_floor(&self.win));
+                self.win.cwnd = cut;
+                self.win.ssthresh = cut;
+                self.ecn_recover = self.snd_max;
+                self.send_cwr = true;
+            }
+            if grow {
+                let fs = self.flow_state(now);
+                self.cc.on_ack(&mut self.win, data_acked, &fs);
+            }
+            if self.snd_una >= self.final_seq() {
+                self.rto_at = None;
+                if !self.p.handshake && self.closing {
+                    self.finish(now);
+                }
+            } else if self.snd_una == self.snd_max {
+                self.rto_at = None;
+            } else if !self.in_recovery {
+                self.arm_rto(now);
+            }
+        } else if ack == self.snd_una
+            && seg.payload == 0
+            && seg.hdr.flags & (SYN | FIN) == 0
+            && self.snd_max > self.snd_una
+        {
+            self.dupacks += 1;
+            self.cc.observe(0, ece, self.snd_una, self.snd_nxt);
+            // RFC 6675 §5: recovery also starts when SACKs show snd_una lost.
+            let sack_lost = self.p.sack_blocks > 0 && self.lost_point() > self.snd_una;
+            if !self.in_recovery
+                && self.rack.is_none()
+                && (self.dupacks == self.p.dupthresh || sack_lost)
+                && ack > self.recover
+                && self.cc.fast_retransmit()
+            {
+                self.enter_recovery(now);
+                let next = self.send_segment(now, self.snd_una, out);
+                if self.p.sack_blocks > 0 {
+                    self.high_rxt = next;
+                } else {
+                    self.win.cwnd = self.win.ssthresh + f64::from(self.p.dupthresh) * self.win.mss;
+                }
+                self.arm_rto(now);
+            } else if self.in_recovery && self.p.sack_blocks == 0 {
+                self.win.cwnd += self.win.mss;
+            }
+        }
+        if self.rack.is_some() {
+            self.rack_on_ack(now, ack, una_before, dsack, left_recovery, &seg);
+        }
+        if let Some(value) = seg.hdr.echo {
+            let fs = self.flow_state(now);
+            self.cc.on_feedback(&mut self.win, value, &fs);
+        }
+        if seg.hdr.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
+            // The receiver's FIN: acknowledge it and close.
+            let last_ack = Seg::control(true, self.final_seq(), seg.hdr.seq + 1, ACK, NO_TS);
+            self.emit(out, last_ack);
+            self.finish(now);
+            return;
+        }
+        self.send_window(now, out);
+    }
+
+    pub(super) fn finish(&mut self, now: Time) {
+        self.state = State::Done;
+        self.closed_at = Some(now);
+        self.rto_at = None;
+        self.reo_at = None;
+        self.tlp_at = None;
+    }
+}
+
+/// Linux's pacing rate in bytes per second (`tcp_update_pacing_rate`,
+/// net/ipv4/tcp_input.c): cwnd/srtt times `tcp_pacing_ss_ratio` = 200 % while
+/// cwnd is below half of ssthresh (slow start), else `tcp_pacing_ca_ratio` =
+/// 120 %. No pacing before the first RTT sample.
+pub fn linux_pacing_rate(w: &Window, srtt: Option<Time>) -> Option<f64> {
+    let srtt = srtt.filter(|s| *s > Time::ZERO)?.as_secs_f64();
+    let ratio = if w.cwnd < w.ssthresh / 2.0 { 2.0 } else { 1.2 };
+    Some(ratio * w.cwnd / srtt)
+}
