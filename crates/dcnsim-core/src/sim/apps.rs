@@ -148,7 +148,7 @@ impl Simulation {
     }
 
     pub(super) fn probe_send(&mut self, row: u32) {
-        let p = self.probes.to_send(row);
+        let p = self.rec.probes.to_send(row);
         let hash = datagram_hash(p.src, p.dst, row, PROBE_PORT);
         let mut pkt = self.datagram(p.src, p.dst, p.size, p.class, hash, p.sent);
         pkt.record = row;
@@ -168,7 +168,7 @@ impl Simulation {
         let mut pkt = self.datagram(src, dst, size, class, hash, sent);
         pkt.flow = id;
         if record {
-            pkt.record = self.probes.push(id, src, dst, size, class, sent);
+            pkt.record = self.rec.probes.push(id, src, dst, size, class, sent);
         }
         self.inject(pkt);
     }
@@ -186,6 +186,7 @@ impl Simulation {
             for (i, d) in dsts.into_iter().enumerate() {
                 let sent = Time(p.time.0 + interval.0 * i as u64);
                 let row = self
+                    .rec
                     .probes
                     .push(NONE, p.src, d, p.size.0 as u32, p.class, sent);
                 self.events

@@ -2,6 +2,7 @@
 //! the forwarding state, and the applications, from a validated scenario
 //! (whose names are already resolved to indices).
 
+use super::records::Recorded;
 use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECMP};
 use crate::agent::{Switch, SwitchAgent};
 use crate::app::Application;
@@ -56,6 +57,14 @@ impl Simulation {
             }
         }
         let nodes = net.node_host.len() as u64;
+        let port_names = net
+            .ports
+            .iter()
+            .map(|p| {
+                let name = |n: u32| sc.topology.nodes[n as usize].name.as_str();
+                format!("{}->{}", name(p.node), name(p.peer))
+            })
+            .collect();
         let mut sim = Simulation {
             fwd: Forwarder::new(
                 sc.forwarding.policy,
@@ -63,14 +72,6 @@ impl Simulation {
                 |i| rng_for(sc.seed, RNG_SWITCH, i),
                 |i| derive(sc.seed, SALT_ECMP, i),
             ),
-            port_names: net
-                .ports
-                .iter()
-                .map(|p| {
-                    let name = |n: u32| sc.topology.nodes[n as usize].name.as_str();
-                    format!("{}->{}", name(p.node), name(p.peer))
-                })
-                .collect(),
             net,
             events: EventQueue::default(),
             arena: Arena::default(),
@@ -91,15 +92,18 @@ impl Simulation {
             resume: Vec::new(),
             host_sends: vec![0; hosts_n],
             nic_ahead: Vec::new(),
-            traced_flows: sc.trace.flows.clone(),
-            flow_trace: Default::default(),
-            captures: (0..capture_names.len()).map(|_| Capture::new()).collect(),
-            capture_names,
-            host_capture,
-            probes: Default::default(),
-            queues: Default::default(),
-            rows_taken: 0,
-            traced_ports,
+            rec: Recorded {
+                traced_flows: sc.trace.flows.clone(),
+                flow_trace: Default::default(),
+                captures: (0..capture_names.len()).map(|_| Capture::new()).collect(),
+                capture_names,
+                host_capture,
+                probes: Default::default(),
+                queues: Default::default(),
+                rows_taken: 0,
+                traced_ports,
+                port_names,
+            },
             stop: sc.stop_time,
             n: Counters::default(),
             name: sc.name.clone(),

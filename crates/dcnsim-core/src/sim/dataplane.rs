@@ -588,7 +588,7 @@ impl Simulation {
                     self.streams[pkt.flow as usize].dropped += 1;
                 }
                 if pkt.record != NONE {
-                    self.probes.dropped(pkt.record);
+                    self.rec.probes.dropped(pkt.record);
                 }
             }
             _ => {}
@@ -612,7 +612,7 @@ impl Simulation {
         let pkt = self.arena.get(p);
         self.arena.release(p);
         let host = self.net.node_host[pkt.dst as usize];
-        if let Some(c) = self.host_capture[host as usize] {
+        if let Some(c) = self.rec.host_capture[host as usize] {
             self.capture(c, &pkt);
         }
         match pkt.kind {
@@ -626,7 +626,7 @@ impl Simulation {
             }
             Kind::Datagram => {
                 if pkt.record != NONE {
-                    self.probes.delivered(pkt.record, now, pkt.hops);
+                    self.rec.probes.delivered(pkt.record, now, pkt.hops);
                 }
                 if pkt.flow != NONE {
                     let s = &mut self.streams[pkt.flow as usize];
@@ -652,9 +652,9 @@ impl Simulation {
     #[inline(never)]
     fn record_queue(&mut self, port: u32, i: u32) {
         let pt = &self.net.ports[port as usize];
-        self.queues.time.push(self.events.now().as_secs_f64());
-        self.queues.port.push(i);
-        self.queues.packets.push(pt.queue.packets() as i64);
-        self.queues.bytes.push(pt.queue.bytes() as i64);
+        self.rec.queues.time.push(self.events.now().as_secs_f64());
+        self.rec.queues.port.push(i);
+        self.rec.queues.packets.push(pt.queue.packets() as i64);
+        self.rec.queues.bytes.push(pt.queue.bytes() as i64);
     }
 }

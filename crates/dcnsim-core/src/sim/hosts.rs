@@ -149,7 +149,7 @@ impl Simulation {
             class: f.class,
             hash_fwd: five_tuple_hash(f.src, f.dst, sport, TCP_PORT, TCP),
             hash_rev: five_tuple_hash(f.dst, f.src, TCP_PORT, sport, TCP),
-            traced: self.traced_flows.contains(&id),
+            traced: self.rec.traced_flows.contains(&id),
             in_network: 0,
             timer_event: None,
         };
@@ -323,7 +323,7 @@ impl Simulation {
         let f = &self.flows[id as usize];
         if f.traced {
             let c = &f.conn;
-            let r = &mut self.flow_trace;
+            let r = &mut self.rec.flow_trace;
             r.time.push(now.as_secs_f64());
             r.flow.push(f.id.into());
             r.cwnd.push(c.win.cwnd);

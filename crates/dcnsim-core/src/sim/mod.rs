@@ -27,17 +27,15 @@ use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, Forwarder};
 use crate::network::Network;
 use crate::packet::Arena;
-use crate::pcap::Capture;
 use crate::queue::Queue;
 use crate::records::{Output, Sink, Summary};
 use crate::tcp::{Params, Seg, TransportSpec};
 use crate::traffic::Stream;
 use crate::units::Time;
 use apps::Apps;
-use hosts::{Flow, FlowRecord, FlowTraceRows};
+use hosts::{Flow, FlowRecord};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use records::{ProbeRows, QueueRows};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -125,20 +123,8 @@ pub struct Simulation {
     /// (see `schedule_ports` and `Simulation::send`).
     host_sends: Vec<u32>,
     nic_ahead: Vec<bool>,
-    traced_flows: Vec<u32>,
-    flow_trace: FlowTraceRows,
-    captures: Vec<Capture>,
-    capture_names: Vec<String>,
-    /// Capture of each host's deliveries, if the host is captured.
-    host_capture: Vec<Option<u32>>,
-    probes: ProbeRows,
-    queues: QueueRows,
-    /// Recorded rows already taken out of the tables above.
-    rows_taken: u64,
-    /// Ports whose queue is traced, in trace order.
-    traced_ports: Vec<u32>,
-    /// `"node->peer"` of every port, by port index.
-    port_names: Vec<String>,
+    /// What the run records as it goes (`records.rs`).
+    rec: records::Recorded,
     stop: Option<Time>,
     n: Counters,
     name: String,
@@ -270,7 +256,7 @@ impl Simulation {
             packet_hops: self.n.packet_hops,
             wall_s: wall,
             packet_hops_per_s: self.n.packet_hops as f64 / wall.max(1e-9),
-            recorded_rows: self.rows_taken + self.held_rows() as u64,
+            recorded_rows: self.rec.rows_taken + self.held_rows() as u64,
         }
     }
 
@@ -318,12 +304,12 @@ impl Simulation {
             flows,
             probes,
             queues,
-            ports: records::port_table(&self.net, &self.port_names),
+            ports: records::port_table(&self.net, &self.rec.port_names),
             rounds: crate::app::incast::rounds(&ops),
             ops,
             agent_rows: {
                 // A switch's name: the first of its ports' "node->peer".
-                let (net, names) = (&self.net, &self.port_names);
+                let (net, names) = (&self.net, &self.rec.port_names);
                 self.agent_book.table(|n| {
                     let port = &names[net.ports_of(n).start as usize];
                     port.split("->").next().unwrap_or_default().to_string()
@@ -331,9 +317,10 @@ impl Simulation {
             },
             flow_trace,
             pcaps: self
+                .rec
                 .capture_names
                 .into_iter()
-                .zip(self.captures)
+                .zip(self.rec.captures)
                 .map(|(n, c)| (n, c.into_bytes()))
                 .collect(),
         }

@@ -10,11 +10,30 @@ use super::Simulation;
 use crate::app::Op;
 use crate::network::{Network, Port};
 use crate::packet::{Kind, Packet, NONE};
-use crate::pcap::{Frame, Transport};
+use crate::pcap::{Capture, Frame, Transport};
 use crate::records::{Column, Sink, Table};
 use crate::tcp::{Outcome, HEADER, NO_TS};
 use crate::traffic::{datagram_sport, Stream, APP_PORT, PROBE_PORT, STREAM_PORT};
 use crate::units::Time;
+
+/// What a run records as it goes, owned here: flow and queue traces, probe
+/// rows, captures, and the names the tables use.
+pub(super) struct Recorded {
+    pub(super) traced_flows: Vec<u32>,
+    pub(super) flow_trace: FlowTraceRows,
+    pub(super) captures: Vec<Capture>,
+    pub(super) capture_names: Vec<String>,
+    /// Capture of each host's deliveries, if the host is captured.
+    pub(super) host_capture: Vec<Option<u32>>,
+    pub(super) probes: ProbeRows,
+    pub(super) queues: QueueRows,
+    /// Recorded rows already taken out of the tables above.
+    pub(super) rows_taken: u64,
+    /// Ports whose queue is traced, in trace order.
+    pub(super) traced_ports: Vec<u32>,
+    /// `"node->peer"` of every port, by port index.
+    pub(super) port_names: Vec<String>,
+}
 
 /// Rows of `probes.parquet`, filled as packets are sent and received.
 ///
@@ -387,7 +406,7 @@ pub(super) fn queue_table(rows: QueueRows, names: &[String]) -> Table {
 impl Simulation {
     /// Recorded rows held: rows of the tables a run can stream.
     pub(super) fn held_rows(&self) -> usize {
-        self.probes.len() + self.queues.time.len() + self.flow_trace.time.len()
+        self.rec.probes.len() + self.rec.queues.time.len() + self.rec.flow_trace.time.len()
     }
 
     /// The streamable tables' rows that are final, no longer held: every row
@@ -395,22 +414,23 @@ impl Simulation {
     /// first whose packet is still on its way.
     pub(super) fn take_rows(&mut self, all: bool) -> [(&'static str, Table); 3] {
         let traced: Vec<String> = self
+            .rec
             .traced_ports
             .iter()
-            .map(|&p| self.port_names[p as usize].clone())
+            .map(|&p| self.rec.port_names[p as usize].clone())
             .collect();
         let rows = [
-            ("probes", self.probes.take(all)),
+            ("probes", self.rec.probes.take(all)),
             (
                 "queues",
-                queue_table(std::mem::take(&mut self.queues), &traced),
+                queue_table(std::mem::take(&mut self.rec.queues), &traced),
             ),
             (
                 "flow_trace",
-                trace_table(std::mem::take(&mut self.flow_trace)),
+                trace_table(std::mem::take(&mut self.rec.flow_trace)),
             ),
         ];
-        self.rows_taken += rows.iter().map(|(_, t)| t.rows() as u64).sum::<u64>();
+        self.rec.rows_taken += rows.iter().map(|(_, t)| t.rows() as u64).sum::<u64>();
         rows
     }
 
@@ -433,7 +453,7 @@ impl Simulation {
     }
 
     pub(super) fn capture(&mut self, c: u32, pkt: &Packet) {
-        let cap = &mut self.captures[c as usize];
+        let cap = &mut self.rec.captures[c as usize];
         let host = |node: u32| self.net.node_host[node as usize];
         let transport = match pkt.kind {
             Kind::Tcp => {
