@@ -11,6 +11,17 @@ use crate::packet::{Packet, NONE};
 use crate::records::{Column, Table};
 use crate::units::Time;
 
+/// The switch agents of a run, owned here.
+#[derive(Default)]
+pub(super) struct Agents {
+    /// The switch agents at each node (empty when the scenario has none).
+    pub(super) by_node: Vec<Vec<Box<dyn SwitchAgent>>>,
+    /// Packets agents just emitted (reused buffer).
+    pub(super) emitted: Vec<Emit>,
+    /// Agents' timers and rows.
+    pub(super) book: AgentBook,
+}
+
 /// Agents' timers and rows.
 #[derive(Default)]
 pub(super) struct AgentBook {
@@ -66,21 +77,21 @@ impl Simulation {
         hook: impl Fn(&mut dyn SwitchAgent, &mut Switch, &mut Packet),
     ) {
         let node = self.net.ports[port as usize].node;
-        let agents = &mut self.agents[node as usize];
+        let agents = &mut self.agents.by_node[node as usize];
         if agents.is_empty() {
             return;
         }
-        let was_empty = self.emitted.is_empty();
+        let was_empty = self.agents.emitted.is_empty();
         let now = self.events.now();
-        let (flows, records) = (&self.flows, &self.records);
+        let (flows, records) = (&self.hosts.flows, &self.hosts.records);
         let live = |slot| live(flows, records, slot);
-        let mut sw = Switch::new(now, node, &self.net, &mut self.emitted, &live);
+        let mut sw = Switch::new(now, node, &self.net, &mut self.agents.emitted, &live);
         let mut pkt = self.arena.get(p);
         for (i, agent) in agents.iter_mut().enumerate() {
             hook(agent.as_mut(), sw.for_agent(i as u32), &mut pkt);
         }
         self.arena.put(p, pkt);
-        if was_empty && !self.emitted.is_empty() {
+        if was_empty && !self.agents.emitted.is_empty() {
             self.events.schedule(now, Event::AgentSend);
         }
     }
@@ -88,8 +99,8 @@ impl Simulation {
     /// Send what agents emitted: routed packets from their switch, control
     /// frames ahead of their port's queue. Sending may make agents emit more.
     pub(super) fn send_emitted(&mut self) {
-        while !self.emitted.is_empty() {
-            let mut out = std::mem::take(&mut self.emitted);
+        while !self.agents.emitted.is_empty() {
+            let mut out = std::mem::take(&mut self.agents.emitted);
             for e in out.drain(..) {
                 if let Emit::Routed { .. } | Emit::Control(..) = e {
                     self.n.injected += 1;
@@ -103,12 +114,14 @@ impl Simulation {
                     } => {
                         if let Some(flow) = flow {
                             // Its flow may have ended since it was emitted.
-                            if live(&self.flows, &self.records, pkt.flow) != Some(flow.id()) {
+                            if live(&self.hosts.flows, &self.hosts.records, pkt.flow)
+                                != Some(flow.id())
+                            {
                                 self.n.injected -= 1;
                                 self.n.from_switches -= 1;
                                 continue;
                             }
-                            self.flows[pkt.flow as usize].in_network += 1;
+                            self.hosts.flows[pkt.flow as usize].in_network += 1;
                         }
                         // Routed afresh: an agent may send a copy of a
                         // packet whose port here was planned for its old
@@ -128,7 +141,7 @@ impl Simulation {
                         at,
                         token,
                     } => {
-                        let book = &mut self.agent_book;
+                        let book = &mut self.agents.book;
                         let entry = Some((node, agent, token));
                         let i = match book.free.pop() {
                             Some(i) => {
@@ -149,7 +162,7 @@ impl Simulation {
                         key,
                         value,
                     } => {
-                        let book = &mut self.agent_book;
+                        let book = &mut self.agents.book;
                         book.time.push(time.as_secs_f64());
                         book.switch.push(node);
                         book.agent.push(i64::from(agent));
@@ -158,8 +171,8 @@ impl Simulation {
                     }
                 }
             }
-            if self.emitted.is_empty() {
-                self.emitted = out;
+            if self.agents.emitted.is_empty() {
+                self.agents.emitted = out;
             }
         }
     }
@@ -182,18 +195,18 @@ impl Simulation {
 
     /// Agent timer `i` is due: call its agent back.
     pub(super) fn agent_timer(&mut self, i: u32) {
-        let book = &mut self.agent_book;
+        let book = &mut self.agents.book;
         let Some((node, agent, token)) = book.timers[i as usize].take() else {
             return;
         };
         book.free.push(i);
         let now: Time = self.events.now();
-        let was_empty = self.emitted.is_empty();
-        let (flows, records) = (&self.flows, &self.records);
+        let was_empty = self.agents.emitted.is_empty();
+        let (flows, records) = (&self.hosts.flows, &self.hosts.records);
         let live = |slot| live(flows, records, slot);
-        let mut sw = Switch::new(now, node, &self.net, &mut self.emitted, &live);
-        self.agents[node as usize][agent as usize].on_timer(sw.for_agent(agent), token);
-        if was_empty && !self.emitted.is_empty() {
+        let mut sw = Switch::new(now, node, &self.net, &mut self.agents.emitted, &live);
+        self.agents.by_node[node as usize][agent as usize].on_timer(sw.for_agent(agent), token);
+        if was_empty && !self.agents.emitted.is_empty() {
             self.events.schedule(now, Event::AgentSend);
         }
     }

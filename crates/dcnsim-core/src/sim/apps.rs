@@ -86,7 +86,7 @@ impl Context for Cx<'_> {
         });
         if f.keep_open {
             let slot = self.sim.slot_of(id);
-            self.sim.flows[slot as usize].conn.keep_open();
+            self.sim.hosts.flows[slot as usize].conn.keep_open();
         }
         id
     }
@@ -259,7 +259,7 @@ impl Simulation {
 
     /// Flow `id`'s receiver has all the data handed to it so far.
     pub(super) fn flow_completed(&mut self, id: u32) {
-        if let Some(app) = self.records[id as usize].origin.app() {
+        if let Some(app) = self.hosts.records[id as usize].origin.app() {
             self.call_app(app, |a, cx| a.on_flow_done(cx, id));
         }
     }

@@ -2,6 +2,7 @@
 //! the forwarding state, and the applications, from a validated scenario
 //! (whose names are already resolved to indices).
 
+use super::hosts::Hosts;
 use super::records::Recorded;
 use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECMP};
 use crate::agent::{Switch, SwitchAgent};
@@ -76,22 +77,22 @@ impl Simulation {
             events: EventQueue::default(),
             arena: Arena::default(),
             dropped: Vec::new(),
-            agents: Vec::new(),
-            emitted: Vec::new(),
-            agent_book: Default::default(),
+            agents: Default::default(),
             host_delay: sc.network.host_delay,
             streams: Vec::new(),
-            flows: Vec::new(),
-            free_slots: Vec::new(),
-            ending: Vec::new(),
-            records: Vec::new(),
-            transport: sc.transport.clone(),
+            hosts: Hosts {
+                flows: Vec::new(),
+                free_slots: Vec::new(),
+                ending: Vec::new(),
+                records: Vec::new(),
+                transport: sc.transport.clone(),
+                segs: Vec::new(),
+                params: Vec::new(),
+                resume: Vec::new(),
+                host_sends: vec![0; hosts_n],
+                nic_ahead: Vec::new(),
+            },
             apps: Default::default(),
-            segs: Vec::new(),
-            params: Vec::new(),
-            resume: Vec::new(),
-            host_sends: vec![0; hosts_n],
-            nic_ahead: Vec::new(),
             rec: Recorded {
                 traced_flows: sc.trace.flows.clone(),
                 flow_trace: Default::default(),
@@ -112,7 +113,13 @@ impl Simulation {
         for spec in &sc.agents {
             for &node in &spec.nodes {
                 let no_flows = |_| None;
-                let sw = Switch::new(Time::ZERO, node, &sim.net, &mut sim.emitted, &no_flows);
+                let sw = Switch::new(
+                    Time::ZERO,
+                    node,
+                    &sim.net,
+                    &mut sim.agents.emitted,
+                    &no_flows,
+                );
                 let agent = spec.params.build(&sw);
                 sim.attach_agent(node, agent);
             }
@@ -142,7 +149,12 @@ impl Simulation {
     /// only its TCP packets reach the NIC, all a host delay after they were
     /// sent.
     fn schedule_ports(&mut self, tcp: bool, datagram_sources: impl Iterator<Item = u32>) {
-        let free = !self.agents.iter().flatten().any(|a| a.event_driven_ports());
+        let free = !self
+            .agents
+            .by_node
+            .iter()
+            .flatten()
+            .any(|a| a.event_driven_ports());
         let unobserved = |pt: &Port| free && pt.trace.is_none() && !pt.captured();
         for i in 0..self.net.ports.len() {
             let host = self.net.is_host(self.net.ports[i].node);
@@ -153,14 +165,14 @@ impl Simulation {
                 && !(tcp && host);
         }
         let net = &self.net;
-        self.nic_ahead = (0..net.host_port.len())
+        self.hosts.nic_ahead = (0..net.host_port.len())
             .map(|h| {
                 let nic = &net.ports[net.host_port[h] as usize];
                 unobserved(nic) && !nic.stamps && !nic.shaped
             })
             .collect();
         for h in datagram_sources {
-            self.nic_ahead[h as usize] = false;
+            self.hosts.nic_ahead[h as usize] = false;
         }
     }
 
@@ -171,16 +183,16 @@ impl Simulation {
             !self.net.is_host(node),
             "attach_agent: node {node} is a host; agents run at switches"
         );
-        if self.agents.is_empty() {
-            self.agents = (0..self.net.node_host.len()).map(|_| Vec::new()).collect();
+        if self.agents.by_node.is_empty() {
+            self.agents.by_node = (0..self.net.node_host.len()).map(|_| Vec::new()).collect();
         }
         if agent.event_driven_ports() {
             for pt in &mut self.net.ports {
                 pt.scheduled = false;
             }
-            self.nic_ahead.fill(false);
+            self.hosts.nic_ahead.fill(false);
         }
-        self.agents[node as usize].push(agent);
+        self.agents.by_node[node as usize].push(agent);
     }
 
     /// Add `app`, a Rust program's own application, after the scenario's,

@@ -97,7 +97,7 @@ impl Simulation {
             Nic::Idle if unwatched => self.enqueue_at(nic, p, at),
             Nic::Behind(packets, bytes) => self.join_nic_queue(nic, p, packets, bytes),
             _ => {
-                self.host_sends[host as usize] += 1;
+                self.hosts.host_sends[host as usize] += 1;
                 self.events.schedule(at, Event::HostSend(p));
             }
         }
@@ -126,8 +126,8 @@ impl Simulation {
     /// [`DropTail::waiting_after`]: crate::queue::droptail::DropTail::waiting_after
     fn nic_at(&self, host: u32, at: Time, size: u32) -> Nic {
         let pt = &self.net.ports[self.net.host_port[host as usize] as usize];
-        if !self.nic_ahead[host as usize]
-            || self.host_sends[host as usize] != 0
+        if !self.hosts.nic_ahead[host as usize]
+            || self.hosts.host_sends[host as usize] != 0
             || self.stop.is_some_and(|s| at > s)
         {
             return Nic::Later;
@@ -160,7 +160,7 @@ impl Simulation {
     /// A packet a TCP host sent a host delay ago reaches its NIC.
     pub(super) fn host_send(&mut self, p: u32) {
         let host = self.net.node_host[self.arena.hop(p).src as usize];
-        self.host_sends[host as usize] -= 1;
+        self.hosts.host_sends[host as usize] -= 1;
         self.nic_enqueue(p);
     }
 
@@ -185,7 +185,7 @@ impl Simulation {
             return;
         }
         let port = self.fwd.egress(&self.net, node, pkt);
-        if !self.agents.is_empty() {
+        if !self.agents.by_node.is_empty() {
             self.run_agents(port, p, |a, sw, pkt| a.on_arrival(sw, pkt, port));
         }
         self.offer(port, p, self.now());
@@ -262,7 +262,7 @@ impl Simulation {
             // Delivered: the rest of the packet, its flow and the NIC its
             // answer leaves by.
             if pkt.is_tcp() {
-                crate::cache::prefetch(&self.flows[pkt.flow as usize]);
+                crate::cache::prefetch(&self.hosts.flows[pkt.flow as usize]);
                 let nic = self.net.host_port[self.net.node_host[node as usize] as usize];
                 self.net.ports[nic as usize].prefetch();
             }
@@ -522,7 +522,7 @@ impl Simulation {
     /// Inline: its call from the hot path cost 19 instructions a hop.
     #[inline(always)]
     fn transmit_at(&mut self, port: u32, p: u32, start: Time) {
-        if !self.agents.is_empty() {
+        if !self.agents.by_node.is_empty() {
             self.run_agents(port, p, |a, sw, pkt| a.on_departure(sw, pkt, port));
         }
         let pt = &mut self.net.ports[port as usize];
@@ -562,7 +562,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn drop_at(&mut self, port: u32, p: u32) {
-        if !self.agents.is_empty() {
+        if !self.agents.by_node.is_empty() {
             self.run_agents(port, p, |a, sw, pkt| a.on_drop(sw, pkt, port));
         }
         self.drop_packet(p);
@@ -577,8 +577,8 @@ impl Simulation {
                     if pkt.hops == 0 {
                         self.left_host(pkt.flow, p);
                     }
-                    let id = self.flows[pkt.flow as usize].id;
-                    self.records[id as usize].drops += 1;
+                    let id = self.hosts.flows[pkt.flow as usize].id;
+                    self.hosts.records[id as usize].drops += 1;
                 }
                 self.left_network(pkt.flow);
                 self.maybe_ending(pkt.flow);

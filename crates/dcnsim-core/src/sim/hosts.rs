@@ -10,8 +10,36 @@ use crate::cc::Protocol;
 use crate::engine::Event;
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
-use crate::tcp::{Arrival, Conn, MakeController, Outcome, Params, Seg, MIN_MSS};
+use crate::tcp::{Arrival, Conn, MakeController, Outcome, Params, Seg, TransportSpec, MIN_MSS};
 use crate::units::Time;
+use std::sync::Arc;
+
+/// The TCP host stacks, owned here: the live connections and their slots,
+/// every flow's record, the shared connection parameters, and what hosts
+/// hold back for their NICs.
+pub(super) struct Hosts {
+    /// Live TCP connections, by slot (see [`Flow`]).
+    pub(super) flows: Vec<Flow>,
+    /// Slots of `flows` let go, for the next flows opened.
+    pub(super) free_slots: Vec<u32>,
+    /// Slots whose connections may be let go when the next flow opens.
+    pub(super) ending: Vec<u32>,
+    /// Every TCP flow opened, by flow id.
+    pub(super) records: Vec<FlowRecord>,
+    pub(super) transport: TransportSpec,
+    /// Segments a TCP connection just emitted (reused buffer).
+    pub(super) segs: Vec<Seg>,
+    /// The connection parameters of each protocol flows have used, shared
+    /// by its connections.
+    pub(super) params: Vec<(Protocol, Arc<Params>)>,
+    /// Flows whose host queue drained while they were held back by it.
+    pub(super) resume: Vec<u32>,
+    /// Per host: packets it sent that wait for a [`Event::HostSend`], and
+    /// whether its NIC may take TCP packets a host delay ahead, when sent
+    /// (see `schedule_ports` and `Simulation::send`).
+    pub(super) host_sends: Vec<u32>,
+    pub(super) nic_ahead: Vec<bool>,
+}
 
 /// IP protocol number of TCP and the well-known port flows connect to.
 const TCP: u8 = 6;
@@ -100,10 +128,11 @@ impl Simulation {
     /// [`Simulation::run`]: the connections of flows the scenario lists,
     /// made already, are made again with it.
     pub fn plug_controller(&mut self, protocol: Protocol, make: MakeController) {
-        let params = Params::plugged(make, &self.transport);
-        self.params.retain(|(p, _)| *p != protocol);
-        self.params.push((protocol, params.clone()));
+        let params = Params::plugged(make, &self.hosts.transport);
+        self.hosts.params.retain(|(p, _)| *p != protocol);
+        self.hosts.params.push((protocol, params.clone()));
         for f in self
+            .hosts
             .flows
             .iter_mut()
             .filter(|f| f.conn.protocol == protocol)
@@ -114,7 +143,7 @@ impl Simulation {
                 c.start,
                 c.deadline,
                 protocol,
-                &self.transport,
+                &self.hosts.transport,
                 params.clone(),
             );
         }
@@ -123,14 +152,14 @@ impl Simulation {
     /// Open a flow; returns its id (its record's index).
     pub(super) fn open_flow(&mut self, f: NewFlow) -> u32 {
         self.let_go();
-        let id = self.records.len() as u32;
-        let protocol = f.protocol.unwrap_or(self.transport.protocol);
+        let id = self.hosts.records.len() as u32;
+        let protocol = f.protocol.unwrap_or(self.hosts.transport.protocol);
         let sport = tcp_sport(id);
-        let params = match self.params.iter().find(|(p, _)| *p == protocol) {
+        let params = match self.hosts.params.iter().find(|(p, _)| *p == protocol) {
             Some((_, params)) => params.clone(),
             None => {
-                let params = Params::new(protocol, &self.transport);
-                self.params.push((protocol, params.clone()));
+                let params = Params::new(protocol, &self.hosts.transport);
+                self.hosts.params.push((protocol, params.clone()));
                 params
             }
         };
@@ -140,7 +169,7 @@ impl Simulation {
                 f.start,
                 f.deadline,
                 protocol,
-                &self.transport,
+                &self.hosts.transport,
                 params,
             ),
             id,
@@ -153,17 +182,17 @@ impl Simulation {
             in_network: 0,
             timer_event: None,
         };
-        let slot = match self.free_slots.pop() {
+        let slot = match self.hosts.free_slots.pop() {
             Some(slot) => {
-                self.flows[slot as usize] = flow;
+                self.hosts.flows[slot as usize] = flow;
                 slot
             }
             None => {
-                crate::cache::push_advised(&mut self.flows, flow);
-                self.flows.len() as u32 - 1
+                crate::cache::push_advised(&mut self.hosts.flows, flow);
+                self.hosts.flows.len() as u32 - 1
             }
         };
-        self.records.push(FlowRecord {
+        self.hosts.records.push(FlowRecord {
             src: f.src,
             dst: f.dst,
             class: f.class,
@@ -179,7 +208,7 @@ impl Simulation {
     /// The live connection of flow `id` (an application that still drives
     /// it keeps it open).
     pub(super) fn slot_of(&self, id: u32) -> u32 {
-        match self.records[id as usize].kept {
+        match self.hosts.records[id as usize].kept {
             Kept::Live(slot) => slot,
             Kept::Ended(_) => unreachable!("flow {id} is driven after it ended"),
         }
@@ -187,8 +216,8 @@ impl Simulation {
 
     /// What flow `id` reports, live or ended.
     pub(super) fn outcome(&self, id: u32) -> Outcome {
-        match self.records[id as usize].kept {
-            Kept::Live(slot) => self.flows[slot as usize].conn.outcome(),
+        match self.hosts.records[id as usize].kept {
+            Kept::Live(slot) => self.hosts.flows[slot as usize].conn.outcome(),
             Kept::Ended(o) => o,
         }
     }
@@ -197,7 +226,7 @@ impl Simulation {
     /// switch emitted) was delivered or dropped.
     #[inline]
     pub(super) fn left_network(&mut self, slot: u32) {
-        let f = &mut self.flows[slot as usize];
+        let f = &mut self.hosts.flows[slot as usize];
         debug_assert!(f.in_network > 0, "a packet of a connection let go");
         f.in_network -= 1;
     }
@@ -209,9 +238,9 @@ impl Simulation {
     /// rest is checked when the next flow opens ([`Simulation::let_go`]).
     #[inline]
     pub(super) fn maybe_ending(&mut self, slot: u32) {
-        let f = &self.flows[slot as usize];
+        let f = &self.hosts.flows[slot as usize];
         if f.in_network == 0 && f.conn.is_done() {
-            self.ending.push(slot);
+            self.hosts.ending.push(slot);
         }
     }
 
@@ -222,22 +251,22 @@ impl Simulation {
     /// opened from now on. Called when a flow opens, so the loop pays
     /// nothing per event for it.
     fn let_go(&mut self) {
-        let mut ending = std::mem::take(&mut self.ending);
+        let mut ending = std::mem::take(&mut self.hosts.ending);
         ending.retain(|&slot| {
-            if self.resume.contains(&slot) {
+            if self.hosts.resume.contains(&slot) {
                 return true;
             }
-            let f = &self.flows[slot as usize];
-            let record = &mut self.records[f.id as usize];
+            let f = &self.hosts.flows[slot as usize];
+            let record = &mut self.hosts.records[f.id as usize];
             let idle = f.timer_event.is_none();
             let live = matches!(record.kept, Kept::Live(s) if s == slot);
             if live && idle && f.in_network == 0 && f.conn.is_done() {
                 record.kept = Kept::Ended(f.conn.outcome());
-                self.free_slots.push(slot);
+                self.hosts.free_slots.push(slot);
             }
             false
         });
-        self.ending = ending;
+        self.hosts.ending = ending;
     }
 
     pub(super) fn flow_start(&mut self, id: u32) {
@@ -252,9 +281,9 @@ impl Simulation {
         step: impl FnOnce(&mut Conn, Time, &mut Vec<Seg>) -> R,
     ) -> R {
         let now = self.now();
-        let mut segs = std::mem::take(&mut self.segs);
-        let result = step(&mut self.flows[id as usize].conn, now, &mut segs);
-        self.segs = segs;
+        let mut segs = std::mem::take(&mut self.hosts.segs);
+        let result = step(&mut self.hosts.flows[id as usize].conn, now, &mut segs);
+        self.hosts.segs = segs;
         self.flush(id);
         result
     }
@@ -262,13 +291,13 @@ impl Simulation {
     /// A TCP packet reached its destination host.
     pub(super) fn tcp_deliver(&mut self, pkt: &Packet) {
         let id = pkt.flow;
-        let to_receiver = pkt.src == self.flows[id as usize].src_node;
+        let to_receiver = pkt.src == self.hosts.flows[id as usize].src_node;
         let a = Arrival {
             seg: Seg {
                 to_receiver,
                 hdr: pkt.tcp,
                 payload: pkt.size
-                    - self.flows[id as usize].conn.header()
+                    - self.hosts.flows[id as usize].conn.header()
                     - pkt.option_bytes()
                     - pkt.tcp.sack.option_bytes(),
                 ect: pkt.ecn != NOT_ECT,
@@ -288,17 +317,17 @@ impl Simulation {
             }
         });
         if completed {
-            self.flow_completed(self.flows[id as usize].id);
+            self.flow_completed(self.hosts.flows[id as usize].id);
         }
     }
 
     /// Send what flow `id` emitted, (re)arm its timers and trace it.
     fn flush(&mut self, id: u32) {
         let now = self.now();
-        let mut segs = std::mem::take(&mut self.segs);
+        let mut segs = std::mem::take(&mut self.hosts.segs);
         // By reference: moving each segment out copied its 88 bytes.
         for seg in &segs {
-            let f = &self.flows[id as usize];
+            let f = &self.hosts.flows[id as usize];
             let (src, dst, hash) = if seg.to_receiver {
                 (f.src_node, f.dst_node, f.hash_fwd)
             } else {
@@ -314,13 +343,13 @@ impl Simulation {
             if let Some(value) = seg.option {
                 pkt.set_option(value);
             }
-            self.flows[id as usize].in_network += 1;
+            self.hosts.flows[id as usize].in_network += 1;
             self.send(pkt, !seg.to_receiver);
         }
         segs.clear();
-        self.segs = segs;
+        self.hosts.segs = segs;
         self.sync_timer(id);
-        let f = &self.flows[id as usize];
+        let f = &self.hosts.flows[id as usize];
         if f.traced {
             let c = &f.conn;
             let r = &mut self.rec.flow_trace;
@@ -341,7 +370,7 @@ impl Simulation {
     /// nothing to do and re-arms).
     #[inline]
     fn sync_timer(&mut self, id: u32) {
-        let f = &mut self.flows[id as usize];
+        let f = &mut self.hosts.flows[id as usize];
         if let Some(t) = f.conn.next_deadline() {
             if f.timer_event.is_none_or(|e| e > t) {
                 f.timer_event = Some(t);
@@ -354,7 +383,7 @@ impl Simulation {
     /// `id`'s sender: its segments shrink to fit (RFC 1191 §6.3), never below
     /// the smallest MSS.
     pub(super) fn icmp_mtu(&mut self, id: u32, mtu: u32) {
-        let conn = &mut self.flows[id as usize].conn;
+        let conn = &mut self.hosts.flows[id as usize].conn;
         let mss = mtu.saturating_sub(conn.header()).max(MIN_MSS as u32);
         if mss < conn.mss() {
             conn.set_mss(mss);
@@ -363,15 +392,15 @@ impl Simulation {
 
     /// A TCP packet left its source host (on the wire, or dropped at the NIC).
     pub(super) fn left_host(&mut self, flow: u32, p: u32) {
-        let f = &mut self.flows[flow as usize];
+        let f = &mut self.hosts.flows[flow as usize];
         if self.arena.hop(p).src == f.src_node && f.conn.left_host() {
-            self.resume.push(flow);
+            self.hosts.resume.push(flow);
         }
     }
 
     /// Let flows held back by their host queue limit send again.
     pub(super) fn resume_flows(&mut self) {
-        while let Some(id) = self.resume.pop() {
+        while let Some(id) = self.hosts.resume.pop() {
             self.drive(id, |conn, now, segs| conn.resume(now, segs));
         }
     }
@@ -380,7 +409,7 @@ impl Simulation {
     /// come, else re-arm. Returns whether one had come.
     pub(super) fn timer_fired(&mut self, id: u32) -> bool {
         let now = self.now();
-        let f = &mut self.flows[id as usize];
+        let f = &mut self.hosts.flows[id as usize];
         if f.timer_event == Some(now) {
             f.timer_event = None;
         }
@@ -402,8 +431,8 @@ impl Simulation {
     pub(super) fn ideal_fct(&self, src: u32, dst: u32, size: u64) -> Time {
         let path = self.net.path(src, dst);
         let ports = || path.iter().map(|&p| &self.net.ports[p as usize]);
-        let mss = self.transport.mss.0;
-        let header = self.transport.header.0;
+        let mss = self.hosts.transport.mss.0;
+        let header = self.hosts.transport.header.0;
         let segments = size.div_ceil(mss).max(1);
         let wire = size + segments * header;
         let first = (size.min(mss) + header) as u32;
@@ -414,7 +443,7 @@ impl Simulation {
         let one_way = |bytes: u32| -> Time {
             ports().map(|p| p.serialization(bytes)).sum::<Time>() + latency + self.host_delay * 2
         };
-        let handshake = if self.transport.handshake {
+        let handshake = if self.hosts.transport.handshake {
             one_way(header as u32) * 2
         } else {
             Time::ZERO

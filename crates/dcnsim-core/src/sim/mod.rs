@@ -21,22 +21,17 @@ mod dataplane;
 mod hosts;
 mod records;
 
-use crate::agent::{Emit, SwitchAgent};
-use crate::cc::Protocol;
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, Forwarder};
 use crate::network::Network;
 use crate::packet::Arena;
 use crate::queue::Queue;
 use crate::records::{Output, Sink, Summary};
-use crate::tcp::{Params, Seg, TransportSpec};
 use crate::traffic::Stream;
 use crate::units::Time;
 use apps::Apps;
-use hosts::{Flow, FlowRecord};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Snapshot passed to the progress hook.
@@ -93,36 +88,13 @@ pub struct Simulation {
     fwd: Forwarder,
     /// Packets a queue discipline just discarded (reused buffer).
     dropped: Vec<u32>,
-    /// The switch agents at each node (empty when the scenario has none).
-    agents: Vec<Vec<Box<dyn SwitchAgent>>>,
-    /// Packets agents just emitted (reused buffer).
-    emitted: Vec<Emit>,
-    /// Agents' timers and rows.
-    agent_book: agents::AgentBook,
+    /// The switch agents (`agents.rs`).
+    agents: agents::Agents,
     host_delay: Time,
     streams: Vec<Stream>,
-    /// Live TCP connections, by slot (see [`hosts::Flow`]).
-    flows: Vec<Flow>,
-    /// Slots of `flows` let go, for the next flows opened.
-    free_slots: Vec<u32>,
-    /// Slots whose connections may be let go when the next flow opens.
-    ending: Vec<u32>,
-    /// Every TCP flow opened, by flow id.
-    records: Vec<FlowRecord>,
-    transport: TransportSpec,
+    /// The TCP host stacks (`hosts.rs`).
+    hosts: hosts::Hosts,
     apps: Apps,
-    /// Segments a TCP connection just emitted (reused buffer).
-    segs: Vec<Seg>,
-    /// The connection parameters of each protocol flows have used, shared
-    /// by its connections.
-    params: Vec<(Protocol, Arc<Params>)>,
-    /// Flows whose host queue drained while they were held back by it.
-    resume: Vec<u32>,
-    /// Per host: packets it sent that wait for a [`Event::HostSend`], and
-    /// whether its NIC may take TCP packets a host delay ahead, when sent
-    /// (see `schedule_ports` and `Simulation::send`).
-    host_sends: Vec<u32>,
-    nic_ahead: Vec<bool>,
     /// What the run records as it goes (`records.rs`).
     rec: records::Recorded,
     stop: Option<Time>,
@@ -179,7 +151,7 @@ impl Simulation {
             if active {
                 last_active = t;
             }
-            if !self.resume.is_empty() {
+            if !self.hosts.resume.is_empty() {
                 self.resume_flows();
             }
             if self.n.events & 0xffff == 0 {
@@ -293,7 +265,7 @@ impl Simulation {
             packets_delivered: self.n.delivered,
             packets_dropped: self.n.dropped,
             packets_in_flight: in_flight,
-            tcp_connections_peak: self.flows.len() as u64,
+            tcp_connections_peak: self.hosts.flows.len() as u64,
             sim_time_s: end.as_secs_f64(),
             wall_s: wall,
             packet_hops_per_s: self.n.packet_hops as f64 / wall.max(1e-9),
@@ -310,7 +282,7 @@ impl Simulation {
             agent_rows: {
                 // A switch's name: the first of its ports' "node->peer".
                 let (net, names) = (&self.net, &self.rec.port_names);
-                self.agent_book.table(|n| {
+                self.agents.book.table(|n| {
                     let port = &names[net.ports_of(n).start as usize];
                     port.split("->").next().unwrap_or_default().to_string()
                 })

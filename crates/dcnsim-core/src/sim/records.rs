@@ -285,7 +285,8 @@ pub(super) fn flow_table(sim: &Simulation) -> Table {
         .enumerate()
         .map(|(i, s)| stream_row(i, s))
         .chain(
-            sim.records
+            sim.hosts
+                .records
                 .iter()
                 .enumerate()
                 .map(|(i, f)| tcp_row(i, f, &sim.outcome(i as u32), &sim.apps)),
@@ -457,7 +458,7 @@ impl Simulation {
         let host = |node: u32| self.net.node_host[node as usize];
         let transport = match pkt.kind {
             Kind::Tcp => {
-                let f = &self.flows[pkt.flow as usize];
+                let f = &self.hosts.flows[pkt.flow as usize];
                 let sport = tcp_sport(f.id);
                 let (src_port, dst_port) = if pkt.src == f.src_node {
                     (sport, TCP_PORT)
