@@ -21,22 +21,18 @@ impl Conn {
     /// until the connection is done, the controller's.
     #[inline]
     pub fn next_deadline(&self) -> Option<Time> {
-        let cc = if self.state == State::Done {
-            None
-        } else {
-            self.cc.deadline()
-        };
-        [
-            self.rto_at,
-            self.delack_at,
-            self.pace_at,
-            self.reo_at,
-            self.tlp_at,
-            cc,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        // No deadline reads as the end of time, so the earliest is a plain
+        // minimum over integers (this runs on every segment sent and ACK).
+        let at = |t: Option<Time>| t.map_or(u64::MAX, |t| t.0);
+        let mut first = at(self.rto_at)
+            .min(at(self.delack_at))
+            .min(at(self.pace_at))
+            .min(at(self.reo_at))
+            .min(at(self.tlp_at));
+        if self.state != State::Done {
+            first = first.min(at(self.cc.deadline()));
+        }
+        (first != u64::MAX).then_some(Time(first))
     }
 
     /// The connection's time has come: run every timer whose deadline is at
