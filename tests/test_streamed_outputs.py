@@ -172,7 +172,7 @@ def test_cli_run_without_out_keeps_no_rows(tmp_path):
 def test_progress_line_warns_once_past_the_row_threshold(monkeypatch):
     monkeypatch.setattr(results_module, "ROW_WARNING", 1000)
     stream = io.StringIO()
-    line = results_module._ProgressLine(stream, streamed=True)
+    line = results_module._ProgressLine(stream, streamed=True, eta=True)
     info = {"sim_time_s": 0.5, "stop_time_s": 1.0, "wall_s": 1.0, "packet_hops_per_s": 1e6}
     for rows in (10, 999, 1000, 5000, 10**6):
         line({**info, "recorded_rows": rows})
