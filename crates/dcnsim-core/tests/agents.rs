@@ -21,7 +21,7 @@
 
 mod common;
 use common::{port_sent, run_toml};
-use dcnsim_core::agent::{Switch, SwitchAgent};
+use dcnsim_core::agent::{Switch, SwitchAgent, ON_ARRIVAL, ON_DEPARTURE};
 use dcnsim_core::packet::{Kind, Packet, NONE};
 use dcnsim_core::units::Time;
 use dcnsim_core::{Scenario, Simulation};
@@ -596,4 +596,65 @@ fn an_agent_check_sees_the_whole_scenario() {
                 .into()
         )
     );
+}
+
+/// Counts the hooks it is called on, having declared `hooks`.
+struct Declares {
+    hooks: u8,
+    calls: Rc<RefCell<[u32; 3]>>,
+}
+
+impl SwitchAgent for Declares {
+    fn on_arrival(&mut self, _sw: &mut Switch, _pkt: &mut Packet, _egress: u32) {
+        self.calls.borrow_mut()[0] += 1;
+    }
+    fn on_departure(&mut self, _sw: &mut Switch, _pkt: &mut Packet, _port: u32) {
+        self.calls.borrow_mut()[1] += 1;
+    }
+    fn on_drop(&mut self, _sw: &mut Switch, _pkt: &Packet, _port: u32) {
+        self.calls.borrow_mut()[2] += 1;
+    }
+    fn event_driven_ports(&self) -> bool {
+        false
+    }
+    fn hooks(&self) -> u8 {
+        self.hooks
+    }
+}
+
+/// 10 datagrams through a star's switch: an agent is called on the hooks it
+/// declares and on no other, even beside an agent at the same switch that
+/// declares them; one that declares none is never called.
+#[test]
+fn an_agent_is_called_only_on_the_hooks_it_declares() {
+    let sc = Scenario::from_toml_str(
+        r#"
+[topology]
+kind = "star"
+hosts = 2
+link = { rate = "10Gbps", delay = "1us" }
+[[traffic.streams]]
+src = 0
+dst = 1
+rate = "1Gbps"
+pattern = "constant"
+size = "1250B"
+stop = "95us"
+"#,
+    )
+    .unwrap();
+    let switch = sc.topology.node_id("sw0").unwrap() as u32;
+    let mut sim = Simulation::new(&sc);
+    let counters: Vec<_> = (0..3).map(|_| Rc::new(RefCell::new([0; 3]))).collect();
+    for (hooks, calls) in [ON_ARRIVAL, ON_ARRIVAL | ON_DEPARTURE, 0]
+        .into_iter()
+        .zip(&counters)
+    {
+        let calls = calls.clone();
+        sim.attach_agent(switch, Box::new(Declares { hooks, calls }));
+    }
+    sim.run(&mut |_| true).unwrap();
+    assert_eq!(*counters[0].borrow(), [10, 0, 0]);
+    assert_eq!(*counters[1].borrow(), [10, 10, 0]);
+    assert_eq!(*counters[2].borrow(), [0, 0, 0]);
 }

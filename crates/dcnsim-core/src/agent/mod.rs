@@ -44,6 +44,13 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::fmt::Debug;
 
+/// [`SwitchAgent::hooks`]: the agent has [`SwitchAgent::on_arrival`].
+pub const ON_ARRIVAL: u8 = 1;
+/// [`SwitchAgent::hooks`]: the agent has [`SwitchAgent::on_departure`].
+pub const ON_DEPARTURE: u8 = 2;
+/// [`SwitchAgent::hooks`]: the agent has [`SwitchAgent::on_drop`].
+pub const ON_DROP: u8 = 4;
+
 /// The hooks of an agent at one switch. Every hook has a do-nothing default.
 pub trait SwitchAgent {
     /// `pkt` arrived at the switch and will be offered to port `egress`.
@@ -67,6 +74,15 @@ pub trait SwitchAgent {
     /// which may be before it starts.
     fn event_driven_ports(&self) -> bool {
         true
+    }
+
+    /// The packet hooks this agent has (`ON_ARRIVAL | ON_DEPARTURE |
+    /// ON_DROP`; all by default): the others are never called, and a switch
+    /// none of whose agents names a hook costs a packet nothing there (a
+    /// hook call copies the whole packet out of the arena and back). Timers
+    /// are always delivered.
+    fn hooks(&self) -> u8 {
+        ON_ARRIVAL | ON_DEPARTURE | ON_DROP
     }
 }
 

@@ -16,6 +16,11 @@ use crate::units::Time;
 pub(super) struct Agents {
     /// The switch agents at each node (empty when the scenario has none).
     pub(super) by_node: Vec<Vec<Box<dyn SwitchAgent>>>,
+    /// The packet hooks any agent at each node has (`SwitchAgent::hooks`).
+    pub(super) hooked: Vec<u8>,
+    /// The packet hooks any agent anywhere has: what the data path tests
+    /// before calling [`Simulation::run_agents`] (0 without agents).
+    pub(super) any: u8,
     /// Packets agents just emitted (reused buffer).
     pub(super) emitted: Vec<Emit>,
     /// Agents' timers and rows.
@@ -68,19 +73,21 @@ impl Simulation {
     /// Run `hook` of every agent at the node of `port` on packet `p` (there
     /// may be none). What they emit is sent by an [`Event::AgentSend`] at the
     /// same time, once the current event is handled. Out of line and called
-    /// only when the scenario has agents, so the hot path stays small.
+    /// only when some agent has the hook (`which`, tested by the caller on
+    /// `Agents::any`), so the hot path stays small.
     #[inline(never)]
     pub(super) fn run_agents(
         &mut self,
         port: u32,
         p: u32,
+        which: u8,
         hook: impl Fn(&mut dyn SwitchAgent, &mut Switch, &mut Packet),
     ) {
         let node = self.net.ports[port as usize].node;
-        let agents = &mut self.agents.by_node[node as usize];
-        if agents.is_empty() {
+        if self.agents.hooked[node as usize] & which == 0 {
             return;
         }
+        let agents = &mut self.agents.by_node[node as usize];
         let was_empty = self.agents.emitted.is_empty();
         let now = self.events.now();
         let (flows, records) = (&self.hosts.flows, &self.hosts.records);
@@ -88,7 +95,9 @@ impl Simulation {
         let mut sw = Switch::new(now, node, &self.net, &mut self.agents.emitted, &live);
         let mut pkt = self.arena.get(p);
         for (i, agent) in agents.iter_mut().enumerate() {
-            hook(agent.as_mut(), sw.for_agent(i as u32), &mut pkt);
+            if agent.hooks() & which != 0 {
+                hook(agent.as_mut(), sw.for_agent(i as u32), &mut pkt);
+            }
         }
         self.arena.put(p, pkt);
         if was_empty && !self.agents.emitted.is_empty() {

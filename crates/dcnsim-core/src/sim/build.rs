@@ -185,7 +185,10 @@ impl Simulation {
         );
         if self.agents.by_node.is_empty() {
             self.agents.by_node = (0..self.net.node_host.len()).map(|_| Vec::new()).collect();
+            self.agents.hooked = vec![0; self.net.node_host.len()];
         }
+        self.agents.hooked[node as usize] |= agent.hooks();
+        self.agents.any |= agent.hooks();
         if agent.event_driven_ports() {
             for pt in &mut self.net.ports {
                 pt.scheduled = false;

@@ -30,6 +30,7 @@
 //! flow's sender like any packet.
 
 use super::Simulation;
+use crate::agent::{ON_ARRIVAL, ON_DEPARTURE, ON_DROP};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, CE, NONE, NOT_ECT};
 use crate::queue::{Next, Occupancy, Queue, Queued, Verdict};
@@ -185,8 +186,10 @@ impl Simulation {
             return;
         }
         let port = self.fwd.egress(&self.net, node, pkt);
-        if !self.agents.by_node.is_empty() {
-            self.run_agents(port, p, |a, sw, pkt| a.on_arrival(sw, pkt, port));
+        if self.agents.any & ON_ARRIVAL != 0 {
+            self.run_agents(port, p, ON_ARRIVAL, |a, sw, pkt| {
+                a.on_arrival(sw, pkt, port)
+            });
         }
         self.offer(port, p, self.now());
     }
@@ -522,8 +525,10 @@ impl Simulation {
     /// Inline: its call from the hot path cost 19 instructions a hop.
     #[inline(always)]
     fn transmit_at(&mut self, port: u32, p: u32, start: Time) {
-        if !self.agents.by_node.is_empty() {
-            self.run_agents(port, p, |a, sw, pkt| a.on_departure(sw, pkt, port));
+        if self.agents.any & ON_DEPARTURE != 0 {
+            self.run_agents(port, p, ON_DEPARTURE, |a, sw, pkt| {
+                a.on_departure(sw, pkt, port)
+            });
         }
         let pt = &mut self.net.ports[port as usize];
         let pkt = self.arena.hop_mut(p);
@@ -562,8 +567,8 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn drop_at(&mut self, port: u32, p: u32) {
-        if !self.agents.by_node.is_empty() {
-            self.run_agents(port, p, |a, sw, pkt| a.on_drop(sw, pkt, port));
+        if self.agents.any & ON_DROP != 0 {
+            self.run_agents(port, p, ON_DROP, |a, sw, pkt| a.on_drop(sw, pkt, port));
         }
         self.drop_packet(p);
     }
