@@ -3,7 +3,6 @@
 //! packets from the switch, MAC control frames out of a port ahead of its
 //! queue), setting their timers and keeping their rows.
 
-use super::hosts::{Flow, FlowRecord, Kept};
 use super::Simulation;
 use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
@@ -63,12 +62,6 @@ impl AgentBook {
     }
 }
 
-/// The `flow_id` of the live flow in connection slot `slot`, if any.
-fn live(flows: &[Flow], records: &[FlowRecord], slot: u32) -> Option<u32> {
-    let id = flows.get(slot as usize)?.id;
-    matches!(records[id as usize].kept, Kept::Live(s) if s == slot).then_some(id)
-}
-
 impl Simulation {
     /// Run `hook` of every agent at the node of `port` on packet `p` (there
     /// may be none). What they emit is sent by an [`Event::AgentSend`] at the
@@ -90,8 +83,8 @@ impl Simulation {
         let agents = &mut self.agents.by_node[node as usize];
         let was_empty = self.agents.emitted.is_empty();
         let now = self.events.now();
-        let (flows, records) = (&self.hosts.flows, &self.hosts.records);
-        let live = |slot| live(flows, records, slot);
+        let hosts = &self.hosts;
+        let live = |slot| hosts.live(slot);
         let mut sw = Switch::new(now, node, &self.net, &mut self.agents.emitted, &live);
         let mut pkt = self.arena.get(p);
         for (i, agent) in agents.iter_mut().enumerate() {
@@ -123,9 +116,7 @@ impl Simulation {
                     } => {
                         if let Some(flow) = flow {
                             // Its flow may have ended since it was emitted.
-                            if live(&self.hosts.flows, &self.hosts.records, pkt.flow)
-                                != Some(flow.id())
-                            {
+                            if self.hosts.live(pkt.flow) != Some(flow.id()) {
                                 self.n.injected -= 1;
                                 self.n.from_switches -= 1;
                                 continue;
@@ -211,8 +202,8 @@ impl Simulation {
         book.free.push(i);
         let now: Time = self.events.now();
         let was_empty = self.agents.emitted.is_empty();
-        let (flows, records) = (&self.hosts.flows, &self.hosts.records);
-        let live = |slot| live(flows, records, slot);
+        let hosts = &self.hosts;
+        let live = |slot| hosts.live(slot);
         let mut sw = Switch::new(now, node, &self.net, &mut self.agents.emitted, &live);
         self.agents.by_node[node as usize][agent as usize].on_timer(sw.for_agent(agent), token);
         if was_empty && !self.agents.emitted.is_empty() {

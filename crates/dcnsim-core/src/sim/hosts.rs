@@ -41,6 +41,16 @@ pub(super) struct Hosts {
     pub(super) nic_ahead: Vec<bool>,
 }
 
+impl Hosts {
+    /// The `flow_id` of the flow whose live connection is slot `slot`, if
+    /// any (a slot let go, or reused by a later flow, names none of its
+    /// earlier flows).
+    pub(super) fn live(&self, slot: u32) -> Option<u32> {
+        let id = self.flows.get(slot as usize)?.id;
+        matches!(self.records[id as usize].kept, Kept::Live(s) if s == slot).then_some(id)
+    }
+}
+
 /// IP protocol number of TCP and the well-known port flows connect to.
 const TCP: u8 = 6;
 pub const TCP_PORT: u16 = 5001;
@@ -256,10 +266,10 @@ impl Simulation {
             if self.hosts.resume.contains(&slot) {
                 return true;
             }
+            let live = self.hosts.live(slot).is_some();
             let f = &self.hosts.flows[slot as usize];
             let record = &mut self.hosts.records[f.id as usize];
             let idle = f.timer_event.is_none();
-            let live = matches!(record.kept, Kept::Live(s) if s == slot);
             if live && idle && f.in_network == 0 && f.conn.is_done() {
                 record.kept = Kept::Ended(f.conn.outcome());
                 self.hosts.free_slots.push(slot);
