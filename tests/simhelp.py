@@ -262,3 +262,26 @@ def interruptible(command: list[str], **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         command, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kwargs
     )
+
+
+def claim_named(claims, start: str):
+    """The one claim whose text starts with ``start``."""
+    found = [c for c in claims if c.claim.startswith(start)]
+    assert len(found) == 1, (start, [c.claim for c in claims])
+    return found[0]
+
+
+def reproduced(claim) -> None:
+    """The seed's claim holds: its verdict is ``yes`` (the message says what was measured)."""
+    assert claim.verdict == "yes", f"[{claim.verdict}] {claim.claim}: {claim.dcnsim}"
+
+
+def not_reproduced(claim) -> None:
+    """A seed claim dcnsim does not reproduce today, kept as written: an expected failure
+    whose reason is what was measured, built at test time; strict, so the test fails
+    the day the claim holds (then drop this expectation)."""
+    import pytest
+
+    if claim.verdict == "yes":
+        pytest.fail(f"now reproduced, drop the expected failure: {claim.claim}: {claim.dcnsim}")
+    pytest.xfail(f"[{claim.verdict}] {claim.claim}: {claim.dcnsim} ({claim.tolerance})")

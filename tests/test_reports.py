@@ -37,12 +37,15 @@ def test_study_report_in_chromium(tmp_path):
     assert proc.returncode == 0, proc.stderr
     report = out / "report.html"
     text = report.read_text()
-    # The seed-vs-dcnsim table says what claims.csv and the printed [yes]/[NO] lines say.
+    # The seed-vs-dcnsim table and the checks table say what claims.csv, checks.csv and
+    # the printed [yes]/[NO] lines say.
     claims = pd.read_csv(out / "claims.csv", keep_default_na=False)
-    verdicts = re.findall(r"<td class='(yes|NO|n/a)'>", text)
-    assert verdicts == list(claims["verdict"])
-    printed = re.findall(r"\[(yes|NO |n/a)\]", proc.stdout)
-    assert [v.strip() for v in printed] == list(claims["verdict"])
+    checks = pd.read_csv(out / "checks.csv", keep_default_na=False)
+    both = [*claims["verdict"], *checks["verdict"]]
+    verdicts = re.findall(r"<td class='(?:yes|NO|n/a|noise)'>([^<]*)</td>", text)
+    assert verdicts == both
+    printed = re.findall(r"^  \[(yes|NO |n/a|within noise)\]", proc.stdout, re.M)
+    assert [v.strip() for v in printed] == both
     # The exact scenarios: one per run, each the TOML that reproduces it.
     assert text.count("<details>") == 2 * 3 * 3
     first = re.search(r'<pre>(name = "spraying.*?)</pre>', html.unescape(text), re.S)

@@ -55,8 +55,8 @@ def table_html(table: pd.DataFrame, verdicts: str | None = None) -> Any:
         index=False, na_rep="-", border=0, escape=True, classes="prose" if verdicts else None
     )
     if verdicts is not None:
-        for value in ("yes", "NO", "n/a"):
-            text = text.replace(f"<td>{value}</td>", f"<td class='{value}'>{value}</td>")
+        for value, css in (("yes", "yes"), ("NO", "NO"), ("n/a", "n/a"), ("within noise", "noise")):
+            text = text.replace(f"<td>{value}</td>", f"<td class='{css}'>{value}</td>")
     return Markup(text)
 
 
@@ -98,6 +98,10 @@ def study_report(output: StudyOutput, directory: Path) -> str:
         {
             "heading": "The seed's claims against dcnsim",
             "table": table_html(claims_table(output.claims), "verdict"),
+        },
+        {
+            "heading": "Checks: physical bounds and sanity checks (not the seed's claims)",
+            "table": table_html(claims_table(output.claims, checks=True), "verdict"),
         },
         {"heading": "Figures", "figures": [figure(p, p.name) for p in pngs if p.exists()]},
         {"heading": "Main table", "table": table_html(output.table)},

@@ -375,32 +375,42 @@ def bound_text(bound: str, value: Any, first_collapse: Any) -> str:
     return int_text(value)
 
 
+#: Where the incast claims' margin comes from.
+INCAST_TOLERANCE = "the seed's number as its text states it; dcnsim's bracket between grid points"
+
+
 def incast_claims(detail: pd.DataFrame) -> list[Claim]:
-    """Per packet size: does the seed's maximum lie in dcnsim's bracket?
+    """Per packet size: does the seed's maximum lie in dcnsim's bracket? Then, as a
+    check, whether the 1500 B curve is monotone.
 
     dcnsim's bracket is [largest N without collapse, first N with one) of its grid.
-    The seed's exact maxima must lie in it; its lower bound (64 B: no collapse up to
-    500) holds when dcnsim's first collapse is above it, and is ``n/a`` when the grid
-    stops below it without a collapse.
+    The seed's exact maxima must lie in it (``n/a`` when the grid stops below the
+    seed's number without a collapse); its lower bound (64 B: no collapse up to 500)
+    holds when dcnsim's first collapse is above it, and is ``n/a`` when the grid stops
+    below it without a collapse.
     """
     claims = []
     for row in incast_summary(detail).itertuples(index=False):
         low = 0 if pd.isna(row.dcnsim_max_workers) else int(row.dcnsim_max_workers)
         high = np.inf if pd.isna(row.first_collapse) else int(row.first_collapse)
         seed = row.seed_max_workers
-        if pd.isna(seed):
-            ok = None
-        elif row.seed_shown.startswith(">"):
-            ok = None if high == np.inf and low < seed else bool(high > seed)
+        bound = row.seed_shown.startswith(">")
+        if pd.isna(seed) or (high == np.inf and low < seed):
+            ok = None  # no seed number, or the grid ends below it without a collapse
         else:
-            ok = bool(low <= seed < high)
+            ok = bool(high > seed) if bound else bool(low <= seed < high)
+        shown = bound_text(row.bound, row.dcnsim_max_workers, row.first_collapse)
+        if high != np.inf:
+            shown += f" (collapse at {int(high)})"
+        elif ok is None:
+            shown += f" (the grid ends at {low}, below the seed's {row.seed_shown})"
         claims.append(
             Claim(
                 f"{row.size_B} B packets: the most workers without incast collapse",
                 row.seed_shown,
-                bound_text(row.bound, row.dcnsim_max_workers, row.first_collapse)
-                + ("" if high == np.inf else f" (collapse at {int(high)})"),
+                shown,
                 ok,
+                tolerance=INCAST_TOLERANCE,
             )
         )
         if row.size_B == 1500:
@@ -410,6 +420,7 @@ def incast_claims(detail: pd.DataFrame) -> list[Claim]:
                     "monotone",
                     f"clean above: {row.clean_above}" if row.clean_above else "monotone",
                     not row.clean_above if not pd.isna(row.first_collapse) else None,
+                    check=True,
                 )
             )
     return claims

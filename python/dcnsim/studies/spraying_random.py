@@ -28,9 +28,20 @@ from dcnsim.studies.spraying import (
     policy_figure,
     seed_fat_tree,
 )
-from dcnsim.studies.stats import mean_ci
+from dcnsim.studies.stats import by_seed, mean_ci, paired_difference, t95_half_width
 from dcnsim.studies.study import Study
-from dcnsim.studies.text import Claim, claim_lines, format_table, num_text, ranges
+from dcnsim.studies.text import (
+    Claim,
+    claim_lines,
+    compare,
+    decided,
+    every,
+    format_table,
+    interval,
+    num_text,
+    ranges,
+    within,
+)
 
 __all__ = [
     "RANDOM_FULL",
@@ -185,57 +196,79 @@ def spraying_random_summary(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def spraying_random_checks(runs: pd.DataFrame) -> list[Claim]:
-    """The seed's claims on Figs. 5-9, each with whether the runs agree (``ok`` is
-    ``None`` when the runs lack what a claim needs)."""
-    by = spraying_random_summary(runs).set_index(["policy", "n_short", "n_long"]).sort_index()
+    """The seed's claims on Figs. 5-9, each decided on the 95 % interval over seeds of
+    the difference it compares (paired by seed: the pairs come from the seed), and the
+    single-path sanity check (``check``); ``ok`` is ``None`` when the runs lack what a
+    claim needs."""
     checks: list[Claim] = []
+    n_values = sorted(set(runs["n_long"]))
+    ci = interval(runs)
 
-    def at(policy: str, n_short: int, column: str) -> pd.Series:
-        if (policy, n_short) not in by.index.droplevel(2):
-            return pd.Series(dtype=float)
-        return by.loc[(policy, n_short), column].dropna()
-
-    def compare(title: str, seed_says: str, column: str, unit: str, a: pd.Series, b: pd.Series,
-                names: tuple[str, str], holds: Any) -> None:  # fmt: skip
-        common = a.index.intersection(b.index)
-        shown = "; ".join(f"n={n}: {names[0]} {a[n]:.2f} vs {names[1]} {b[n]:.2f}" for n in common)
-        ok = bool(all(holds(a[n], b[n]) for n in common)) if len(common) else None
-        checks.append(Claim(title, seed_says, f"{shown or '-'} {unit}", ok))
+    def compare_series(title: str, seed_says: str, column: str, first: tuple[str, int],
+                       second: tuple[str, int], larger: bool) -> None:  # fmt: skip
+        """``first``'s mean larger (or smaller) than ``second``'s at every n_long."""
+        names = (first[0], second[0]) if first[0] != second[0] else (str(first[1]), str(second[1]))
+        decisions, parts = [], []
+        for n in n_values:
+            a, b = (
+                by_seed(runs, column, policy=p, n_short=m, n_long=n) for p, m in (first, second)
+            )
+            if not len(a) or not len(b):
+                continue
+            difference, half = paired_difference(a, b)
+            decisions.append(compare(difference if larger else -difference, half))
+            parts.append(
+                f"n={n}: {names[0]} {a.mean():.2f} vs {names[1]} {b.mean():.2f}"
+                + ("" if pd.isna(half) else f" ({difference:+.2f} +- {half:.2f})")
+            )
+        shown = "; ".join(parts) or "-"
+        verdict = decided(every(decisions)) if decisions else {"ok": None}
+        checks.append(Claim(title, seed_says, f"{shown} {UNITS[column]}", tolerance=ci, **verdict))
 
     policies, counts = (("rps", 20), ("single", 20)), (("rps", 20), ("rps", 10))
-    for column, what, fig, seed_says, holds, (first, second) in (
+    for column, what, fig, seed_says, larger, (first, second) in (
         ("long_goodput_mbps", "20 short flows, long flows' throughput rps > single", 5,
-         "larger with rps", lambda r, s: r > s, policies),
+         "larger with rps", True, policies),
         ("short_fct_ms", "20 short flows, short flows' FCT rps < single", 6,
-         "smaller with rps", lambda r, s: r < s, policies),
-        ("long_goodput_mbps", "rps, long flows' throughput with 20 <= with 10 short flows", 8,
-         "slightly smaller with 20", lambda a, b: a <= b, counts),
+         "smaller with rps", False, policies),
+        ("long_goodput_mbps", "rps, long flows' throughput with 20 < with 10 short flows", 8,
+         "slightly smaller with 20", False, counts),
         ("short_fct_ms", "rps, short flows' FCT with 20 > with 10 short flows", 9,
-         "larger with 20", lambda a, b: a > b, counts),
+         "larger with 20", True, counts),
     ):  # fmt: skip
-        names = (first[0], second[0]) if first[0] != second[0] else (str(first[1]), str(second[1]))
-        compare(
+        compare_series(
             f"seed Fig. {fig}: {what} at every n_long", f"{seed_says} (Fig. {fig})",
-            column, UNITS[column], at(*first, column), at(*second, column), names, holds,
+            column, first, second, larger,
         )  # fmt: skip
-    ooo = at("rps", 20, "short_ooo_pct")
     low, high = SEED_OOO_PCT
+    middle, margin = (low + high) / 2, (high - low) / 2
+    decisions, parts = [], []
+    for n in n_values:
+        share = by_seed(runs, "short_ooo_pct", policy="rps", n_short=20, n_long=n)
+        if len(share):
+            half = t95_half_width(share)
+            decisions.append(within(share.mean() - middle, half, margin))
+            parts.append(
+                f"n={n}: {share.mean():.2f} %" + ("" if pd.isna(half) else f" +- {half:.2f}")
+            )
     checks.append(
         Claim(
             f"seed Fig. 7: rps short flows' out-of-order share {low:.0f}-{high:.0f} % "
             "at every n_long",
             "about 20 % (Fig. 7)",
-            "; ".join(f"n={n}: {v:.2f} %" for n, v in ooo.items()) or "-",
-            bool(((ooo >= low) & (ooo <= high)).all()) if len(ooo) else None,
+            "; ".join(parts) or "-",
+            tolerance=f"the seed's 'about 20 %' read as {low:.0f}-{high:.0f} %; {ci}",
+            **(decided(every(decisions)) if decisions else {"ok": None}),
         )
     )
-    single_ooo = by.xs("single", level="policy")["short_ooo_pct"] if "single" in by.index else []
+    single_ooo = runs.loc[runs["policy"] == "single", "short_ooo_pct"]
     checks.append(
         Claim(
             "single-path short flows have no out-of-order packets",
             "none (one path)",
-            f"at most {max(single_ooo, default=np.nan):.2f} %",
-            bool((np.asarray(single_ooo) == 0).all()) if len(single_ooo) else None,
+            f"at most {single_ooo.max() if len(single_ooo) else np.nan:.2f} %",
+            bool((single_ooo == 0).all()) if len(single_ooo) else None,
+            check=True,
         )
     )
     return checks

@@ -33,3 +33,24 @@ def mean_ci(runs: pd.DataFrame, keys: Sequence[str], columns: Sequence[str]) -> 
         rows.append(row)
     names = [*keys, "runs", *(n for c in columns for n in (c, f"{c}_ci"))]
     return pd.DataFrame(rows, columns=names)
+
+
+def paired_difference(a: pd.Series, b: pd.Series) -> tuple[float, float]:
+    """The mean of ``a - b`` and the half-width of its 95 % interval, ``a`` and ``b``
+    one value per seed (indexed by seed). The seeds both have are paired: the runs of
+    one seed share their flows, so the per-seed differences are what varies. NaN
+    half-width with fewer than two common seeds."""
+    common = a.index.intersection(b.index)
+    differences = (a.loc[common] - b.loc[common]).to_numpy(dtype=float)
+    if not len(differences):
+        return np.nan, np.nan
+    return float(np.nanmean(differences)), t95_half_width(differences)
+
+
+def by_seed(runs: pd.DataFrame, column: str, **point: object) -> pd.Series:
+    """``column`` of the runs at ``point`` (column=value, e.g. ``policy="rps"``), one
+    value per seed, indexed by seed (missing values left out)."""
+    mask = np.ones(len(runs), dtype=bool)
+    for key, value in point.items():
+        mask &= (runs[key] == value).to_numpy()
+    return runs[mask].set_index("seed")[column].dropna()

@@ -106,8 +106,9 @@ def run_study(
 
 def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write ``study.csv`` (the main table), ``runs.csv`` (every run), ``claims.csv``
-    (seed vs dcnsim), one PNG per figure of the seed, the study's extras and
-    ``report.html``, whole or not at all. Returns the paths, in that order."""
+    (seed vs dcnsim), ``checks.csv`` (physical bounds and sanity checks), one PNG per
+    figure of the seed, the study's extras and ``report.html``, whole or not at all.
+    Returns the paths, in that order."""
     study = output.study
     names: list[str] = []
 
@@ -115,7 +116,8 @@ def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Pa
         output.table.to_csv(tmp / "study.csv", index=False)
         output.detail.to_csv(tmp / "runs.csv", index=False)
         claims_table(output.claims).to_csv(tmp / "claims.csv", index=False)
-        names.extend(["study.csv", "runs.csv", "claims.csv"])
+        claims_table(output.claims, checks=True).to_csv(tmp / "checks.csv", index=False)
+        names.extend(["study.csv", "runs.csv", "claims.csv", "checks.csv"])
         for stem, draw in study.figures.items():
             draw(output.detail, output.table, tmp / f"{stem}.png")
             if (tmp / f"{stem}.png").exists():  # a figure of nothing that was run is not drawn

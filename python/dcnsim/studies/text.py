@@ -12,6 +12,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+#: The tolerance of a claim that states its own comparison: no interval over seeds and
+#: no number read off a figure, the comparison is made as the claim words it.
+EXACT = "exact comparison stated in the claim"
+
+
+#: The four verdicts: the claim holds, it does not, the 95 % interval cannot tell, or
+#: the runs lack what the claim needs.
+YES, NO, NOISE, NA = "yes", "NO", "within noise", "n/a"
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -19,35 +28,119 @@ class Claim:
 
     ``claim`` says what is checked, ``seed`` what the seed reports (its number or its
     words), ``dcnsim`` what dcnsim measured, ``ok`` the verdict (``None``: the runs
-    do not have what the check needs, e.g. a single policy).
+    do not have what the check needs, e.g. a single policy). ``tolerance`` says where
+    the margin of the comparison comes from: the seed's precision (a number read off
+    a figure), the 95 % interval over seeds, or ``EXACT``. ``noise``: the interval
+    cannot decide (the verdict is ``within noise``; ``ok`` is then ``None``).
+    ``check``: a physical bound or sanity check, not a claim of the seed; it goes to
+    ``checks.csv`` and is not counted among the seed's claims.
     """
 
     claim: str
     seed: str
     dcnsim: str
     ok: bool | None
+    tolerance: str = EXACT
+    noise: bool = False
+    check: bool = False
+
+    @property
+    def verdict(self) -> str:
+        """``yes``, ``NO``, ``within noise`` or ``n/a``."""
+        if self.noise:
+            return NOISE
+        return NA if self.ok is None else (YES if self.ok else NO)
+
+
+def interval(runs: pd.DataFrame) -> str:
+    """The tolerance of a claim decided on the 95 % Student-t interval over the seeds of
+    ``runs`` (of the difference it compares, paired by seed); with one seed there is no
+    interval and the comparison is exact."""
+    if runs["seed"].nunique() > 1:
+        return "95 % interval over seeds (paired by seed)"
+    return "exact: one seed, no interval"
 
 
 def verdict(ok: bool | None) -> str:
-    """``yes``, ``NO`` or ``n/a``: the verdict column of every claims table."""
-    return "n/a" if ok is None else ("yes" if ok else "NO")
+    """``yes``, ``NO`` or ``n/a`` of a verdict without noise."""
+    return NA if ok is None else (YES if ok else NO)
+
+
+def decided(ok: bool | None) -> dict[str, Any]:
+    """``Claim`` keywords for a decision of ``compare``/``every``: ``ok`` and ``noise``
+    (``None`` from them means the interval cannot decide)."""
+    return {"ok": ok, "noise": ok is None}
+
+
+def compare(difference: float, half_width: float, strict: bool = True) -> bool | None:
+    """Whether ``difference`` (what the claim says is positive, e.g. a - b for "a is
+    larger") is positive, given the half-width of its 95 % interval.
+
+    With an interval (``half_width`` > 0): ``True`` when the whole interval is above
+    zero, ``False`` when it is below, ``None`` (within noise) when it holds zero. With
+    none (0 or NaN: one seed, or no randomness) the comparison is exact: a strict one
+    fails on a tie, a non-strict one (``strict=False``: "at least", "no worse") holds.
+    """
+    if pd.isna(difference):
+        return None
+    if not pd.isna(half_width) and half_width > 0:
+        if difference - half_width > 0:
+            return True
+        if difference + half_width < 0:
+            return False
+        return None
+    return bool(difference > 0) if strict else bool(difference >= 0)
+
+
+def within(difference: float, half_width: float, margin: float) -> bool | None:
+    """Whether ``difference`` is within ``margin`` of zero ("about the same"), given the
+    half-width of its 95 % interval: ``True`` when the whole interval is inside
+    ±``margin``, ``False`` when it is wholly outside, ``None`` (within noise) else."""
+    if pd.isna(difference):
+        return None
+    h = 0.0 if pd.isna(half_width) else half_width
+    if abs(difference) + h <= margin:
+        return True
+    if abs(difference) - h > margin:
+        return False
+    return None
+
+
+def every(decisions: Sequence[bool | None]) -> bool | None:
+    """A claim made at every point: ``False`` if any point says no, else ``None`` (within
+    noise) if any cannot decide, else ``True``."""
+    if any(d is False for d in decisions):
+        return False
+    if any(d is None for d in decisions):
+        return None
+    return True
 
 
 def claim_lines(claims: Sequence[Claim]) -> list[str]:
-    """The claims as printed under a study's table: ``[yes] claim (dcnsim: ...)``."""
-    return [f"  [{verdict(c.ok):<3}] {c.claim}" for c in claims]
+    """The claims as printed under a study's table: ``[yes] claim``, the checks after
+    them under their own heading."""
+    seed = [c for c in claims if not c.check]
+    checks = [c for c in claims if c.check]
+    lines = [f"  [{c.verdict:<3}] {c.claim}" for c in seed]
+    if checks:
+        lines += ["  Checks (physical bounds and sanity checks, not the seed's claims):"]
+        lines += [f"  [{c.verdict:<3}] {c.claim}" for c in checks]
+    return lines
 
 
-def claims_table(claims: Sequence[Claim]) -> pd.DataFrame:
-    """The "seed's number | dcnsim's number | verdict" table of a study."""
+def claims_table(claims: Sequence[Claim], checks: bool = False) -> pd.DataFrame:
+    """The "seed's number | dcnsim's number | tolerance | verdict" table of a study:
+    its seed's claims, or with ``checks`` its physical bounds and sanity checks."""
+    rows = [c for c in claims if c.check == checks]
     return pd.DataFrame(
         {
-            "claim": [c.claim for c in claims],
-            "seed": [c.seed for c in claims],
-            "dcnsim": [c.dcnsim for c in claims],
-            "verdict": [verdict(c.ok) for c in claims],
+            "claim": [c.claim for c in rows],
+            "seed": [c.seed for c in rows],
+            "dcnsim": [c.dcnsim for c in rows],
+            "tolerance": [c.tolerance for c in rows],
+            "verdict": [c.verdict for c in rows],
         },
-        columns=["claim", "seed", "dcnsim", "verdict"],
+        columns=["claim", "seed", "dcnsim", "tolerance", "verdict"],
     )
 
 

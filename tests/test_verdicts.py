@@ -1,0 +1,298 @@
+"""The studies' verdicts follow from the numbers and the tolerance, on constructed runs.
+
+Each study's claims are fed runs made up for the purpose (not today's output): a
+difference well outside its 95 % interval gives ``yes`` or ``NO``, one inside it
+``within noise``, an exact tie ``NO`` for a "larger"/"smaller" claim; physical bounds
+and sanity checks are ``check`` rows, apart from the seed's claims.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dcnsim.studies import incast, pfabric, spraying, spraying_random
+from dcnsim.studies import latency_difference as lat
+from dcnsim.studies.text import EXACT, Claim, claim_lines, claims_table, compare, every, within
+from simhelp import claim_named
+
+WIGGLE = (-1.0, 0.0, 1.0)  # per seed: mean 0, 95 % half-width 2.48
+
+
+# --- the verdict rules -------------------------------------------------------------------------
+
+
+def test_compare_every_and_within():
+    assert compare(3.0, 2.0) is True and compare(-3.0, 2.0) is False
+    assert compare(1.0, 2.0) is None and compare(-1.0, 2.0) is None  # within noise
+    assert compare(0.0, 0.0) is False and compare(0.0, np.nan) is False  # a tie: not larger
+    assert compare(0.0, 0.0, strict=False) is True  # "at least": a tie holds
+    assert compare(1e-9, np.nan) is True  # no interval: exact
+    assert every([True, None, True]) is None and every([True, None, False]) is False
+    assert every([True, True]) is True
+    assert within(1.0, 0.5, 2.0) is True and within(3.0, 0.5, 2.0) is False
+    assert within(1.8, 0.5, 2.0) is None
+
+
+def test_claim_keeps_its_four_field_form():
+    """Studies written against the four fields keep working: the new fields default to
+    an exact comparison, a seed's claim (not a check), no noise."""
+    claim = Claim(claim="c", seed="s", dcnsim="d", ok=True)
+    assert (claim.tolerance, claim.noise, claim.check, claim.verdict) == (
+        EXACT,
+        False,
+        False,
+        "yes",
+    )
+    assert Claim("c", "s", "d", None).verdict == "n/a"
+    assert Claim("c", "s", "d", None, noise=True).verdict == "within noise"
+    claims = [claim, Claim("b", "s", "d", False, check=True)]
+    table = claims_table(claims)
+    assert list(table.columns) == ["claim", "seed", "dcnsim", "tolerance", "verdict"]
+    assert list(table["claim"]) == ["c"] and list(claims_table(claims, True)["verdict"]) == ["NO"]
+    assert claim_lines(claims)[0] == "  [yes] c" and "Checks" in claim_lines(claims)[1]
+
+
+# --- spraying (static) -------------------------------------------------------------------------
+
+
+def spraying_runs(rps_fct: float, rps_goodput: float, ooo3: float, noise: float) -> pd.DataFrame:
+    """Single path: FCT 10 ms, goodput 500 Mbps, the same for every seed; rps: the given
+    means, each seed off by ``noise`` x WIGGLE; rps's out-of-order share 10 % at
+    n_long = 2 and ``ooo3`` at 3."""
+    rows = []
+    for policy, n, (seed, w) in itertools.product(
+        ("rps", "single"), (1, 2, 3), enumerate(WIGGLE, start=1)
+    ):
+        rps = policy == "rps"
+        rows.append(
+            {
+                "policy": policy, "n_long": n, "seed": seed,
+                "short_fct_ms": rps_fct + noise * w if rps else 10.0,
+                "short_ooo_pct": (10.0 if n == 2 else ooo3 if n == 3 else 5.0) if rps else 0.0,
+                "short_timeouts": 0,
+                "long_goodput_mbps": rps_goodput + noise * w if rps else 500.0,
+                "long_goodput_max_mbps": 900.0 / n, "long_goodput_min_mbps": 900.0 / n,
+                "long_aggregate_mbps": 900.0,
+                "wall_s": 1.0 + seed,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("rps_fct", "rps_goodput", "noise", "fct", "goodput"),
+    [
+        (8.0, 510.0, 0.1, "yes", "yes"),  # well outside the interval
+        (12.0, 490.0, 0.1, "NO", "NO"),
+        (9.0, 501.0, 1.0, "within noise", "within noise"),  # inside it (+-2.48)
+        (10.0, 500.0, 0.0, "NO", "NO"),  # exact ties: not faster, not larger
+    ],
+)
+def test_spraying_verdicts(rps_fct, rps_goodput, noise, fct, goodput):
+    claims = spraying.spraying_checks(spraying_runs(rps_fct, rps_goodput, 10.5, noise))
+    assert claim_named(claims, "seed: rps short-flow mean FCT").verdict == fct
+    assert claim_named(claims, "seed: long-flow mean goodput").verdict == goodput
+    checks = [c for c in claims if c.check]
+    assert {c.claim.split(" ")[0] for c in checks} >= {"long", "single-path"}
+    assert all(c.verdict == "yes" for c in checks), checks
+    assert all(c.tolerance for c in claims)
+
+
+def test_spraying_out_of_order_about_the_same():
+    same = spraying.spraying_checks(spraying_runs(8.0, 510.0, 11.0, 0.1))
+    assert claim_named(same, "seed: rps short flow's out-of-order share").verdict == "yes"
+    grown = spraying.spraying_checks(spraying_runs(8.0, 510.0, 20.0, 0.1))
+    assert claim_named(grown, "seed: rps short flow's out-of-order share").verdict == "NO"
+
+
+def test_spraying_bounds_are_checks_not_claims():
+    runs = spraying_runs(8.0, 510.0, 10.5, 0.1)
+    runs.loc[runs["n_long"] == 2, "long_aggregate_mbps"] = 1001.0  # over the bottleneck
+    claims = spraying.spraying_checks(runs)
+    bound = claim_named(claims, "long flows' aggregate <= 1 Gbps")
+    assert bound.check and bound.verdict == "NO"
+    assert claim_named(claims, "seed: long-flow mean goodput").verdict == "yes"
+
+
+# --- spraying-random -----------------------------------------------------------------------------
+
+
+def random_runs(rps_goodput: float, noise: float, ooo: float) -> pd.DataFrame:
+    rows = []
+    for policy, m, n, (seed, w) in itertools.product(
+        ("rps", "single"), (10, 20), (1, 2), enumerate(WIGGLE, start=1)
+    ):
+        rps = policy == "rps"
+        rows.append(
+            {
+                "policy": policy, "n_short": m, "n_long": n, "seed": seed,
+                "short_fct_ms": (5.0 if rps else 6.0) + (m - 10) / 10 + 0.01 * w,
+                "short_ooo_pct": ooo + w if rps else 0.0,
+                "long_goodput_mbps": (rps_goodput + noise * w if rps else 700.0) - (m - 10),
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("rps_goodput", "noise", "fig5", "fig8"),
+    [
+        (800.0, 1.0, "yes", "yes"),  # 20 short flows: 10 Mbps less, paired per seed
+        (600.0, 1.0, "NO", "yes"),
+        (701.0, 1.0, "within noise", "yes"),
+        (700.0, 0.0, "NO", "yes"),  # a tie
+    ],
+)
+def test_spraying_random_verdicts(rps_goodput, noise, fig5, fig8):
+    claims = spraying_random.spraying_random_checks(random_runs(rps_goodput, noise, 20.0))
+    assert claim_named(claims, "seed Fig. 5").verdict == fig5
+    assert claim_named(claims, "seed Fig. 8").verdict == fig8
+    assert claim_named(claims, "seed Fig. 6").verdict == "yes"  # 1 ms faster, +-0.025
+    assert claim_named(claims, "seed Fig. 9").verdict == "yes"
+    single = claim_named(claims, "single-path short flows")
+    assert single.check and single.verdict == "yes"
+
+
+@pytest.mark.parametrize(("ooo", "fig7"), [(20.0, "yes"), (29.0, "within noise"), (40.0, "NO")])
+def test_spraying_random_fig7_band(ooo, fig7):
+    # the share is ooo +- 1 per seed (95 % half-width 2.48); the seed's band is 10-30 %
+    claims = spraying_random.spraying_random_checks(random_runs(800.0, 1.0, ooo))
+    assert claim_named(claims, "seed Fig. 7").verdict == fig7
+
+
+# --- incast ---------------------------------------------------------------------------------------
+
+
+def incast_detail(points: dict[int, dict[int, bool]]) -> pd.DataFrame:
+    """size -> {workers: collapsed}."""
+    return pd.DataFrame(
+        [
+            {"size_B": size, "workers": n, "rounds": 8, "steady_rounds": 7,
+             "steady_timeout_rounds": 3 if hit else 0,
+             "steady_goodput_mbps": 100.0 if hit else 900.0}
+            for size, grid in points.items()
+            for n, hit in grid.items()
+        ]
+    )  # fmt: skip
+
+
+def test_incast_verdicts_compare_the_seeds_numbers_with_the_bracket():
+    detail = incast_detail(
+        {
+            1500: {20: False, 24: False, 26: True, 28: False},  # 25 in [24, 26)
+            500: {64: False, 68: True},  # the seed's 76 is past the collapse at 68
+            250: {130: False, 140: False},  # the grid ends below the seed's 146
+            64: {450: False, 550: True},  # no collapse up to 500
+        }
+    )
+    claims = incast.incast_claims(detail)
+    verdicts = [c.verdict for c in claims if not c.check]
+    assert verdicts == ["yes", "NO", "n/a", "yes"]
+    assert "below the seed's 146" in claims[-2].dcnsim
+    monotone = [c for c in claims if c.check]
+    assert len(monotone) == 1 and monotone[0].verdict == "NO"  # 28 is clean again
+
+
+# --- latency-difference ---------------------------------------------------------------------------
+
+
+def latency_runs(elr_std_share: float, pfabric_share: float, loads=lat.LATENCY_FULL["loads"]):
+    """Every grid point of the full variant, 5 seeds: TCP grows with load and
+    oversubscription; TCP+ELR's std ``elr_std_share`` of TCP's; pFabric's mean and std
+    ``pfabric_share`` of TCP's, pFabric+ELR's std a tenth of pFabric's."""
+    rows = []
+    factor = {"64:4:1": 3.0, "32:4:1": 2.0, "16:4:1": 1.0}
+    for oversub, load, seed in itertools.product(factor, loads, range(1, 6)):
+        tcp = 100.0 * factor[oversub] * (1 + 10 * load)
+        wiggle = seed - 3.0
+        schemes = {
+            "TCP": (tcp, tcp / 2),
+            "TCP+ELR": (tcp * 1.1, tcp / 2 * elr_std_share),
+            "pFabric": (tcp * pfabric_share, tcp / 2 * pfabric_share),
+            "pFabric+ELR": (tcp * pfabric_share * 1.2, tcp / 2 * pfabric_share / 10),
+        }
+        for scheme, (mean, std) in schemes.items():
+            rows.append(
+                {
+                    "scheme": scheme, "oversub": oversub, "load": load, "seed": seed,
+                    "role": "grid", "buffer_pkts": lat.latency_default_buffer(scheme),
+                    "mean_us": mean + wiggle, "std_us": std + wiggle / 10,
+                    "min_us": mean - std, "max_us": mean + std, "lost": 0, "undecided": 0,
+                    "flows_active_half": 1, "flows_active_test": 2, "queue_early_pkts": 0.0,
+                    "queue_late_pkts": 0.0, "warmup_ms": 50.0, "latencies_us": "",
+                }
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_latency_verdicts():
+    loaded = [0.1, 0.5, 0.9]
+    claims = lat.latency_checks(latency_runs(0.9, 0.2, loaded))
+    seed = "seed: TCP's mean and std grow"
+    assert claim_named(claims, seed).verdict == "n/a"  # the runs lack 0 %: not shown
+    claims = lat.latency_checks(latency_runs(0.9, 0.2, [0.0, *loaded]))
+    verdicts = {
+        c.claim.split(" (")[0][:40]: c.verdict for c in claims if c.claim.startswith("seed:")
+    }
+    assert claim_named(claims, seed).verdict == "yes", verdicts
+    assert claim_named(claims, "seed: ELR does not shrink").verdict == "yes"
+    assert claim_named(claims, "seed: pFabric's mean and std far below").verdict == "yes"
+    assert claim_named(claims, "seed: pFabric+ELR has the smallest std").verdict == "yes"
+    shrunk = lat.latency_checks(latency_runs(0.5, 0.6, [0.0, *loaded]))
+    assert claim_named(shrunk, "seed: ELR does not shrink").verdict == "NO"
+    assert claim_named(shrunk, "seed: pFabric's mean and std far below").verdict == "NO"
+    edge = lat.latency_checks(latency_runs(0.75, 0.5, [0.0, *loaded]))  # on the readings' edge
+    assert claim_named(edge, "seed: ELR does not shrink").verdict == "within noise"
+    assert claim_named(edge, "seed: pFabric's mean and std far below").verdict == "within noise"
+
+
+def test_latency_a_flat_step_is_not_growth():
+    runs = latency_runs(0.9, 0.2, [0.0, 0.1, 0.5, 0.9])
+    flat = (runs["scheme"] == "TCP") & (runs["load"] == 0.9)
+    runs.loc[flat, ["mean_us", "std_us"]] = runs.loc[
+        (runs["scheme"] == "TCP") & (runs["load"] == 0.5), ["mean_us", "std_us"]
+    ].to_numpy()  # 90 % exactly as 50 %, seed by seed
+    assert claim_named(lat.latency_checks(runs), "seed: TCP's mean and std grow").verdict == "NO"
+
+
+# --- pfabric --------------------------------------------------------------------------------------
+
+
+def pfabric_runs(small: dict[str, float], large: dict[str, float], seeds=(1,), noise=0.0):
+    rows = []
+    for load, scheme, (i, seed) in itertools.product((0.2, 0.6), small, enumerate(seeds)):
+        w = noise * (i - (len(seeds) - 1) / 2)
+        rows.append(
+            {
+                "workload": "websearch", "load": load, "scheme": scheme, "seed": seed,
+                **{f"{b}_{k}": 1 for b in ("small", "medium", "large")
+                   for k in ("n", "unfinished")},
+                "small_mean": small[scheme] + w, "small_p99": 3 * small[scheme] + w,
+                "small_mean_lb": small[scheme], "medium_mean": 2.0, "medium_p99": 5.0,
+                "medium_mean_lb": 2.0, "large_mean": large[scheme] + w,
+                "large_p99": large[scheme], "large_mean_lb": large[scheme] + w,
+                "timeouts": 0, "drops": 0, "offered_load": load, "carried_load": load,
+                "wall_s": 1.0,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_pfabric_verdicts():
+    schemes = {"pfabric": 1.1, "dctcp": 2.0, "tcp": 3.0}
+    tie = {"pfabric": 3.0, "dctcp": 3.0, "tcp": 4.0}
+    claims = pfabric.pfabric_checks(pfabric_runs(schemes, tie))  # one seed: exact
+    assert [c.verdict for c in claims if not c.check] == ["yes", "yes", "yes", "yes"]
+    assert all(c.tolerance for c in claims)
+    bound = [c for c in claims if c.check]
+    assert len(bound) == 1 and "lower bound" in bound[0].claim
+    # Three seeds, each off by -0.5, 0, 0.5 in every scheme: 1.1 +- 1.24 may be above 1.5,
+    # but the differences between schemes, paired by seed, are exact.
+    noisy = pfabric.pfabric_checks(pfabric_runs(schemes, tie, seeds=(1, 2, 3), noise=0.5))
+    assert [c.verdict for c in noisy if not c.check] == ["within noise", "yes", "yes", "yes"]
+    worse = pfabric.pfabric_checks(pfabric_runs({**schemes, "pfabric": 1.6}, {**tie, "pfabric": 4}))
+    assert [c.verdict for c in worse if not c.check] == ["NO", "yes", "yes", "NO"]
