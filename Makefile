@@ -4,6 +4,9 @@
 #               in a clean virtualenv, Rust format, lints and tests, ruff, pytest
 # and the distributions alone:
 #   make wheel  an abi3 wheel (CPython 3.11+) and the sdist, into target/wheels
+# and the studies' numbers in docs/studies.md:
+#   make studies-doc  rerun every study's full variant into docs/results/ and
+#                     regenerate the document's results blocks from those files
 # None needs an activated virtualenv: the venv's own binaries are used.
 
 PYTHON ?= python3
@@ -11,7 +14,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 WHEELS := target/wheels
 
-.PHONY: demo test wheel wheel-check sdist-check bench bench-compare clean
+.PHONY: demo test wheel wheel-check sdist-check bench bench-compare studies-doc clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +79,12 @@ bench: $(BIN)/python
 bench-compare: $(BIN)/python
 	$(BIN)/pip install .
 	$(BIN)/python scripts/compare_builds.py $(REVS) $(ARGS)
+
+# Long (the full variants: pfabric alone ~25 min on 2 cores); one study:
+#   $(BIN)/python scripts/studies_doc.py run incast [--quick]
+studies-doc: $(BIN)/python
+	$(BIN)/pip install .
+	$(BIN)/python scripts/studies_doc.py run all
 
 clean:
 	rm -rf $(VENV) out target
