@@ -16,7 +16,6 @@ import pandas as pd
 #: no number read off a figure, the comparison is made as the claim words it.
 EXACT = "exact comparison stated in the claim"
 
-
 #: The four verdicts: the claim holds, it does not, the 95 % interval cannot tell, or
 #: the runs lack what the claim needs.
 YES, NO, NOISE, NA = "yes", "NO", "within noise", "n/a"
@@ -59,11 +58,6 @@ def interval(runs: pd.DataFrame) -> str:
     if runs["seed"].nunique() > 1:
         return "95 % interval over seeds (paired by seed)"
     return "exact: one seed, no interval"
-
-
-def verdict(ok: bool | None) -> str:
-    """``yes``, ``NO`` or ``n/a`` of a verdict without noise."""
-    return NA if ok is None else (YES if ok else NO)
 
 
 def decided(ok: bool | None) -> dict[str, Any]:
