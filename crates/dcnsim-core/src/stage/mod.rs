@@ -61,6 +61,12 @@ pub trait Stage: Sized {
     /// Whether the stage holds classes ([`Stage::held`]).
     const SHAPES: bool = false;
 
+    /// Whether an entry of these keys holds classes (a kind that shapes only
+    /// in some settings says which; by default [`Stage::SHAPES`]).
+    fn shapes(_spec: &Self::Spec) -> bool {
+        Self::SHAPES
+    }
+
     /// Checks beyond the types; errors name the key under `path`.
     fn check(_spec: &Self::Spec, _path: &str) -> Result<(), ScenarioError> {
         Ok(())
@@ -152,7 +158,7 @@ macro_rules! stages {
 
             /// Whether the kind holds classes.
             pub fn shapes(&self) -> bool {
-                match self { $(StageParams::$variant(_) => <$ty>::SHAPES,)* }
+                match self { $(StageParams::$variant(s) => <$ty>::shapes(s),)* }
             }
         }
 

@@ -122,6 +122,11 @@ impl Stage for Qjump {
     const ON_ENQUEUE: bool = true;
     const SHAPES: bool = true;
 
+    /// Only `"hold"` holds classes: with `"drop"` the port stays as it was.
+    fn shapes(spec: &QjumpSpec) -> bool {
+        spec.overflow == Overflow::Hold
+    }
+
     fn check(spec: &QjumpSpec, path: &str) -> Result<(), ScenarioError> {
         let at = join_path(path, "levels");
         if spec.levels.is_empty() {
