@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import dcnsim
+from dcnsim.cli import format_summary
 from simhelp import run_checked, star
 
 
@@ -58,3 +59,20 @@ def test_stage_errors_name_the_field(stage, path, reason):
         dcnsim.Scenario(shaped([stage])).validate()
     assert str(e.value).startswith(f"{path}: ")
     assert reason in str(e.value)
+
+
+def test_the_summary_reports_qjumps_epoch_and_level_rates():
+    """Two hosts of 10 Gbps: the epoch 2nP/R is 2 x 2 x 1500 B / 10 Gbps = 4.8 us, and a
+    level of f = 4 sends 4 x 1500 B per epoch, 10 Gbps (f R / 2n): the stream's
+    5 Gbps passes."""
+    qjump = {"kind": "qjump", "ports": "nics", "levels": [{"class": 3, "f": 4}]}
+    results = run_checked(shaped([qjump]))
+    (report,) = results.summary["stages"]
+    assert report["epoch_s"] == pytest.approx(4.8e-6, abs=1e-18)
+    assert report["levels"] == [
+        {"class": 3, "f": 4.0, "bytes_per_epoch": 6000, "rate_bps": pytest.approx(10e9)}
+    ]
+    assert results.probes["received_s"].notna().all()
+    assert "stage        qjump epoch 4.800 us (2 hosts); class 3 f=4" in format_summary(results)
+    # Without a stage that reports, the summary has no such key.
+    assert "stages" not in run_checked(shaped([BUCKET])).summary

@@ -304,6 +304,7 @@ def format_summary(results: Results) -> str:
         f"  packets      {s['packets_injected']:,} injected, {s['packets_delivered']:,} delivered, "
         f"{s['packets_dropped']:,} dropped, {s['packets_in_flight']:,} in flight",
     ]
+    lines.extend(f"  stage        {r['line']}" for r in s.get("stages", []))
     latency = results.probe_latency
     if latency.rows:
         line = f"  probes       {latency.received:,} received of {latency.rows:,}"

@@ -127,6 +127,10 @@ pub struct Summary {
     pub packet_hops_per_s: f64,
     /// Whether the run ended at `stop_time` rather than running out of traffic.
     pub stopped_at_stop_time: bool,
+    /// What stages report of their entries (QJUMP's epoch and levels' rates),
+    /// one per entry that reports; absent when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<serde_json::Value>,
 }
 
 /// Everything a run produced.

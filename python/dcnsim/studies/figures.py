@@ -16,8 +16,10 @@ def pyplot() -> Any:
     return plt
 
 
-def save(fig: Any, path: Path, dpi: int = 110) -> None:
-    """Write ``fig`` as a PNG and free it."""
+def save(fig: Any, path: Path, dpi: int = 110, svg: bool = False) -> None:
+    """Write ``fig`` as a PNG (and, with ``svg``, an SVG beside it) and free it."""
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
+    if svg:
+        fig.savefig(path.with_suffix(".svg"))
     pyplot().close(fig)

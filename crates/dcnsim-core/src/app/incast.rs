@@ -12,12 +12,11 @@
 //! timeouts), written together when the round ends, so only finished rounds
 //! have rows. `rounds.parquet` is their view by round ([`rounds`]).
 
-use super::keys::{check_bytes, check_class, check_host, check_relative_deadline};
+use super::keys::{check_bytes, check_class, check_host, check_relative_deadline, host_list};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
 use crate::records::{Column, Table};
-use crate::topology::Topology;
 use crate::units::{Bytes, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
@@ -70,43 +69,6 @@ pub struct IncastSpec {
     pub deadline: Option<Time>,
     pub class: u8,
     pub protocol: Option<Protocol>,
-}
-
-/// `"all"` (every host but the aggregator) or a list of host indices.
-fn workers(
-    at: &str,
-    v: &Value,
-    aggregator: u32,
-    topo: &Topology,
-) -> Result<Vec<u32>, ScenarioError> {
-    let path = join_path(at, "workers");
-    let workers: Vec<u32> = match v {
-        Value::String(s) if s == "all" => (0..topo.host_count() as u32)
-            .filter(|&h| h != aggregator)
-            .collect(),
-        Value::Array(_) => parse_at(v.clone(), &path)?,
-        other => {
-            return Err(ScenarioError::new(
-                path,
-                format!("expected a list of host indices or \"all\", got {other}"),
-            ))
-        }
-    };
-    if workers.is_empty() {
-        return Err(ScenarioError::new(path, "needs at least one worker"));
-    }
-    let mut seen = std::collections::HashSet::new();
-    for (i, &w) in workers.iter().enumerate() {
-        let p = format!("{path}[{i}]");
-        check_host(topo, p.clone(), w)?;
-        if w == aggregator {
-            return Err(ScenarioError::new(p, format!("host {w} is the aggregator")));
-        }
-        if !seen.insert(w) {
-            return Err(ScenarioError::new(p, format!("host {w} is listed twice")));
-        }
-    }
-    Ok(workers)
 }
 
 /// An incast application's progress.
@@ -210,7 +172,13 @@ impl App for Incast {
         let c: RawIncast = parse_at(v, at)?;
         check_host(topo, join_path(at, "aggregator"), c.aggregator)?;
         check_class(at, c.class)?;
-        let workers = workers(at, &c.workers, c.aggregator, topo)?;
+        let workers = host_list(
+            &join_path(at, "workers"),
+            &c.workers,
+            topo,
+            "worker",
+            Some((c.aggregator, "the aggregator")),
+        )?;
         let bytes_per_worker = match (c.sru, c.total) {
             (Some(b), None) => check_bytes(join_path(at, "sru"), b)?,
             (None, Some(t)) => {

@@ -141,3 +141,48 @@ pub fn check_relative_deadline(
     }
     Ok(())
 }
+
+/// `"all"` (every host but `except`) or a list of distinct host indices, at
+/// least one: the `what`s of an application (workers, clients…). `except`
+/// is a host that may not be listed, and what it is.
+pub fn host_list(
+    path: &str,
+    v: &Value,
+    topo: &Topology,
+    what: &str,
+    except: Option<(u32, &str)>,
+) -> Result<Vec<u32>, ScenarioError> {
+    let skip = except.map(|(h, _)| h);
+    let hosts: Vec<u32> = match v {
+        Value::String(s) if s == "all" => (0..topo.host_count() as u32)
+            .filter(|&h| Some(h) != skip)
+            .collect(),
+        Value::Array(_) => crate::error::parse_at(v.clone(), path)?,
+        other => {
+            return Err(ScenarioError::new(
+                path,
+                format!("expected a list of host indices or \"all\", got {other}"),
+            ))
+        }
+    };
+    if hosts.is_empty() {
+        return Err(ScenarioError::new(
+            path,
+            format!("needs at least one {what}"),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, &h) in hosts.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        check_host(topo, p.clone(), h)?;
+        if let Some((x, name)) = except {
+            if h == x {
+                return Err(ScenarioError::new(p, format!("host {h} is {name}")));
+            }
+        }
+        if !seen.insert(h) {
+            return Err(ScenarioError::new(p, format!("host {h} is listed twice")));
+        }
+    }
+    Ok(hosts)
+}

@@ -23,8 +23,12 @@
 //! A Rust program may also attach its own [`Application`] with
 //! `Simulation::attach_app`.
 
+pub mod barrier;
 pub mod incast;
 pub mod keys;
+pub mod periodic;
+pub mod request_response;
+pub mod shuffle;
 pub mod workload;
 
 use crate::cc::Protocol;
@@ -258,6 +262,10 @@ macro_rules! apps {
 apps! {
     Workload(workload::Workload),
     Incast(incast::Incast),
+    Periodic(periodic::Periodic),
+    RequestResponse(request_response::RequestResponse),
+    Barrier(barrier::Barrier),
+    Shuffle(shuffle::Shuffle),
 }
 
 impl AppSpec {

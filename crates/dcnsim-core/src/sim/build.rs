@@ -41,7 +41,7 @@ impl Simulation {
                 );
             }
         }
-        attach_stages(&mut net, sc);
+        let stage_reports = attach_stages(&mut net, sc);
         let hosts_n = sc.topology.host_count();
         let mut host_capture = vec![None; hosts_n];
         let capture_names: Vec<String> =
@@ -104,6 +104,7 @@ impl Simulation {
                 rows_taken: 0,
                 traced_ports,
                 port_names,
+                stage_reports,
             },
             stop: sc.stop_time,
             n: Counters::default(),
@@ -215,10 +216,12 @@ impl Simulation {
 }
 
 /// Build every `[[network.stages]]` entry at its ports, with each port's
-/// context, and set the ports' stage flags.
-fn attach_stages(net: &mut Network, sc: &Scenario) {
+/// context, and set the ports' stage flags; returns what the summary
+/// reports of the entries (each built for its first port).
+fn attach_stages(net: &mut Network, sc: &Scenario) -> Vec<serde_json::Value> {
+    let mut reports = Vec::new();
     if sc.network.stages.is_empty() {
-        return;
+        return reports;
     }
     let slowest_host_link = sc
         .topology
@@ -236,9 +239,13 @@ fn attach_stages(net: &mut Network, sc: &Scenario) {
                 hosts: sc.topology.host_count(),
                 slowest_host_link,
             };
+            if p == spec.ports[0] {
+                reports.extend(spec.params.report(&ctx));
+            }
             pt.stages.push(spec.params.build(&ctx));
             pt.stamps |= spec.params.on_enqueue();
             pt.shaped |= spec.params.shapes();
         }
     }
+    reports
 }

@@ -332,8 +332,10 @@ impl Simulation {
                 fifo.retire(now, pt.busy_until <= now);
             }
         }
-        if pt.stamps {
-            self.run_stamps(port, p);
+        if pt.stamps && !self.run_stamps(port, p, now) {
+            self.net.ports[port as usize].drops += 1;
+            self.drop_at(port, p);
+            return;
         }
         let pt = &mut self.net.ports[port as usize];
         let pkt = self.arena.hop_mut(p);
@@ -436,14 +438,16 @@ impl Simulation {
     }
 
     /// Run the on-enqueue stages of `port` on packet `p`, which finds the
-    /// port's buffer as it is now. Out of line: most ports have none.
+    /// port's buffer as it is at `now`; `false`: a stage refuses it. Out of
+    /// line: most ports have none.
     #[inline(never)]
-    fn run_stamps(&mut self, port: u32, p: u32) {
+    fn run_stamps(&mut self, port: u32, p: u32, now: Time) -> bool {
         let pt = &mut self.net.ports[port as usize];
         let found = pt.found();
         let mut pkt = self.arena.get(p);
-        pt.stages.on_enqueue(&mut pkt, found);
+        let admitted = pt.stages.on_enqueue(&mut pkt, found, now);
         self.arena.put(p, pkt);
+        admitted
     }
 
     /// What a queue discipline is told of packet `p`.

@@ -270,6 +270,7 @@ impl Simulation {
             wall_s: wall,
             packet_hops_per_s: self.n.packet_hops as f64 / wall.max(1e-9),
             stopped_at_stop_time: stopped,
+            stages: std::mem::take(&mut self.rec.stage_reports),
         };
         Output {
             summary,

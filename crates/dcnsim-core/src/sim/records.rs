@@ -33,6 +33,8 @@ pub(super) struct Recorded {
     pub(super) traced_ports: Vec<u32>,
     /// `"node->peer"` of every port, by port index.
     pub(super) port_names: Vec<String>,
+    /// What the stages report for the summary (`Summary::stages`).
+    pub(super) stage_reports: Vec<serde_json::Value>,
 }
 
 /// Rows of `probes.parquet`, filled as packets are sent and received.

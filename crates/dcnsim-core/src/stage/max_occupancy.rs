@@ -19,6 +19,7 @@
 
 use super::{Found, PortContext, Stage};
 use crate::packet::Packet;
+use crate::units::Time;
 use serde::Deserialize;
 
 /// The largest value of the one-octet BOF field.
@@ -46,10 +47,11 @@ impl Stage for MaxOccupancy {
     }
 
     #[inline]
-    fn on_enqueue(&mut self, pkt: &mut Packet, found: Found) {
+    fn on_enqueue(&mut self, pkt: &mut Packet, found: Found, _now: Time) -> bool {
         if let Some(v) = pkt.option {
             pkt.option = Some(v.max(bof(found.bytes)));
         }
+        true
     }
 }
 
@@ -57,7 +59,6 @@ impl Stage for MaxOccupancy {
 mod tests {
     use super::*;
     use crate::packet::Kind;
-    use crate::units::Time;
 
     #[test]
     fn the_stamp_is_the_larger_of_the_field_and_the_kilobytes_queued() {
@@ -72,12 +73,12 @@ mod tests {
             bytes: kb << 10,
         };
         let mut pkt = Packet::new(Kind::Tcp, 0, 1, 1000, 0, Time::ZERO);
-        stamp.on_enqueue(&mut pkt, found(9));
+        assert!(stamp.on_enqueue(&mut pkt, found(9), Time::ZERO));
         assert_eq!((pkt.option, pkt.size), (None, 1000), "no option, no stamp");
         pkt.set_option(0);
         let size = pkt.size;
         for (kb, after) in [(5, 5), (30, 30), (12, 30)] {
-            stamp.on_enqueue(&mut pkt, found(kb));
+            assert!(stamp.on_enqueue(&mut pkt, found(kb), Time::ZERO));
             assert_eq!(pkt.option, Some(after));
         }
         assert_eq!(pkt.size, size, "stamping does not change the wire size");

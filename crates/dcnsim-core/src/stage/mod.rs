@@ -2,14 +2,15 @@
 //!
 //! A port is a short pipeline, in this order:
 //! 1. **on enqueue** — stamp or rewrite the packet, knowing the buffer as it
-//!    finds it ([`Stage::on_enqueue`]; e.g. [`max_occupancy`], BOTCP's
-//!    buffer-occupancy feedback);
+//!    finds it, or drop it ([`Stage::on_enqueue`]; e.g. [`max_occupancy`],
+//!    BOTCP's buffer-occupancy feedback; [`qjump`]'s policer);
 //! 2. **AQM** — ECN marking or early drop in the queue's AQM domain
 //!    (`queue/aqm.rs`; kept inline in the port's first cache line, where the
 //!    hot path reads it, rather than behind this trait);
 //! 3. **discipline** — the queue itself (`queue/`);
 //! 4. **shaper** — classes that may not start now, and when they may
-//!    ([`Stage::held`], [`Stage::release_at`]; e.g. [`token_bucket`]). The
+//!    ([`Stage::held`], [`Stage::release_at`]; e.g. [`token_bucket`],
+//!    [`qjump`]'s levels). The
 //!    discipline skips held classes as it skips paused ones (802.1Qbb), and
 //!    the port answers "not before T" through its usual wake-up
 //!    ([`crate::engine::Event::PortFree`]).
@@ -26,6 +27,7 @@
 //! adding one line to the `stages!` registry below.
 
 pub mod max_occupancy;
+pub mod qjump;
 pub mod token_bucket;
 
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -59,6 +61,12 @@ pub trait Stage: Sized {
     /// Whether the stage holds classes ([`Stage::held`]).
     const SHAPES: bool = false;
 
+    /// Whether an entry of these keys holds classes (a kind that shapes only
+    /// in some settings says which; by default [`Stage::SHAPES`]).
+    fn shapes(_spec: &Self::Spec) -> bool {
+        Self::SHAPES
+    }
+
     /// Checks beyond the types; errors name the key under `path`.
     fn check(_spec: &Self::Spec, _path: &str) -> Result<(), ScenarioError> {
         Ok(())
@@ -66,8 +74,17 @@ pub trait Stage: Sized {
 
     fn new(spec: &Self::Spec, ctx: &PortContext) -> Self;
 
-    /// `pkt` is offered to the port, which holds `found`; may rewrite it.
-    fn on_enqueue(&mut self, _pkt: &mut Packet, _found: Found) {}
+    /// What the run's summary reports of an entry (`stages`), built for a
+    /// port of context `ctx`; nothing by default.
+    fn report(_spec: &Self::Spec, _ctx: &PortContext) -> Option<Value> {
+        None
+    }
+
+    /// `pkt` is offered to the port at `now`, which holds `found`; may
+    /// rewrite it, or refuse it (`false`: the port drops it, a policer).
+    fn on_enqueue(&mut self, _pkt: &mut Packet, _found: Found, _now: Time) -> bool {
+        true
+    }
 
     /// Classes (bit c for class c) that may not start a packet at `now`.
     fn held(&self, _now: Time) -> u8 {
@@ -129,6 +146,11 @@ macro_rules! stages {
                 match self { $(StageParams::$variant(s) => PortStage::$variant(<$ty>::new(s, ctx)),)* }
             }
 
+            /// What the summary reports of the entry, for a port of `ctx`.
+            pub fn report(&self, ctx: &PortContext) -> Option<Value> {
+                match self { $(StageParams::$variant(s) => <$ty>::report(s, ctx),)* }
+            }
+
             /// Whether the kind rewrites packets on enqueue.
             pub fn on_enqueue(&self) -> bool {
                 match self { $(StageParams::$variant(_) => <$ty>::ON_ENQUEUE,)* }
@@ -136,13 +158,13 @@ macro_rules! stages {
 
             /// Whether the kind holds classes.
             pub fn shapes(&self) -> bool {
-                match self { $(StageParams::$variant(_) => <$ty>::SHAPES,)* }
+                match self { $(StageParams::$variant(s) => <$ty>::shapes(s),)* }
             }
         }
 
         impl PortStage {
-            fn on_enqueue(&mut self, pkt: &mut Packet, found: Found) {
-                match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found),)* }
+            fn on_enqueue(&mut self, pkt: &mut Packet, found: Found, now: Time) -> bool {
+                match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found, now),)* }
             }
 
             fn held(&self, now: Time) -> u8 {
@@ -163,6 +185,7 @@ macro_rules! stages {
 stages! {
     MaxOccupancy(max_occupancy::MaxOccupancy),
     TokenBucket(token_bucket::TokenBucket),
+    Qjump(qjump::Qjump),
 }
 
 /// The stages of one port, in the order their entries are listed.
@@ -174,11 +197,10 @@ impl Stages {
         self.0.push(stage);
     }
 
-    /// Run every stage's enqueue hook on `pkt`, which finds `found`.
-    pub fn on_enqueue(&mut self, pkt: &mut Packet, found: Found) {
-        for s in &mut self.0 {
-            s.on_enqueue(pkt, found);
-        }
+    /// Run every stage's enqueue hook on `pkt`, which finds `found` at
+    /// `now`, until one refuses it (`false`: drop it).
+    pub fn on_enqueue(&mut self, pkt: &mut Packet, found: Found, now: Time) -> bool {
+        self.0.iter_mut().all(|s| s.on_enqueue(pkt, found, now))
     }
 
     /// Classes some stage holds at `now`.

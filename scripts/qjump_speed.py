@@ -1,0 +1,75 @@
+"""QJUMP's cost: the TCP benchmark against itself with four QJUMP levels (issue 34).
+
+The TCP benchmark (``dcnsim bench tcp``: k = 8 fat-tree, 10 Gbps, DCTCP web-search
+flows at 50 % load) and the same with its load split over four classes (0-3, an
+eighth of the load each) at four QJUMP levels on every NIC (f = 10000 for class 0,
+the qdisc's lowest-band default, then 256 = 2n, 128 and 64: line rate, a half and
+a quarter of it, above each class's eighth of the load so that both runs carry
+nearly the same packets; overflow dropped) and strict-priority queues at the NICs
+and switches, run alternately in this process (same build), with the four-class
+run without QJUMP between them (the cost of the strict-priority ports alone).
+Prints each run's packet-hops per second of event loop and the ratios of the
+medians (target: qjump / tcp at least 0.8).
+
+    PYTHONPATH=python python scripts/qjump_speed.py [--repeat 5] [--stop 20ms]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from dcnsim.bench import bench_scenario, measure
+from dcnsim.scenario import Scenario
+
+LEVELS = [(0, 10000), (1, 256), (2, 128), (3, 64)]
+
+
+def classes_variant(tcp: Scenario, qjump: bool) -> Scenario:
+    """The TCP benchmark's load over four classes on strict-priority ports, with the
+    QJUMP stage on every NIC or (to tell the stage's cost from the discipline's)
+    without it."""
+    spec = tcp.to_dict()
+    spec["name"] = "bench tcp, four classes" + (" at four QJUMP levels" if qjump else "")
+    queue = spec["network"]["queue"]
+    spec["network"]["queue"] = {**queue, "kind": "priority"}
+    spec["network"]["nic_queue"] = {"kind": "priority", "capacity": "1000pkt"}
+    if qjump:
+        spec["network"]["stages"] = [
+            {"kind": "qjump", "ports": "nics", "levels": [{"class": c, "f": f} for c, f in LEVELS]}
+        ]
+    (workload,) = spec["traffic"]["workloads"]
+    spec["traffic"]["workloads"] = [
+        {**workload, "load": workload["load"] / len(LEVELS), "class": c} for c, _ in LEVELS
+    ]
+    return Scenario(spec)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--stop", default="20ms", help="stop_time of both runs")
+    args = parser.parse_args()
+    tcp = bench_scenario("tcp", stop_time=args.stop)
+    runs = {
+        "tcp": tcp,
+        "priority": classes_variant(tcp, qjump=False),
+        "qjump": classes_variant(tcp, qjump=True),
+    }
+    rates: dict[str, list[float]] = {name: [] for name in runs}
+    for i in range(args.repeat):
+        for name, scenario in runs.items():
+            m = measure(scenario)
+            rates[name].append(m.hops_per_s)
+            print(f"{name} run {i + 1}: {m.line()}")
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    print(
+        "medians (packet-hops/s): "
+        + ", ".join(f"{k} {v:,.0f}" for k, v in med.items())
+        + f"; qjump / tcp = {med['qjump'] / med['tcp']:.3f}, "
+        f"qjump / priority = {med['qjump'] / med['priority']:.3f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
