@@ -304,6 +304,8 @@ def format_summary(results: Results) -> str:
         f"  packets      {s['packets_injected']:,} injected, {s['packets_delivered']:,} delivered, "
         f"{s['packets_dropped']:,} dropped, {s['packets_in_flight']:,} in flight",
     ]
+    if s.get("stopped_by_agent"):
+        lines.append(f"  stopped      by a switch agent: {s['stopped_by_agent']}")
     latency = results.probe_latency
     if latency.rows:
         line = f"  probes       {latency.received:,} received of {latency.rows:,}"

@@ -127,6 +127,11 @@ pub struct Summary {
     pub packet_hops_per_s: f64,
     /// Whether the run ended at `stop_time` rather than running out of traffic.
     pub stopped_at_stop_time: bool,
+    /// Why a switch agent ended the run early, if one did: the port and the
+    /// reason (`pause`: no progress while paused, a PFC deadlock). Written
+    /// only then, so other runs' summaries keep their keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by_agent: Option<String>,
 }
 
 /// Everything a run produced.
