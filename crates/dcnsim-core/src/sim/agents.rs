@@ -203,16 +203,22 @@ impl Simulation {
             self.drop_at(port, p);
             return;
         }
-        if let Kind::Pause { .. } = self.arena.hop(p).kind {
-            pt.pause.frames_sent += 1;
-        }
         if pt.busy_until <= now && pt.control.is_empty() {
-            self.transmit(port, p);
+            self.transmit_control(port, p);
         } else {
             pt.control.push_back(p);
             let t = pt.busy_until.max(now);
             self.wake(port, t);
         }
+    }
+
+    /// Serialize control frame `p` onto `port` now, counting a PAUSE among
+    /// the port's PAUSE frames sent.
+    pub(super) fn transmit_control(&mut self, port: u32, p: u32) {
+        if let Kind::Pause { .. } = self.arena.hop(p).kind {
+            self.net.ports[port as usize].pause.frames_sent += 1;
+        }
+        self.transmit(port, p);
     }
 
     /// Agent timer `i` is due: call its agent back. Returns whether the

@@ -472,7 +472,7 @@ impl Simulation {
             return;
         }
         if let Some(c) = pt.control.pop_front() {
-            self.transmit(port, c);
+            self.transmit_control(port, c);
             let pt = &self.net.ports[port as usize];
             if !pt.control.is_empty() || !pt.queue.is_empty() {
                 let t = pt.busy_until;
