@@ -1,5 +1,7 @@
 """Switch agents through the user's front door: Ethernet flow control (the
-``pause`` agent) keeps a 5:1 overload from dropping, against its closed form.
+``pause`` agent) keeps a 5:1 overload from dropping, against its closed form; PFC on
+a 2-to-1 overload (lossless, fair, its PAUSE frames as tshark decodes them); a PFC
+deadlock reported.
 
 Host 0 (10 Gbps) sends a constant 5 Gbps stream of 1500 B datagrams for 2 ms to
 host 1 (1 Gbps) through one switch with 100-packet queues. Without flow control
@@ -14,7 +16,8 @@ import subprocess
 
 import pytest
 
-from simhelp import run_checked, star
+import dcnsim
+from simhelp import cli, run_checked, star
 
 PAUSE = {"kind": "pause", "switches": "all", "xoff": "20pkt", "xon": "10pkt"}
 
@@ -98,7 +101,8 @@ def test_two_to_one_with_pfc_is_lossless_and_fair():
     busy = port(results, "sw0->host2")["bytes_sent"] * 8 / 10e9
     assert busy == pytest.approx(T - 2.2e-6, abs=1.2e-6)
     streams = results.flows[results.flows["kind"] == "stream"]
-    for nic, delivered in zip(["host0->sw0", "host1->sw0"], streams["bytes_delivered"]):
+    nics = ["host0->sw0", "host1->sw0"]
+    for nic, delivered in zip(nics, streams["bytes_delivered"], strict=True):
         assert delivered * 8 / 10e9 / busy == pytest.approx(0.5, abs=0.005)
         # Its NIC's utilisation: the fair share, plus what the switch still holds.
         sent = port(results, nic)["bytes_sent"] * 8 / 10e9
@@ -124,24 +128,35 @@ def test_pause_counters_match_the_frames_tshark_decodes(tmp_path):
     assert port(results, "host0->sw0")["pause_frames_received"] == sent
 
 
-def test_a_pfc_deadlock_ends_the_run_with_a_report():
-    """Five switches in a ring, host i streaming to host i + 2 over two ring links:
-    every ring link carries two 10 Gbps streams and the ring's buffers wait on each
-    other. The run ends at the deadlock instead of running to the streams' end."""
+def ring_deadlock() -> dict:
+    """Five switches in a ring, host i streaming to host i + 2 over two ring links."""
     n = 5
     hosts = [{"name": f"h{i}", "kind": "host"} for i in range(n)]
     switches = [{"name": f"s{i}", "kind": "switch"} for i in range(n)]
     links = [{"a": f"h{i}", "b": f"s{i}"} for i in range(n)]
     links += [{"a": f"s{i}", "b": f"s{(i + 1) % n}"} for i in range(n)]
     stream = {"rate": "10Gbps", "pattern": "constant", "size": "1500B", "stop": "10ms"}
-    scenario = {
+    return {
+        "stop_time": "20ms",
         "topology": {"kind": "edges", "nodes": hosts + switches, "links": links,
                      "link": {"rate": "10Gbps", "delay": "1us"}},
         "network": {"queue": {"capacity": "1000pkt"}, "nic_queue": {"capacity": "100000pkt"}},
         "traffic": {"streams": [stream | {"src": i, "dst": (i + 2) % n} for i in range(n)]},
         "agents": [PAUSE | {"xon": "2pkt", "quanta": 1000, "deadlock_after": "1ms"}],
     }  # fmt: skip
-    results = run_checked(scenario)
+
+
+def test_a_pfc_deadlock_ends_the_run_with_a_report(tmp_path):
+    """Every ring link carries two 10 Gbps streams and the ring's buffers wait on each
+    other. The run ends at the deadlock instead of running to its stop time, and says
+    why, in the summary and on the command line."""
+    results = run_checked(ring_deadlock())
     report = results.summary["stopped_by_agent"]
     assert "no progress while paused" in report
     assert results.summary["sim_time_s"] < 10e-3
+    assert not results.summary["stopped_at_stop_time"]
+    path = tmp_path / "ring.toml"
+    path.write_text(dcnsim.Scenario(ring_deadlock()).to_toml())
+    proc = cli("run", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert f"  stopped      by a switch agent: {report}" in proc.stdout.splitlines()

@@ -528,7 +528,7 @@ mod tests {
 
     /// 802.3x PAUSE (opcode 1, one time) and 802.1Qbb PFC (opcode 0x0101,
     /// class-enable vector, eight times) as IEEE 802.3 Annex 31B and 802.1Qbb
-    /// §36.1.3 lay them out.
+    /// (clause 36 of 802.1Q) lay them out, and as tshark decodes them.
     #[test]
     fn pause_frames_are_mac_control_frames() {
         let mut cap = Capture::new();

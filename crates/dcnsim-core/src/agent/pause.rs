@@ -14,11 +14,11 @@
 //! the packet in service, and crosses the link. At the neighbour (a switch
 //! port or a host NIC) it stops the classes it names (every class for 802.3x,
 //! one for PFC) once the packet in service has been sent, for `quanta` pause
-//! quanta of 512 bit times at the link's rate (802.3 Annex 31B.3.1; 802.1Qbb
-//! §36.1.3). While the count stays above XON the agent renews the pause by
+//! quanta of 512 bit times at the link's rate (802.3 Annex 31B.3; 802.1Qbb,
+//! clause 36 of 802.1Q). While the count stays above XON the agent renews the pause by
 //! its own timer, every `refresh` (default: half the pause time). When the
 //! count falls to XON it sends a PAUSE of 0 quanta, which resumes at once
-//! (802.3 31B.3.1: "pause_time of 0 … resume"); a neighbour that hears no
+//! (802.3 31B.3: a pause time of zero ends a pause); a neighbour that hears no
 //! renewal resumes when the pause time runs out.
 //!
 //! **Thresholds.** Static (`xoff`, `xon`, in bytes or packets): pause above
@@ -35,11 +35,12 @@
 //! to the count's headroom; a count pauses when it holds headroom bytes or
 //! its shared bytes reach T, and resumes once its headroom is empty and its
 //! shared bytes are 0 or at most T − `resume_offset` (HPCC's
-//! `CheckShouldPause`, `CheckShouldResume`; its per-count `reserve` is 0
-//! here).
+//! `CheckShouldPause`, `CheckShouldResume`; its per-count `reserve`, 4 KiB
+//! there, is 0 here).
 //!
 //! **Headroom.** The buffer a count may take beyond its threshold, for what
-//! is in flight while the PAUSE travels (802.1Qbb Annex N). An arrival that
+//! is in flight while the PAUSE travels (802.1Q's PFC buffer-requirements
+//! annex sizes it from the link's delay and rate). An arrival that
 //! finds it full is dropped on ingress (HPCC's `CheckIngressAdmission`): in a
 //! correctly sized network this never happens. Without `headroom` nothing
 //! is dropped on ingress and only the egress queues' capacities drop.
@@ -251,6 +252,7 @@ impl Agent for Pause {
                 xon: spec.xon(xoff),
                 headroom: spec.headroom.map(Capacity::amount),
             },
+            // `check`: alpha and buffer are given without xoff.
             (None, alpha) => {
                 let headroom = spec.headroom.map(Capacity::amount);
                 let reserved = headroom.unwrap_or(0) * counts as u64;
@@ -287,17 +289,15 @@ fn check_static(
     sc: &ScenarioView,
 ) -> Result<(), ScenarioError> {
     let at = |key: &str| join_path(path, key);
-    for key in ["buffer", "resume_offset"] {
-        let given = match key {
-            "buffer" => spec.buffer.is_some(),
-            _ => spec.resume_offset.is_some(),
-        };
-        if given {
-            return Err(ScenarioError::new(
-                at(key),
-                "only with alpha (a dynamic threshold); xoff sets a static one",
-            ));
-        }
+    let dynamic_only = [
+        ("buffer", spec.buffer.is_some()),
+        ("resume_offset", spec.resume_offset.is_some()),
+    ];
+    if let Some((key, _)) = dynamic_only.into_iter().find(|&(_, given)| given) {
+        return Err(ScenarioError::new(
+            at(key),
+            "only with alpha (a dynamic threshold); xoff sets a static one",
+        ));
     }
     let xon = spec.xon(xoff);
     if !same_unit(xoff, xon) {

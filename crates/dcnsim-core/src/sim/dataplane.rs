@@ -280,7 +280,7 @@ impl Simulation {
 
     /// A PAUSE for `classes` reached the node of `port`: stop serving them on
     /// `port` for `quanta` × 512 bit times at its rate (0 resumes at once;
-    /// IEEE 802.3 Annex 31B.3.1), once the packet in service has been sent,
+    /// IEEE 802.3 Annex 31B.3), once the packet in service has been sent,
     /// and wake the port when it ends. Host NICs obey it as switch ports do.
     fn pause(&mut self, port: u32, classes: u8, quanta: u16) {
         let now = self.now();
