@@ -17,7 +17,7 @@ reference: a new section needs at least two cases here.
 | Topology | 7 |
 | `kind = "star"` / `"tree3"` / `"fat_tree"` / `"leaf_spine"` / `"edges"` | 6 / 7 / 5 / 4 / 14 |
 | Network / Strict priority / AQM / Outages | 10 / 9 / 14 / 7 |
-| Switch agents / `kind = "pause"` | 9 / 9 |
+| Switch agents / `kind = "pause"` | 9 / 13 |
 | Forwarding | 5 |
 | Transport / Profiles | 31 / 3 |
 | Traffic / probes / streams / flows / workloads / incast | 3 / 12 / 14 / 14 / 15 / 15 |
@@ -414,6 +414,14 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          "agents[0].quanta", "from 0 to 65535"),
         ("pause-per-class-a-string", with_("agents", [PAUSE | {"per_class": "yes"}]),
          "agents[0].per_class", "expected a boolean"),
+        ("pause-headroom-above-buffer", with_("agents", [PAUSE | {"headroom": "1000pkt"}]),
+         "agents[0].headroom", "below the switch ports' buffer"),
+        ("pause-alpha-with-xoff", with_("agents", [PAUSE | {"alpha": 0.5}]), "agents[0].alpha",
+         "not with xoff"),
+        ("pause-alpha-without-buffer", with_("agents", [without(PAUSE, "xoff") | {"alpha": 0.5}]),
+         "agents[0].buffer", "missing"),
+        ("pause-zero-refresh", with_("agents", [PAUSE | {"refresh": "0us"}]),
+         "agents[0].refresh", "must be positive"),
     ],
     "Forwarding": [
         ("unknown-policy", with_("forwarding.policy", "spray"), "forwarding.policy", "spray"),

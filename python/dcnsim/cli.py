@@ -305,6 +305,8 @@ def format_summary(results: Results) -> str:
         f"{s['packets_dropped']:,} dropped, {s['packets_in_flight']:,} in flight",
     ]
     lines.extend(f"  stage        {r['line']}" for r in s.get("stages", []))
+    if s.get("stopped_by_agent"):
+        lines.append(f"  stopped      by a switch agent: {s['stopped_by_agent']}")
     latency = results.probe_latency
     if latency.rows:
         line = f"  probes       {latency.received:,} received of {latency.rows:,}"

@@ -169,8 +169,65 @@ pub struct Port {
     pub rate: Rate,
     /// The buffer: its queue's capacity.
     pub buffer: Capacity,
-    /// Until when each class is paused by an 802.1Qbb PAUSE from the peer.
-    pub paused_until: Box<[Time; CLASSES]>,
+    /// Link-level flow control received from the peer: until when each
+    /// class is paused, and the counters of `ports.parquet`.
+    pub pause: Box<Paused>,
+}
+
+/// A port's PAUSE state (802.3x / 802.1Qbb) and its counters: PAUSE frames
+/// it sent and received, and the time each class (and any class) was paused.
+/// A class is paused over `[since, until)`; a later PAUSE for it ends that
+/// interval at its arrival (or earlier, if it had run out) and starts the
+/// next, so the totals add up disjoint intervals.
+#[derive(Clone, Debug, Default)]
+pub struct Paused {
+    /// Until when each class is paused (a PAUSE of 0 quanta: its arrival).
+    pub until: [Time; CLASSES],
+    since: [Time; CLASSES],
+    total: [Time; CLASSES],
+    /// The interval during which some class was paused.
+    any_since: Time,
+    any_total: Time,
+    /// PAUSE frames sent out of this port, and received on it (from its peer).
+    pub frames_sent: u64,
+    pub frames_received: u64,
+}
+
+impl Paused {
+    /// A PAUSE naming `classes` (bit c for class c) arrived at `now`: they are
+    /// paused until `until` (`now` resumes them). Returns the latest end of a
+    /// pause of any class.
+    pub fn receive(&mut self, now: Time, classes: u8, until: Time) -> Time {
+        self.frames_received += 1;
+        let before = self.latest();
+        for c in 0..CLASSES {
+            if classes & (1 << c) != 0 {
+                self.total[c] = self.total[c] + (self.until[c].min(now) - self.since[c]);
+                self.since[c] = now;
+                self.until[c] = until;
+            }
+        }
+        let after = self.latest();
+        if !(before > now && after > now) {
+            self.any_total = self.any_total + (before.min(now) - self.any_since);
+            self.any_since = now;
+        }
+        after
+    }
+
+    fn latest(&self) -> Time {
+        self.until.iter().copied().max().unwrap_or(Time::ZERO)
+    }
+
+    /// Time paused up to `end`: with any class paused, and per class.
+    pub fn paused_time(&self, end: Time) -> (Time, [Time; CLASSES]) {
+        let open = |since: Time, until: Time| until.min(end).max(since) - since;
+        let mut per = self.total;
+        for (c, t) in per.iter_mut().enumerate() {
+            *t = *t + open(self.since[c], self.until[c]);
+        }
+        (self.any_total + open(self.any_since, self.latest()), per)
+    }
 }
 
 impl Port {
@@ -293,7 +350,7 @@ impl Port {
             return 0;
         }
         let mut mask = 0;
-        for (c, &until) in self.paused_until.iter().enumerate() {
+        for (c, &until) in self.pause.until.iter().enumerate() {
             if until > now {
                 mask |= 1 << c;
             }
@@ -383,7 +440,7 @@ impl Network {
                 queue: Queue::new(queue, &ctx),
                 buffer: queue.capacity,
                 aqm: Aqms::None,
-                paused_until: Box::new([Time::ZERO; CLASSES]),
+                pause: Box::default(),
                 pause_latest: Time::ZERO,
                 scheduled: false,
                 control: VecDeque::new(),

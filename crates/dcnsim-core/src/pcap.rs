@@ -87,6 +87,9 @@ const MAX_CAPLEN: usize = ETH_HDR + IP_HDR + TCP_HDR + MAX_TCP_OPTIONS;
 /// original length (14 + 65 535), which pcap readers check records against.
 const SNAPLEN: u32 = 262_144;
 const PS_PER_NS: u64 = 1_000;
+/// A MAC Control frame as captured: the minimum Ethernet frame without its
+/// 4-byte FCS.
+const PAUSE_FRAME: usize = 60;
 
 /// An in-memory pcap capture.
 #[derive(Debug)]
@@ -128,6 +131,38 @@ impl Capture {
         self.frames += 1;
     }
 
+    /// Appends one 802.3 MAC Control PAUSE frame (IEEE 802.3 Annex 31B) sent
+    /// by switch node `node` at `time`: to the reserved multicast address
+    /// 01-80-C2-00-00-01, EtherType 0x8808. A frame naming every class
+    /// (`classes` = 0xFF) is an 802.3x PAUSE (opcode 0x0001, one pause time);
+    /// any other is an 802.1Qbb PFC frame (opcode 0x0101: the class-enable
+    /// vector, then eight pause times, `quanta` for the classes named and 0
+    /// for the others). Padded to the minimum frame, 60 bytes before the FCS.
+    pub fn push_pause(&mut self, time: Time, node: u32, classes: u8, quanta: u16) {
+        let mut buf = [0u8; PAUSE_FRAME];
+        buf[0..6].copy_from_slice(&[0x01, 0x80, 0xc2, 0, 0, 0x01]);
+        buf[6..12].copy_from_slice(&switch_mac(node));
+        buf[12..14].copy_from_slice(&0x8808u16.to_be_bytes());
+        let body = &mut buf[ETH_HDR..];
+        if classes == u8::MAX {
+            body[0..2].copy_from_slice(&0x0001u16.to_be_bytes());
+            body[2..4].copy_from_slice(&quanta.to_be_bytes());
+        } else {
+            body[0..2].copy_from_slice(&0x0101u16.to_be_bytes());
+            body[2..4].copy_from_slice(&u16::from(classes).to_be_bytes());
+            for c in 0..8 {
+                let time = if classes & (1 << c) != 0 { quanta } else { 0 };
+                body[4 + 2 * c..6 + 2 * c].copy_from_slice(&time.to_be_bytes());
+            }
+        }
+        let timestamp = Duration::from_nanos(time.0 / PS_PER_NS);
+        let packet = PcapPacket::new(timestamp, PAUSE_FRAME as u32, &buf);
+        self.writer
+            .write_packet(&packet)
+            .expect("a valid record written to a Vec");
+        self.frames += 1;
+    }
+
     /// Number of records so far.
     pub fn frames(&self) -> u64 {
         self.frames
@@ -158,6 +193,13 @@ pub fn host_ip(h: u32) -> [u8; 4] {
 fn host_mac(h: u32) -> [u8; 6] {
     let [_, x, y, z] = host_ip(h);
     [0x02, 0, 0, x, y, z]
+}
+
+/// Locally administered MAC address of switch node `node`: 02:01 followed
+/// by the node's 32-bit index.
+fn switch_mac(node: u32) -> [u8; 6] {
+    let [a, b, c, d] = node.to_be_bytes();
+    [0x02, 0x01, a, b, c, d]
 }
 
 /// Writes the Ethernet, IPv4 and transport headers of `f` into `buf`; returns
@@ -482,6 +524,28 @@ mod tests {
             lens.push((p.orig_len, be16(&p.data, 16), p.data[15]));
         }
         assert_eq!(lens, [(14 + 65_535, 65_535, 3), (54, 40, 3), (42, 28, 3)]);
+    }
+
+    /// 802.3x PAUSE (opcode 1, one time) and 802.1Qbb PFC (opcode 0x0101,
+    /// class-enable vector, eight times) as IEEE 802.3 Annex 31B and 802.1Qbb
+    /// (clause 36 of 802.1Q) lay them out, and as tshark decodes them.
+    #[test]
+    fn pause_frames_are_mac_control_frames() {
+        let mut cap = Capture::new();
+        cap.push_pause(Time(5_000), 7, u8::MAX, 0xffff);
+        cap.push_pause(Time(6_000), 7, 1 << 3, 100);
+        let bytes = cap.into_bytes();
+        let mut reader = PcapReader::new(&bytes[..]).expect("a pcap file");
+        let p = reader.next_packet().unwrap().unwrap();
+        assert_eq!((p.orig_len, p.data.len()), (60, 60));
+        assert_eq!(p.data[0..6], [0x01, 0x80, 0xc2, 0, 0, 1]);
+        assert_eq!(p.data[6..12], [2, 1, 0, 0, 0, 7]);
+        assert_eq!(be16(&p.data, 12), 0x8808);
+        assert_eq!((be16(&p.data, 14), be16(&p.data, 16)), (1, 0xffff));
+        let p = reader.next_packet().unwrap().unwrap();
+        assert_eq!((be16(&p.data, 14), be16(&p.data, 16)), (0x0101, 8));
+        let times: Vec<u16> = (0..8).map(|c| be16(&p.data, 18 + 2 * c)).collect();
+        assert_eq!(times, [0, 0, 0, 100, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -131,6 +131,11 @@ pub struct Summary {
     /// one per entry that reports; absent when none does.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<serde_json::Value>,
+    /// Why a switch agent ended the run early, if one did: the port and the
+    /// reason (`pause`: no progress while paused, a PFC deadlock). Written
+    /// only then, so other runs' summaries keep their keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by_agent: Option<String>,
 }
 
 /// Everything a run produced.

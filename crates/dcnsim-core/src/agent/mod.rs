@@ -142,10 +142,12 @@ pub struct Switch<'a> {
     net: &'a Network,
     out: &'a mut Vec<Emit>,
     flows: LiveFlows<'a>,
+    /// Whether an arrival hook discarded the packet ([`Switch::discard`]).
+    discarded: bool,
 }
 
 /// What an agent emitted, waiting for the current event to be handled.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Emit {
     /// Routed by the forwarding policy from switch `from`; about `flow`, if
     /// it names one (checked again as it is sent).
@@ -171,6 +173,8 @@ pub enum Emit {
         key: &'static str,
         value: f64,
     },
+    /// End the run now, because of what `port` shows (`reason`).
+    End { port: u32, reason: String },
 }
 
 impl<'a> Switch<'a> {
@@ -188,6 +192,7 @@ impl<'a> Switch<'a> {
             net,
             out,
             flows,
+            discarded: false,
         }
     }
 
@@ -258,6 +263,28 @@ impl<'a> Switch<'a> {
             "send_on: not a port of this switch"
         );
         self.out.push(Emit::Control(port, pkt));
+    }
+
+    /// Discard the arriving packet (from [`SwitchAgent::on_arrival`] only):
+    /// it is dropped at its egress port instead of being offered to it, is
+    /// counted there and seen by the drop hooks (such as an ingress
+    /// admission check, `pause`'s headroom). Agents after this one still see
+    /// its arrival.
+    pub fn discard(&mut self) {
+        self.discarded = true;
+    }
+
+    /// Whether an arrival hook discarded the packet.
+    pub(crate) fn discarded(&self) -> bool {
+        self.discarded
+    }
+
+    /// End the run now, once the current event is handled, because of what
+    /// port `port` shows (a deadlock, say): the run's tables are made as at
+    /// its end, and `summary.stopped_by_agent` reports the switch, the port
+    /// and `reason`.
+    pub fn end_run(&mut self, port: u32, reason: String) {
+        self.out.push(Emit::End { port, reason });
     }
 
     /// Call this agent back ([`SwitchAgent::on_timer`]) at `at` (not before

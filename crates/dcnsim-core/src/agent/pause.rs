@@ -1,31 +1,84 @@
-//! Ethernet flow control at a switch: 802.3x PAUSE, or 802.1Qbb per-priority
-//! PAUSE (PFC) with `per_class = true`.
+//! Ethernet link-level flow control at a switch: 802.3x PAUSE, or 802.1Qbb
+//! priority-based flow control (PFC) with `per_class = true`.
 //!
-//! QJUMP (§2, Fig. 3) compares itself with Ethernet flow control, where
-//! "hosts and switches issue special pause messages when their queues are
-//! nearly full". This agent models the switch side as ingress accounting in
-//! a shared-memory switch: it counts the bytes and packets held in the switch
-//! (queued or on the wire of an egress port) by the ingress port they arrived
-//! on, per class with PFC or all together with 802.3x. When a count rises
-//! above `xoff` it sends a PAUSE frame with `quanta` out of that ingress port
-//! (the upstream neighbour stops for `quanta` × 512 bit times); when it falls
-//! to `xon` or below it sends a PAUSE with quanta 0, which resumes at once
-//! (IEEE 802.3 Annex 31B). Frames are 64 bytes and go out ahead of the port's
-//! queue.
+//! QJUMP (§"Ethernet Flow Control", Fig. 3) compares itself with it: "hosts
+//! and switches issue special pause messages when their queues are nearly
+//! full". This agent is the switch side, as the ingress accounting of a
+//! shared-memory switch: it counts the bytes and packets the switch holds
+//! (queued, or being serialized out of an egress port) by the ingress port
+//! they arrived on, per class with PFC or all together with 802.3x.
+//!
+//! **Pause and resume.** When a count crosses its XOFF threshold the switch
+//! sends a PAUSE frame out of that ingress port: a real 64-byte MAC Control
+//! frame (IEEE 802.3 Annex 31B) that goes out ahead of the port's queue, after
+//! the packet in service, and crosses the link. At the neighbour (a switch
+//! port or a host NIC) it stops the classes it names (every class for 802.3x,
+//! one for PFC) once the packet in service has been sent, for `quanta` pause
+//! quanta of 512 bit times at the link's rate (802.3 Annex 31B.3; 802.1Qbb,
+//! clause 36 of 802.1Q). While the count stays above XON the agent renews the pause by
+//! its own timer, every `refresh` (default: half the pause time). When the
+//! count falls to XON it sends a PAUSE of 0 quanta, which resumes at once
+//! (802.3 31B.3: a pause time of zero ends a pause); a neighbour that hears no
+//! renewal resumes when the pause time runs out.
+//!
+//! **Thresholds.** Static (`xoff`, `xon`, in bytes or packets): pause above
+//! `xoff`, resume at or below `xon`. Or dynamic, in bytes (`alpha`, `buffer`):
+//! the Choudhury–Hahne dynamic threshold over the switch's shared buffer as in
+//! the HPCC authors' ns-3 (`simulation/src/point-to-point/model/switch-mmu.cc`,
+//! `GetPfcThreshold`, also DCQCN's setups):
+//!
+//!   T = α · (buffer − Σ headroom − shared_used)
+//!
+//! where Σ headroom is `headroom` times the switch's counts (ports × classes
+//! with PFC) and shared_used the bytes all counts hold outside their
+//! headroom. An arrival that would take its count's shared bytes above T goes
+//! to the count's headroom; a count pauses when it holds headroom bytes or
+//! its shared bytes reach T, and resumes once its headroom is empty and its
+//! shared bytes are 0 or at most T − `resume_offset` (HPCC's
+//! `CheckShouldPause`, `CheckShouldResume`; its per-count `reserve`, 4 KiB
+//! there, is 0 here).
+//!
+//! **Headroom.** The buffer a count may take beyond its threshold, for what
+//! is in flight while the PAUSE travels (802.1Q's PFC buffer-requirements
+//! annex sizes it from the link's delay and rate). An arrival that
+//! finds it full is dropped on ingress (HPCC's `CheckIngressAdmission`): in a
+//! correctly sized network this never happens. Without `headroom` nothing
+//! is dropped on ingress and only the egress queues' capacities drop.
+//!
+//! **Deadlock.** In a cyclic topology, paused ports may wait on each other
+//! for ever. At each refresh the agent looks at its switch's egress ports:
+//! one with packets waiting and some class paused that has sent no packet
+//! other than PAUSE frames for `deadlock_after` (continuously paused, not
+//! draining: the condition of a PFC watchdog) ends the run with a report
+//! naming it (`summary.stopped_by_agent`), instead of renewing pauses for
+//! ever.
 //!
 //! Readings chosen where the standards leave it to the implementation:
-//! - a packet counts from its arrival until its last bit leaves the switch's
-//!   egress port starts (departure) or it is dropped there;
-//! - the pause is refreshed on an arrival above `xoff` once half its time
-//!   has passed, since an agent keeps no timers of its own (real switches
-//!   refresh on a timer; both keep the neighbour paused while over `xoff`);
-//! - `xon` defaults to half of `xoff`.
+//! - a packet counts from its arrival until its egress port starts sending it
+//!   (departure) or drops it;
+//! - `xon` defaults to half of `xoff`; `resume_offset` to 3 KiB (HPCC's);
+//! - the dynamic threshold is checked, as in HPCC, only for the count an
+//!   arrival or departure changes;
+//! - a PFC frame names one class; a frame naming all classes is 802.3x.
 //!
-//! Hosts do not send PAUSE here; a paused host NIC stops as a switch port does.
+//! Other simulators: the HPCC ns-3 fork (`qbb-net-device.cc`) pauses until an
+//! explicit resume (the pause time in the frame is not timed) and sends its
+//! PFC frames as IP packets at the head of the port's queue; htsim
+//! (`queue_lossless_input.cpp`) counts per input queue with static byte
+//! thresholds (pause above the high one, resume below the low one) and also
+//! pauses until a resume, its PAUSE reaching the peer after the wire's
+//! latency without serializing. Here the pause time runs out as the
+//! standards say, which a renewal prevents.
+//!
+//! Hosts do not send PAUSE here; a paused host NIC stops as a switch port
+//! does. `trace = true` writes a row of `agent_rows` per event: key `xoff`,
+//! `xon`, `refresh` or `drop` (followed by ` cN` for PFC class N), value the
+//! port's row in `ports.parquet` (the port the frame leaves by).
 
 use super::{Agent, ScenarioView, Switch, SwitchAgent};
 use crate::error::{join_path, ScenarioError};
 use crate::packet::{Kind, Packet, CLASSES, NONE};
+use crate::topology::NodeKind;
 use crate::units::{Capacity, Time};
 use serde::Deserialize;
 
@@ -35,102 +88,323 @@ pub const PAUSE_FRAME_BYTES: u32 = 64;
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PauseSpec {
-    /// Pause the upstream neighbour when its ingress count exceeds this.
-    pub xoff: Capacity,
+    /// Static threshold: pause the upstream neighbour when its ingress count
+    /// exceeds this.
+    pub xoff: Option<Capacity>,
     /// Resume it when the count is back at or below this (default: half of
     /// `xoff`, in the same unit).
     pub xon: Option<Capacity>,
+    /// Dynamic threshold: α of T = α · (free shared buffer), in place of
+    /// `xoff`.
+    pub alpha: Option<f64>,
+    /// The switch's shared buffer in bytes (with `alpha`).
+    pub buffer: Option<Capacity>,
+    /// With `alpha`: resume once the shared bytes are this far below T
+    /// (default 3 KiB).
+    pub resume_offset: Option<Capacity>,
+    /// Buffer each count may take beyond its threshold; arrivals beyond it
+    /// are dropped on ingress (default: no limit).
+    pub headroom: Option<Capacity>,
     /// Pause time in quanta of 512 bit times (default 65535, the largest).
     #[serde(default = "max_quanta")]
     pub quanta: u16,
+    /// Renew a pause this often while its count stays above XON (default:
+    /// half the pause time at the port's rate).
+    pub refresh: Option<Time>,
     /// 802.1Qbb: count and pause each class on its own (default: 802.3x, one
     /// count per ingress port and PAUSE for every class).
     #[serde(default)]
     pub per_class: bool,
+    /// Write a row of `agent_rows` per PAUSE sent and ingress drop.
+    #[serde(default)]
+    pub trace: bool,
+    /// End the run when a paused port with packets waiting sends nothing for
+    /// this long.
+    #[serde(default = "default_deadlock_after")]
+    pub deadlock_after: Time,
 }
 
 fn max_quanta() -> u16 {
     u16::MAX
 }
 
+fn default_deadlock_after() -> Time {
+    Time::from_us(10_000)
+}
+
+/// HPCC's `resume_offset` (switch-mmu.cc): 3 × 1024 bytes.
+const RESUME_OFFSET: u64 = 3 * 1024;
+
 impl PauseSpec {
-    fn xon(&self) -> Capacity {
-        self.xon.unwrap_or(match self.xoff {
+    fn xon(&self, xoff: Capacity) -> Capacity {
+        self.xon.unwrap_or(match xoff {
             Capacity::Packets(n) => Capacity::Packets(n / 2),
             Capacity::Bytes(b) => Capacity::Bytes(b / 2),
         })
     }
 }
 
+fn same_unit(a: Capacity, b: Capacity) -> bool {
+    matches!(
+        (a, b),
+        (Capacity::Packets(_), Capacity::Packets(_)) | (Capacity::Bytes(_), Capacity::Bytes(_))
+    )
+}
+
+fn bytes(spec: Option<Capacity>, path: &str, key: &str) -> Result<Option<u64>, ScenarioError> {
+    match spec {
+        None => Ok(None),
+        Some(Capacity::Bytes(b)) => Ok(Some(b)),
+        Some(c) => Err(ScenarioError::new(
+            join_path(path, key),
+            format!("must be in bytes with alpha (a dynamic threshold counts bytes), got {c}"),
+        )),
+    }
+}
+
+/// When a count pauses its upstream neighbour and when it resumes it.
+#[derive(Clone, Copy, Debug)]
+enum Threshold {
+    /// Pause above `xoff`, resume at or below `xon`; drop above `xoff` +
+    /// `headroom`.
+    Static {
+        xoff: Capacity,
+        xon: Capacity,
+        headroom: Option<u64>,
+    },
+    /// T = α · (`pool` − shared bytes used), `pool` = buffer − Σ headroom.
+    Dynamic {
+        alpha: f64,
+        pool: u64,
+        offset: u64,
+        headroom: Option<u64>,
+    },
+}
+
 /// The per-switch state: one count per (ingress port, class or all).
 #[derive(Debug)]
 pub struct Pause {
-    xoff: Capacity,
-    xon: Capacity,
+    threshold: Threshold,
     quanta: u16,
+    refresh: Option<Time>,
     per_class: bool,
+    trace: bool,
+    deadlock_after: Time,
     first_port: u32,
     counts: Vec<Count>,
+    /// Shared-buffer bytes held outside headroom (dynamic threshold).
+    shared_used: u64,
+    /// Per egress port: its packets sent (not PAUSE frames) and since when
+    /// it has been paused with packets waiting without sending one.
+    watch: Vec<(u64, Option<Time>)>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Count {
     packets: u64,
     bytes: u64,
-    /// When the PAUSE now in force upstream was sent, if any.
-    paused_at: Option<Time>,
-}
-
-fn over(c: &Count, limit: Capacity) -> bool {
-    match limit {
-        Capacity::Packets(n) => c.packets > n,
-        Capacity::Bytes(b) => c.bytes > b,
-    }
+    /// Of `bytes`, those in headroom (dynamic threshold).
+    headroom: u64,
+    /// Whether the upstream neighbour is paused (XOFF sent, no XON since).
+    paused: bool,
+    /// Which pause this is: a refresh timer set for an earlier one is stale.
+    epoch: u32,
 }
 
 impl Agent for Pause {
     type Spec = PauseSpec;
 
-    fn check(spec: &PauseSpec, path: &str, _sc: &ScenarioView) -> Result<(), ScenarioError> {
-        let xon = spec.xon();
-        let same_unit = matches!(
-            (spec.xoff, xon),
-            (Capacity::Packets(_), Capacity::Packets(_)) | (Capacity::Bytes(_), Capacity::Bytes(_))
-        );
-        if !same_unit {
-            return Err(ScenarioError::new(
-                join_path(path, "xon"),
-                format!("must be in the unit of xoff ({})", spec.xoff),
-            ));
-        }
-        if xon.amount() >= spec.xoff.amount() {
-            return Err(ScenarioError::new(
-                join_path(path, "xon"),
-                format!("must be below xoff ({}), got {xon}", spec.xoff),
-            ));
-        }
+    fn check(spec: &PauseSpec, path: &str, sc: &ScenarioView) -> Result<(), ScenarioError> {
+        let at = |key: &str| join_path(path, key);
         if spec.quanta == 0 {
             return Err(ScenarioError::new(
-                join_path(path, "quanta"),
+                at("quanta"),
                 "must be at least 1 (a PAUSE of 0 quanta only resumes)",
             ));
         }
-        Ok(())
+        if spec.refresh == Some(Time::ZERO) {
+            return Err(ScenarioError::new(at("refresh"), "must be positive"));
+        }
+        if spec.deadlock_after == Time::ZERO {
+            return Err(ScenarioError::new(at("deadlock_after"), "must be positive"));
+        }
+        match (spec.xoff, spec.alpha) {
+            (None, None) => Err(ScenarioError::new(
+                at("xoff"),
+                "required (give xoff for a static threshold or alpha for a dynamic one)",
+            )),
+            (Some(_), Some(_)) => Err(ScenarioError::new(
+                at("alpha"),
+                "not with xoff (alpha sets a dynamic threshold, xoff a static one)",
+            )),
+            (Some(xoff), None) => check_static(spec, xoff, path, sc),
+            (None, Some(alpha)) => check_dynamic(spec, alpha, path, sc).map(|_| ()),
+        }
     }
 
     fn new(spec: &PauseSpec, sw: &Switch) -> Pause {
         let ports = sw.ports();
         let classes = if spec.per_class { CLASSES } else { 1 };
+        let counts = ports.len() * classes;
+        let threshold = match (spec.xoff, spec.alpha) {
+            (Some(xoff), _) => Threshold::Static {
+                xoff,
+                xon: spec.xon(xoff),
+                headroom: spec.headroom.map(Capacity::amount),
+            },
+            // `check`: alpha and buffer are given without xoff.
+            (None, alpha) => {
+                let headroom = spec.headroom.map(Capacity::amount);
+                let reserved = headroom.unwrap_or(0) * counts as u64;
+                Threshold::Dynamic {
+                    alpha: alpha.unwrap_or(1.0),
+                    pool: spec
+                        .buffer
+                        .map_or(0, Capacity::amount)
+                        .saturating_sub(reserved),
+                    offset: spec.resume_offset.map_or(RESUME_OFFSET, Capacity::amount),
+                    headroom,
+                }
+            }
+        };
         Pause {
-            xoff: spec.xoff,
-            xon: spec.xon(),
+            threshold,
             quanta: spec.quanta,
+            refresh: spec.refresh,
             per_class: spec.per_class,
+            trace: spec.trace,
+            deadlock_after: spec.deadlock_after,
             first_port: ports.start,
-            counts: vec![Count::default(); ports.len() * classes],
+            counts: vec![Count::default(); counts],
+            shared_used: 0,
+            watch: vec![(0, None); ports.len()],
         }
     }
 }
+
+fn check_static(
+    spec: &PauseSpec,
+    xoff: Capacity,
+    path: &str,
+    sc: &ScenarioView,
+) -> Result<(), ScenarioError> {
+    let at = |key: &str| join_path(path, key);
+    let dynamic_only = [
+        ("buffer", spec.buffer.is_some()),
+        ("resume_offset", spec.resume_offset.is_some()),
+    ];
+    if let Some((key, _)) = dynamic_only.into_iter().find(|&(_, given)| given) {
+        return Err(ScenarioError::new(
+            at(key),
+            "only with alpha (a dynamic threshold); xoff sets a static one",
+        ));
+    }
+    let xon = spec.xon(xoff);
+    if !same_unit(xoff, xon) {
+        return Err(ScenarioError::new(
+            at("xon"),
+            format!("must be in the unit of xoff ({xoff})"),
+        ));
+    }
+    if xon.amount() >= xoff.amount() {
+        return Err(ScenarioError::new(
+            at("xon"),
+            format!("must be below xoff ({xoff}), got {xon}"),
+        ));
+    }
+    if let Some(headroom) = spec.headroom {
+        if !same_unit(xoff, headroom) {
+            return Err(ScenarioError::new(
+                at("headroom"),
+                format!("must be in the unit of xoff ({xoff})"),
+            ));
+        }
+        let buffer = sc.network.queue.capacity;
+        if same_unit(headroom, buffer) && headroom.amount() >= buffer.amount() {
+            return Err(ScenarioError::new(
+                at("headroom"),
+                format!(
+                    "must be below the switch ports' buffer (network.queue.capacity = {buffer}), got {headroom}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_dynamic(
+    spec: &PauseSpec,
+    alpha: f64,
+    path: &str,
+    sc: &ScenarioView,
+) -> Result<(), ScenarioError> {
+    let at = |key: &str| join_path(path, key);
+    if !(alpha.is_finite() && alpha > 0.0) {
+        return Err(ScenarioError::new(
+            at("alpha"),
+            format!("must be a positive number, got {alpha}"),
+        ));
+    }
+    if spec.xon.is_some() {
+        return Err(ScenarioError::new(
+            at("xon"),
+            "only with xoff; a dynamic threshold resumes at T − resume_offset",
+        ));
+    }
+    let Some(buffer) = bytes(spec.buffer, path, "buffer")? else {
+        return Err(ScenarioError::new(
+            at("buffer"),
+            "missing (alpha needs the switch's shared buffer, in bytes)",
+        ));
+    };
+    bytes(spec.resume_offset, path, "resume_offset")?;
+    if let Some(headroom) = bytes(spec.headroom, path, "headroom")? {
+        // The switch with the most ports reserves the most headroom.
+        let mut ports = vec![0u64; sc.topology.nodes.len()];
+        for l in &sc.topology.links {
+            ports[l.a] += 1;
+            ports[l.b] += 1;
+        }
+        let most = (0..ports.len())
+            .filter(|&n| sc.topology.nodes[n].kind == NodeKind::Switch)
+            .map(|n| ports[n])
+            .max()
+            .unwrap_or(0);
+        let classes = if spec.per_class { CLASSES as u64 } else { 1 };
+        let reserved = headroom * most * classes;
+        if reserved >= buffer {
+            return Err(ScenarioError::new(
+                at("headroom"),
+                format!(
+                    "{most} ports × {classes} classes × {headroom}B = {reserved}B reserved is not below buffer ({buffer}B)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Keys of the traced events: per class for PFC, then the 802.3x one.
+const XOFF: [&str; 9] = [
+    "xoff c0", "xoff c1", "xoff c2", "xoff c3", "xoff c4", "xoff c5", "xoff c6", "xoff c7", "xoff",
+];
+const XON: [&str; 9] = [
+    "xon c0", "xon c1", "xon c2", "xon c3", "xon c4", "xon c5", "xon c6", "xon c7", "xon",
+];
+const REFRESH: [&str; 9] = [
+    "refresh c0",
+    "refresh c1",
+    "refresh c2",
+    "refresh c3",
+    "refresh c4",
+    "refresh c5",
+    "refresh c6",
+    "refresh c7",
+    "refresh",
+];
+const DROP: [&str; 9] = [
+    "drop c0", "drop c1", "drop c2", "drop c3", "drop c4", "drop c5", "drop c6", "drop c7", "drop",
+];
 
 impl Pause {
     fn slot(&self, ingress: u32, class: u8) -> usize {
@@ -139,6 +413,77 @@ impl Pause {
             port * CLASSES + usize::from(class)
         } else {
             port
+        }
+    }
+
+    /// The ingress port and class of count `i`.
+    fn port_class(&self, i: usize) -> (u32, u8) {
+        if self.per_class {
+            (self.first_port + (i / CLASSES) as u32, (i % CLASSES) as u8)
+        } else {
+            (self.first_port + i as u32, 0)
+        }
+    }
+
+    fn trace(&self, sw: &mut Switch, keys: &[&'static str; 9], port: u32, class: u8) {
+        if self.trace {
+            let key = keys[if self.per_class {
+                usize::from(class)
+            } else {
+                8
+            }];
+            sw.row(key, f64::from(port));
+        }
+    }
+
+    /// The dynamic threshold now (T = α · free shared buffer).
+    fn dynamic_threshold(&self, alpha: f64, pool: u64) -> u64 {
+        (alpha * pool.saturating_sub(self.shared_used) as f64) as u64
+    }
+
+    /// Whether count `i` should pause its neighbour, and whether an arrival
+    /// it just took overflows its headroom.
+    fn over(&self, i: usize) -> (bool, bool) {
+        let c = &self.counts[i];
+        match self.threshold {
+            Threshold::Static { xoff, headroom, .. } => {
+                let (held, limit) = match xoff {
+                    Capacity::Packets(n) => (c.packets, n),
+                    Capacity::Bytes(b) => (c.bytes, b),
+                };
+                (held > limit, headroom.is_some_and(|h| held > limit + h))
+            }
+            Threshold::Dynamic {
+                alpha,
+                pool,
+                headroom,
+                ..
+            } => {
+                let t = self.dynamic_threshold(alpha, pool);
+                let pause = c.headroom > 0 || c.bytes - c.headroom >= t;
+                (pause, headroom.is_some_and(|h| c.headroom > h))
+            }
+        }
+    }
+
+    /// Whether paused count `i` may resume its neighbour.
+    fn may_resume(&self, i: usize) -> bool {
+        let c = &self.counts[i];
+        match self.threshold {
+            Threshold::Static { xon, .. } => match xon {
+                Capacity::Packets(n) => c.packets <= n,
+                Capacity::Bytes(b) => c.bytes <= b,
+            },
+            Threshold::Dynamic {
+                alpha,
+                pool,
+                offset,
+                ..
+            } => {
+                let shared = c.bytes - c.headroom;
+                c.headroom == 0
+                    && (shared == 0 || shared + offset <= self.dynamic_threshold(alpha, pool))
+            }
         }
     }
 
@@ -156,6 +501,30 @@ impl Pause {
         sw.send_on(ingress, pkt);
     }
 
+    /// Pause the neighbour of count `i` (XOFF).
+    fn pause(&mut self, sw: &mut Switch, i: usize) {
+        let c = &mut self.counts[i];
+        c.paused = true;
+        c.epoch = c.epoch.wrapping_add(1);
+        let (port, class) = self.port_class(i);
+        self.trace(sw, &XOFF, port, class);
+        self.renew(sw, i);
+    }
+
+    /// Send count `i`'s neighbour a PAUSE of `quanta`, and come back to
+    /// renew it after `refresh` (its token names the count and the pause).
+    fn renew(&self, sw: &mut Switch, i: usize) {
+        let (port, class) = self.port_class(i);
+        self.frame(sw, port, class, self.quanta);
+        let refresh = self.refresh.unwrap_or_else(|| {
+            sw.port(port)
+                .rate
+                .serialization(u64::from(self.quanta) * 512 / 8 / 2)
+        });
+        let token = (u64::from(self.counts[i].epoch) << 32) | i as u64;
+        sw.set_timer(sw.now + refresh, token);
+    }
+
     /// A packet left the switch (sent or dropped); those it originated (no
     /// ingress port) were never counted.
     fn leave(&mut self, sw: &mut Switch, pkt: &Packet) {
@@ -163,12 +532,50 @@ impl Pause {
             return;
         }
         let i = self.slot(pkt.ingress, pkt.class);
+        let size = u64::from(pkt.size);
         let c = &mut self.counts[i];
         c.packets -= 1;
-        c.bytes -= u64::from(pkt.size);
-        if c.paused_at.is_some() && !over(c, self.xon) {
-            c.paused_at = None;
+        c.bytes -= size;
+        // Out of headroom first (switch-mmu.cc, RemoveFromIngressAdmission).
+        let from_headroom = c.headroom.min(size);
+        c.headroom -= from_headroom;
+        if let Threshold::Dynamic { .. } = self.threshold {
+            self.shared_used -= size - from_headroom;
+        }
+        if self.counts[i].paused && self.may_resume(i) {
+            self.counts[i].paused = false;
             self.frame(sw, pkt.ingress, pkt.class, 0);
+            self.trace(sw, &XON, pkt.ingress, pkt.class);
+        }
+    }
+
+    /// An egress port of this switch with packets waiting, paused, that has
+    /// sent nothing but PAUSE frames for `deadlock_after`: end the run.
+    fn watch_deadlock(&mut self, sw: &mut Switch) {
+        let now = sw.now;
+        for port in sw.ports() {
+            let pt = sw.port(port);
+            let sent = pt.sent_packets - pt.pause.frames_sent;
+            let paused = pt.paused(now);
+            let stuck = paused != 0 && !pt.queue.is_empty();
+            let w = &mut self.watch[(port - self.first_port) as usize];
+            if !stuck || sent != w.0 {
+                *w = (sent, stuck.then_some(now));
+                continue;
+            }
+            let since = *w.1.get_or_insert(now);
+            if now - since >= self.deadlock_after {
+                let waiting = pt.queue.packets();
+                sw.end_run(
+                    port,
+                    format!(
+                        "no progress while paused (PFC deadlock?): {waiting} packets waiting, \
+                         classes {paused:#04x} paused, nothing sent for {} (deadlock_after)",
+                        now - since
+                    ),
+                );
+                return;
+            }
         }
     }
 }
@@ -176,17 +583,26 @@ impl Pause {
 impl SwitchAgent for Pause {
     fn on_arrival(&mut self, sw: &mut Switch, pkt: &mut Packet, _egress: u32) {
         let i = self.slot(pkt.ingress, pkt.class);
+        let size = u64::from(pkt.size);
+        if let Threshold::Dynamic { alpha, pool, .. } = self.threshold {
+            let c = &self.counts[i];
+            if c.bytes - c.headroom + size > self.dynamic_threshold(alpha, pool) {
+                self.counts[i].headroom += size;
+            } else {
+                self.shared_used += size;
+            }
+        }
         let c = &mut self.counts[i];
         c.packets += 1;
-        c.bytes += u64::from(pkt.size);
-        if !over(c, self.xoff) {
-            return;
+        c.bytes += size;
+        let (pause, overflow) = self.over(i);
+        if overflow {
+            // Counted, so the drop hook's leave balances it.
+            sw.discard();
+            self.trace(sw, &DROP, pkt.ingress, pkt.class);
         }
-        let rate = sw.port(pkt.ingress).rate;
-        let refresh = rate.serialization(u64::from(self.quanta) * 64 / 2);
-        if c.paused_at.is_none_or(|t| sw.now >= t + refresh) {
-            c.paused_at = Some(sw.now);
-            self.frame(sw, pkt.ingress, pkt.class, self.quanta);
+        if pause && !self.counts[i].paused {
+            self.pause(sw, i);
         }
     }
 
@@ -196,5 +612,19 @@ impl SwitchAgent for Pause {
 
     fn on_drop(&mut self, sw: &mut Switch, pkt: &Packet, _port: u32) {
         self.leave(sw, pkt);
+    }
+
+    /// Renew the pause of count `token` if it still holds, and watch for
+    /// deadlock while pausing.
+    fn on_timer(&mut self, sw: &mut Switch, token: u64) {
+        let i = (token & u64::from(u32::MAX)) as usize;
+        let c = &self.counts[i];
+        if !c.paused || c.epoch != (token >> 32) as u32 {
+            return;
+        }
+        let (port, class) = self.port_class(i);
+        self.trace(sw, &REFRESH, port, class);
+        self.renew(sw, i);
+        self.watch_deadlock(sw);
     }
 }

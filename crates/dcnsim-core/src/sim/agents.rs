@@ -6,7 +6,7 @@
 use super::Simulation;
 use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
-use crate::packet::{Packet, NONE};
+use crate::packet::{Kind, Packet, NONE};
 use crate::records::{Column, Table};
 use crate::units::Time;
 
@@ -24,6 +24,8 @@ pub(super) struct Agents {
     pub(super) emitted: Vec<Emit>,
     /// Agents' timers and rows.
     pub(super) book: AgentBook,
+    /// Why an agent ended the run ([`Switch::end_run`]), if one did.
+    pub(super) ended: Option<String>,
 }
 
 /// Agents' timers and rows.
@@ -65,9 +67,10 @@ impl AgentBook {
 impl Simulation {
     /// Run `hook` of every agent at the node of `port` on packet `p` (there
     /// may be none). What they emit is sent by an [`Event::AgentSend`] at the
-    /// same time, once the current event is handled. Out of line and called
-    /// only when some agent has the hook (`which`, tested by the caller on
-    /// `Agents::any`), so the hot path stays small.
+    /// same time, once the current event is handled. Returns whether an
+    /// arrival hook discarded the packet ([`Switch::discard`]). Out of line
+    /// and called only when some agent has the hook (`which`, tested by the
+    /// caller on `Agents::any`), so the hot path stays small.
     #[inline(never)]
     pub(super) fn run_agents(
         &mut self,
@@ -75,10 +78,10 @@ impl Simulation {
         p: u32,
         which: u8,
         hook: impl Fn(&mut dyn SwitchAgent, &mut Switch, &mut Packet),
-    ) {
+    ) -> bool {
         let node = self.net.ports[port as usize].node;
         if self.agents.hooked[node as usize] & which == 0 {
-            return;
+            return false;
         }
         let agents = &mut self.agents.by_node[node as usize];
         let was_empty = self.agents.emitted.is_empty();
@@ -92,14 +95,18 @@ impl Simulation {
                 hook(agent.as_mut(), sw.for_agent(i as u32), &mut pkt);
             }
         }
+        let discarded = sw.discarded();
         self.arena.put(p, pkt);
         if was_empty && !self.agents.emitted.is_empty() {
             self.events.schedule(now, Event::AgentSend);
         }
+        discarded
     }
 
     /// Send what agents emitted: routed packets from their switch, control
     /// frames ahead of their port's queue. Sending may make agents emit more.
+    /// An agent ending the run empties the event queue, so the loop ends
+    /// after this event.
     pub(super) fn send_emitted(&mut self) {
         while !self.agents.emitted.is_empty() {
             let mut out = std::mem::take(&mut self.agents.emitted);
@@ -169,11 +176,21 @@ impl Simulation {
                         book.key.push(key);
                         book.value.push(value);
                     }
+                    Emit::End { port, reason } => {
+                        if self.agents.ended.is_none() {
+                            let name = &self.rec.port_names[port as usize];
+                            let at = self.now();
+                            self.agents.ended = Some(format!("{name} at {at}: {reason}"));
+                        }
+                    }
                 }
             }
             if self.agents.emitted.is_empty() {
                 self.agents.emitted = out;
             }
+        }
+        if self.agents.ended.is_some() {
+            while self.events.pop().is_some() {}
         }
     }
 
@@ -184,8 +201,10 @@ impl Simulation {
         if pt.is_down(now) {
             pt.drops += 1;
             self.drop_at(port, p);
-        } else if pt.busy_until <= now && pt.control.is_empty() {
-            self.transmit(port, p);
+            return;
+        }
+        if pt.busy_until <= now && pt.control.is_empty() {
+            self.transmit_control(port, p);
         } else {
             pt.control.push_back(p);
             let t = pt.busy_until.max(now);
@@ -193,21 +212,36 @@ impl Simulation {
         }
     }
 
-    /// Agent timer `i` is due: call its agent back.
-    pub(super) fn agent_timer(&mut self, i: u32) {
+    /// Serialize control frame `p` onto `port` now, counting a PAUSE among
+    /// the port's PAUSE frames sent.
+    pub(super) fn transmit_control(&mut self, port: u32, p: u32) {
+        if let Kind::Pause { .. } = self.arena.hop(p).kind {
+            self.net.ports[port as usize].pause.frames_sent += 1;
+        }
+        self.transmit(port, p);
+    }
+
+    /// Agent timer `i` is due: call its agent back. Returns whether the
+    /// agent did anything (emitted a packet, timer, row or end): a timer that
+    /// finds nothing to do (a refresh of a pause since lifted) does not
+    /// extend the run's end time.
+    pub(super) fn agent_timer(&mut self, i: u32) -> bool {
         let book = &mut self.agents.book;
         let Some((node, agent, token)) = book.timers[i as usize].take() else {
-            return;
+            return false;
         };
         book.free.push(i);
         let now: Time = self.events.now();
         let was_empty = self.agents.emitted.is_empty();
         let hosts = &self.hosts;
         let live = |slot| hosts.live(slot);
+        let before = self.agents.emitted.len();
         let mut sw = Switch::new(now, node, &self.net, &mut self.agents.emitted, &live);
         self.agents.by_node[node as usize][agent as usize].on_timer(sw.for_agent(agent), token);
-        if was_empty && !self.agents.emitted.is_empty() {
+        let acted = self.agents.emitted.len() > before;
+        if was_empty && acted {
             self.events.schedule(now, Event::AgentSend);
         }
+        acted
     }
 }

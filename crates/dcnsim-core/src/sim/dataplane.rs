@@ -186,10 +186,15 @@ impl Simulation {
             return;
         }
         let port = self.fwd.egress(&self.net, node, pkt);
-        if self.agents.any & ON_ARRIVAL != 0 {
-            self.run_agents(port, p, ON_ARRIVAL, |a, sw, pkt| {
+        if self.agents.any & ON_ARRIVAL != 0
+            && self.run_agents(port, p, ON_ARRIVAL, |a, sw, pkt| {
                 a.on_arrival(sw, pkt, port)
-            });
+            })
+        {
+            // Discarded on arrival (an agent's ingress admission).
+            self.net.ports[port as usize].drops += 1;
+            self.drop_at(port, p);
+            return;
         }
         self.offer(port, p, self.now());
     }
@@ -274,18 +279,14 @@ impl Simulation {
     }
 
     /// A PAUSE for `classes` reached the node of `port`: stop serving them on
-    /// `port` for `quanta` × 512 bit times at its rate (0 resumes at once), and
-    /// wake the port when it ends.
+    /// `port` for `quanta` × 512 bit times at its rate (0 resumes at once;
+    /// IEEE 802.3 Annex 31B.3), once the packet in service has been sent,
+    /// and wake the port when it ends. Host NICs obey it as switch ports do.
     fn pause(&mut self, port: u32, classes: u8, quanta: u16) {
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
         let until = now + pt.rate.serialization(u64::from(quanta) * 512 / 8);
-        for c in 0..8 {
-            if classes & (1 << c) != 0 {
-                pt.paused_until[c] = until;
-            }
-        }
-        pt.pause_latest = pt.paused_until.iter().copied().max().unwrap_or(Time::ZERO);
+        pt.pause_latest = pt.pause.receive(now, classes, until);
         if !pt.queue.is_empty() {
             let t = now.max(pt.busy_until);
             self.wake(port, t);
@@ -475,7 +476,7 @@ impl Simulation {
             return;
         }
         if let Some(c) = pt.control.pop_front() {
-            self.transmit(port, c);
+            self.transmit_control(port, c);
             let pt = &self.net.ports[port as usize];
             if !pt.control.is_empty() || !pt.queue.is_empty() {
                 let t = pt.busy_until;
@@ -506,7 +507,7 @@ impl Simulation {
                 if paused != 0 && !pt.queue.is_empty() {
                     let held = pt.held(now);
                     let release = (held != 0).then(|| pt.stages.release_at(held));
-                    let end = pt.paused_until.iter().copied().filter(|&u| u > now);
+                    let end = pt.pause.until.iter().copied().filter(|&u| u > now);
                     if let Some(t) = end.chain(release).min() {
                         self.wake(port, t);
                     }

@@ -143,6 +143,7 @@ impl Simulation {
             self.prefetch_ahead();
             let active = match ev {
                 Event::ConnTimer(f) => self.timer_fired(f),
+                Event::AgentTimer(i) => self.agent_timer(i),
                 ev => {
                     self.dispatch(ev, hosts);
                     true
@@ -198,8 +199,9 @@ impl Simulation {
             Event::FlowStart(f) => self.flow_start(f),
             Event::AppTimer(t) => self.app_timer(t),
             Event::AgentSend => self.send_emitted(),
-            Event::AgentTimer(i) => self.agent_timer(i),
-            Event::ConnTimer(_) => unreachable!("timers are handled by the loop"),
+            Event::ConnTimer(_) | Event::AgentTimer(_) => {
+                unreachable!("timers are handled by the loop")
+            }
         }
     }
 
@@ -271,13 +273,14 @@ impl Simulation {
             packet_hops_per_s: self.n.packet_hops as f64 / wall.max(1e-9),
             stopped_at_stop_time: stopped,
             stages: std::mem::take(&mut self.rec.stage_reports),
+            stopped_by_agent: self.agents.ended.take(),
         };
         Output {
             summary,
             flows,
             probes,
             queues,
-            ports: records::port_table(&self.net, &self.rec.port_names),
+            ports: records::port_table(&self.net, &self.rec.port_names, end),
             rounds: crate::app::incast::rounds(&ops),
             ops,
             agent_rows: {

@@ -9,7 +9,7 @@ use super::hosts::{tcp_sport, FlowRecord, FlowTraceRows, TCP_PORT};
 use super::Simulation;
 use crate::app::Op;
 use crate::network::{Network, Port};
-use crate::packet::{Kind, Packet, NONE};
+use crate::packet::{Kind, Packet, CLASSES, NONE};
 use crate::pcap::{Capture, Frame, Transport};
 use crate::records::{Column, Sink, Table};
 use crate::tcp::{Outcome, HEADER, NO_TS};
@@ -375,7 +375,10 @@ pub(super) fn trace_table(r: FlowTraceRows) -> Table {
     t
 }
 
-pub(super) fn port_table(net: &Network, names: &[String]) -> Table {
+/// One row per port: its counters, and its link-level flow control (PAUSE
+/// frames sent and received, time paused with any class paused and per
+/// class, up to `end`; zeros in a run without PAUSE).
+pub(super) fn port_table(net: &Network, names: &[String], end: Time) -> Table {
     let ports = &net.ports;
     let col = |f: &dyn Fn(&Port) -> u64| Column::I64(ports.iter().map(|p| f(p) as i64).collect());
     let mut t = Table::default();
@@ -386,8 +389,33 @@ pub(super) fn port_table(net: &Network, names: &[String]) -> Table {
     t.push("packets_dropped", col(&|p| p.drops));
     t.push("max_queue_packets", col(&|p| p.max_packets));
     t.push("max_queue_bytes", col(&|p| p.max_bytes));
+    t.push("pause_frames_sent", col(&|p| p.pause.frames_sent));
+    t.push("pause_frames_received", col(&|p| p.pause.frames_received));
+    let paused: Vec<_> = ports.iter().map(|p| p.pause.paused_time(end)).collect();
+    t.push(
+        "paused_s",
+        Column::F64(paused.iter().map(|(any, _)| any.as_secs_f64()).collect()),
+    );
+    for (c, name) in CLASS_PAUSED.iter().enumerate() {
+        t.push(
+            name,
+            Column::F64(paused.iter().map(|(_, per)| per[c].as_secs_f64()).collect()),
+        );
+    }
     t
 }
+
+/// The `ports.parquet` columns of the time each class was paused.
+const CLASS_PAUSED: [&str; CLASSES] = [
+    "class0_paused_s",
+    "class1_paused_s",
+    "class2_paused_s",
+    "class3_paused_s",
+    "class4_paused_s",
+    "class5_paused_s",
+    "class6_paused_s",
+    "class7_paused_s",
+];
 
 pub(super) fn queue_table(rows: QueueRows, names: &[String]) -> Table {
     let mut t = Table::default();
@@ -458,6 +486,10 @@ impl Simulation {
     pub(super) fn capture(&mut self, c: u32, pkt: &Packet) {
         let cap = &mut self.rec.captures[c as usize];
         let host = |node: u32| self.net.node_host[node as usize];
+        if let Kind::Pause { classes, quanta } = pkt.kind {
+            cap.push_pause(self.events.now(), pkt.src, classes, quanta);
+            return;
+        }
         let transport = match pkt.kind {
             Kind::Tcp => {
                 let f = &self.hosts.flows[pkt.flow as usize];
@@ -491,7 +523,7 @@ impl Simulation {
                 src_port: datagram_sport(pkt.flow),
                 dst_port: APP_PORT,
             },
-            // Control packets (ICMP, PAUSE) are shown as datagrams.
+            // ICMP is shown as a datagram.
             _ => {
                 let (id, dport) = if pkt.flow == NONE {
                     (pkt.record, PROBE_PORT)
