@@ -101,6 +101,23 @@ def test_set_changes_the_run(tmp_path):
     assert "mean 78.20" in proc.stdout
 
 
+def test_the_header_says_what_ran_after_set():
+    """The run header is made from the scenario that ran: a key changed with --set is
+    in it, and nothing the file's values were says otherwise."""
+    incast = str(EXAMPLES / "dctcp_incast.toml")
+    proc = cli("run", incast, "--set", "transport.mss=460B")
+    assert proc.returncode == 0, proc.stderr
+    head = proc.stdout.split("  simulated")[0]
+    assert "mss=460B" in head and "set          transport.mss=460B" in head
+    assert "1500" not in head
+    websearch = str(EXAMPLES / "websearch_dctcp.toml")
+    changes = ["topology.k=8", "traffic.workloads[0].load=0.1", "stop_time=1ms"]
+    proc = cli("validate", websearch, *(a for c in changes for a in ("--set", c)))
+    assert proc.returncode == 0, proc.stderr
+    assert "fat_tree k=8 " in proc.stdout and "load=0.1 " in proc.stdout
+    assert "k=4" not in proc.stdout and "0.4" not in proc.stdout
+
+
 def test_rerun_replaces_the_whole_output_directory(tmp_path):
     out = tmp_path / "out"
     assert cli("run", FAT_TREE, "--out", str(out), "--set", "stop_time=2ms").returncode == 0
@@ -146,6 +163,8 @@ def test_validate_command():
     # switch (up to the core); probes from host 0 to each of the other 127.
     assert proc.stdout.splitlines() == [
         f"ok: {TREE3}",
+        "  scenario tree3 cores=1 aggs=2 tors=8 hosts_per_tor=16 links 1Gbps 0.2us; single; "
+        "1 probes",
         "  network  128 hosts, 11 switches, 138 links (276 ports)",
         "  traffic  127 probe packets, 0 streams, 0 flows, 0 workloads, 0 incast",
         "  agents   0",

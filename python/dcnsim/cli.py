@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from dcnsim import _core, limits
 from dcnsim.__main__ import EXIT_INTERRUPTED, INTERRUPTED
 from dcnsim._core import ScenarioError
+from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
 from dcnsim.results import (
     Results,
@@ -97,20 +98,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     limit = None if args.memory_limit is None else parse_limit(args.memory_limit)
     if args.out is None:
-        print(format_summary(summarize(scenario, progress=progress, memory_limit=limit)))
+        results = summarize(scenario, progress=progress, memory_limit=limit)
+        print(format_summary(results, args.set))
         return 0
     results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
     out = results.out_dir
     assert out is not None
-    print(format_summary(results))
+    print(format_summary(results, args.set))
     written = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir())
     print(f"wrote {args.out}: {', '.join(written)}")
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    d = _load(args).describe()
+    scenario = _load(args)
+    d = scenario.describe()
     print(f"ok: {args.file}")
+    print(f"  scenario {scenario_line(scenario)}")
+    if args.set:
+        print(f"  set      {changes_line(args.set)}")
     print(
         f"  network  {d['hosts']:,} hosts, {d['switches']:,} switches, {d['links']:,} links "
         f"({d['ports']:,} ports)"
@@ -287,15 +293,18 @@ class _StudyProgress:
 # --- output -----------------------------------------------------------------------------
 
 
-def format_summary(results: Results) -> str:
-    """A short human summary of a run."""
+def format_summary(results: Results, changes: Sequence[tuple[str, Any]] = ()) -> str:
+    """A short human summary of a run: its header names the scenario by its values
+    (``dcnsim.labels``) and the ``changes`` (``--set``) made to its file."""
     s = results.summary
     head = f"dcnsim {s.get('version', _core.__version__)}"
     if s.get("name"):
         head += f": {s['name']}"
     head += f", seed {s.get('seed')}"
-    lines = [
-        head,
+    lines = [head, f"  scenario     {scenario_line(results.scenario)}"]
+    if changes:
+        lines.append(f"  set          {changes_line(changes)}")
+    lines += [
         f"  simulated    {format_seconds(float(s['sim_time_s']))} "
         f"in {format_wall(float(s['wall_s']))} wall",
         f"  events       {s['events']:,}",
