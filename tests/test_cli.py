@@ -595,3 +595,15 @@ def test_docs_prints_the_reference_shipped_inside_the_package():
     proc = cli("docs", "scenario")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (REPO / "docs" / "scenario.md").read_text()
+
+
+def test_docs_lists_every_document_and_opens_each():
+    documents = sorted(p.stem for p in (REPO / "docs").glob("*.md"))
+    proc = cli("docs")
+    assert proc.returncode == 0, proc.stderr
+    listed = [line.split()[0] for line in proc.stdout.splitlines()[: len(documents)]]
+    assert sorted(listed) == documents
+    for name in documents:
+        proc = cli("docs", name)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == (REPO / "docs" / f"{name}.md").read_text()

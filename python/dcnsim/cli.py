@@ -4,7 +4,7 @@
                [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
-    dcnsim docs scenario|experiments|studies|architecture
+    dcnsim docs [scenario|experiments|studies|architecture|performance]
     dcnsim bench [NAME|all|scale] [--quick | --stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
@@ -132,7 +132,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
-    print(dict(_core.docs())[args.name], end="")
+    """One document, or with no name each document's name and title."""
+    docs = dict(_core.docs())
+    if args.name is not None:
+        print(docs[args.name], end="")
+        return 0
+    width = max(map(len, docs))
+    for name, text in docs.items():
+        title = text.splitlines()[0].lstrip("# ") if text else ""
+        print(f"{name:<{width}}  {title}")
+    print("\n(dcnsim docs NAME prints one)")
     return 0
 
 
@@ -165,6 +174,7 @@ def _studies() -> Mapping[str, Study]:
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from dcnsim.studies import run_study, write_study
+    from dcnsim.studies.runner import BarProgress
     from dcnsim.studies.study import check_study_dir
 
     if args.name == "list":
@@ -178,7 +188,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     if args.seeds is not None and not study.seeded:
         raise _BadInput(f"--seeds: {study.name} has no randomness: every seed gives the same run")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    line = _StudyProgress(args.name) if progress else None
+    line = BarProgress(args.name) if progress else None
     try:
         output = run_study(
             study,
@@ -217,12 +227,15 @@ def _list_studies() -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from dcnsim.sweeps import SweepError
+    from dcnsim.sweeps import SweepError, SweepInterrupted
 
     try:
         return _sweep(args)
     except SweepError as exc:
         raise _BadInput(str(exc)) from None
+    except SweepInterrupted as exc:  # how many runs were kept, and that rerunning resumes
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -272,24 +285,6 @@ def _cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
-class _StudyProgress:
-    """``incast: 12/40 runs`` on one rewritten stderr line."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        sys.stderr.write(f"\r{self.name}: {done}/{total} runs")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 # --- output -----------------------------------------------------------------------------
 
 
@@ -323,9 +318,23 @@ def format_summary(results: Results, changes: Sequence[tuple[str, Any]] = ()) ->
             )
         lines.append(line)
     lines.extend(_tcp_lines(results.columns("flows")))
+    lines.extend(_no_flow_warning(results))
     lines.extend(_op_lines(results.columns("ops")))
     lines.extend(_round_lines(results.columns("rounds")))
     return "\n".join(lines)
+
+
+def _no_flow_warning(results: Results) -> list[str]:
+    """A warning line when the scenario has workloads and they opened no flow (their
+    load, span and mean flow size left less than one arrival): the run is valid but
+    its traffic is not what was meant (docs/scenario.md, Bounds)."""
+    workloads = (results.scenario.get("traffic") or {}).get("workloads") or []
+    if not workloads or "workload" in results.columns("flows").get("origin", []):
+        return []
+    return [
+        f"  warning      traffic.workloads ({len(workloads)}) opened no flow: their "
+        "load, span (start to stop) and mean flow size leave less than one arrival"
+    ]
 
 
 def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
@@ -476,8 +485,8 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     )
     p.set_defaults(command=_cmd_validate)
 
-    p = commands.add_parser("docs", help="print a reference document shipped with dcnsim")
-    p.add_argument("name", choices=[name for name, _ in _core.docs()])
+    p = commands.add_parser("docs", help="list the documents shipped with dcnsim, or print one")
+    p.add_argument("name", nargs="?", choices=[name for name, _ in _core.docs()])
     p.set_defaults(command=_cmd_docs)
 
     axes = [axis for axis, _ in _core.names()] + ["studies"]
