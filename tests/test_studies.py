@@ -468,6 +468,15 @@ def test_the_registry_names_each_study_by_its_own_name_and_lists_without_importi
     assert proc.stdout.strip() == f"{list(studies.STUDIES)} False False", proc.stderr
 
 
+def test_study_progress_is_the_sweeps_bar(capsys):
+    bar = runner.BarProgress("incast")
+    for done in (1, 2, 3):
+        bar(done, 3)
+    bar.close()
+    shown = capsys.readouterr().err.split("\r")[-1]
+    assert shown.startswith("incast: 100%|") and " 3/3 [" in shown and "run/s]" in shown, shown
+
+
 def test_cli_study_help_lists_the_studies():
     proc = cli("study", "--help")
     assert proc.returncode == 0, proc.stderr
