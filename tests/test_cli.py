@@ -1,6 +1,7 @@
 """The command line: outputs on disk, summaries, bench, progress and Ctrl-C."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -101,6 +102,23 @@ def test_set_changes_the_run(tmp_path):
     assert "mean 78.20" in proc.stdout
 
 
+def test_the_header_says_what_ran_after_set():
+    """The run header is made from the scenario that ran: a key changed with --set is
+    in it, and nothing the file's values were says otherwise."""
+    incast = str(EXAMPLES / "dctcp_incast.toml")
+    proc = cli("run", incast, "--set", "transport.mss=460B")
+    assert proc.returncode == 0, proc.stderr
+    head = proc.stdout.split("  simulated")[0]
+    assert "mss=460B" in head and "set          transport.mss=460B" in head
+    assert "1500" not in head
+    websearch = str(EXAMPLES / "websearch_dctcp.toml")
+    changes = ["topology.k=8", "traffic.workloads[0].load=0.1", "stop_time=1ms"]
+    proc = cli("validate", websearch, *(a for c in changes for a in ("--set", c)))
+    assert proc.returncode == 0, proc.stderr
+    assert "fat_tree k=8 " in proc.stdout and "load=0.1 " in proc.stdout
+    assert "k=4" not in proc.stdout and "0.4" not in proc.stdout
+
+
 def test_rerun_replaces_the_whole_output_directory(tmp_path):
     out = tmp_path / "out"
     assert cli("run", FAT_TREE, "--out", str(out), "--set", "stop_time=2ms").returncode == 0
@@ -146,6 +164,8 @@ def test_validate_command():
     # switch (up to the core); probes from host 0 to each of the other 127.
     assert proc.stdout.splitlines() == [
         f"ok: {TREE3}",
+        "  scenario tree3 cores=1 aggs=2 tors=8 hosts_per_tor=16 links 1Gbps 0.2us; single; "
+        "1 probes",
         "  network  128 hosts, 11 switches, 138 links (276 ports)",
         "  traffic  127 probe packets, 0 streams, 0 flows, 0 workloads, 0 incast",
         "  agents   0",
@@ -376,8 +396,8 @@ def test_progress_line_shows_simulated_time_and_rate(tmp_path):
     assert "Traceback" not in proc.stderr
     progress, last = proc.stderr.rsplit("\n", 2)[:2]
     assert last == "error: interrupted"
-    assert progress.startswith("\rsimulated ")
-    final = progress.split("\r")[-1]
+    final = progress.split("\r")[-1]  # the bar of the studies and sweeps, then the text
+    assert re.match(r" *\d+%\|[ #]{20}\| simulated ", final), final
     assert " of 1000.000 s (" in final and "%)" in final
     assert "packet-hops/s" in final
 
@@ -576,3 +596,15 @@ def test_docs_prints_the_reference_shipped_inside_the_package():
     proc = cli("docs", "scenario")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (REPO / "docs" / "scenario.md").read_text()
+
+
+def test_docs_lists_every_document_and_opens_each():
+    documents = sorted(p.stem for p in (REPO / "docs").glob("*.md"))
+    proc = cli("docs")
+    assert proc.returncode == 0, proc.stderr
+    listed = [line.split()[0] for line in proc.stdout.splitlines()[: len(documents)]]
+    assert sorted(listed) == documents
+    for name in documents:
+        proc = cli("docs", name)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == (REPO / "docs" / f"{name}.md").read_text()

@@ -46,7 +46,8 @@ def base() -> dict:
 
 
 def with_(path: str, value, data: dict | None = None) -> dict:
-    return dcnsim.Scenario(data or base()).set(path, value).to_dict()
+    """``data`` with ``path`` set, unchecked: the catalogue's errors are the core's."""
+    return dcnsim.Scenario(data or base()).set(path, value, check=False).to_dict()
 
 
 class Toml(str):
@@ -105,6 +106,24 @@ TWO_HOST_STAR = '[topology]\nkind = "star"\nhosts = 2\n'
 # The first case of each section is also run through the CLI, so it must be writable
 # as a TOML file.
 CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
+    "Bounds": [
+        ("zero-length-run", with_("stop_time", "0us"), "stop_time", "zero length"),
+        ("link-delay-of-197-days", with_("topology.link.delay", "17020800s"),
+         "topology.link.delay", "beyond the 1 s bound"),
+        ("rwnd-below-one-segment", with_("transport.rwnd", "1B"), "transport.rwnd",
+         "smaller than one segment"),
+        ("queue-below-one-packet", with_("network.queue", {"capacity": "1B"}),
+         "network.queue.capacity", "holds no full packet"),
+        ("probe-of-one-byte", with_("traffic.probes[0].size", "1B"), "traffic.probes[0].size",
+         "smaller than its own headers"),
+        ("stream-faster-than-its-link",
+         with_("traffic.streams", [{"src": 0, "dst": 1, "rate": "1000Tbps", "stop": "1ms"}]),
+         "traffic.streams[0].rate", "faster than host 0's link"),
+        ("flow-after-the-stop-time",
+         with_("stop_time", "1ms", with_("traffic.flows", [{"src": 0, "dst": 1, "size": "1KB",
+                                                            "start": "2ms"}])),
+         "traffic.flows[0].start", "not before the run's stop_time"),
+    ],
     "Units": [
         ("unit-typo", with_("topology.link.rate", "10Gps"), "topology.link.rate",
          'unknown unit "Gps"'),

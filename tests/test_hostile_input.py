@@ -532,3 +532,97 @@ def test_a_killed_writer_leaves_a_temporary_directory_the_next_run_removes(tmp_p
         ".out.notours.tmp",
     ]
     assert (out / "summary.json").is_file()
+
+
+#: The issue's silent acceptances, each now one line naming its field (through --set
+#: on a small star, so each is exactly the one change): docs/scenario.md, Bounds.
+NONSENSE_BASE = """stop_time = "2ms"
+[topology]
+kind = "star"
+hosts = 3
+link = { rate = "10Gbps", delay = "1us" }
+[[traffic.streams]]
+src = 0
+dst = 1
+rate = "1Gbps"
+[[traffic.flows]]
+src = 1
+dst = 2
+size = "20KB"
+[[traffic.probes]]
+src = 2
+dst = 0
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ("stop_time=0us", "stop_time: a run of zero length"),
+        ("topology.link.delay=17020800s", "topology.link.delay: a delay of 17020800 s is beyond"),
+        ("transport.rwnd=1B", "transport.rwnd: 1 B is smaller than one segment"),
+        ("traffic.probes[0].size=1B", "traffic.probes[0].size: packet size 1 B is smaller"),
+        ("traffic.streams[0].rate=1000Tbps", "traffic.streams[0].rate: 1000000000000000 bps is"),
+        ("network.queue.capacity=1B", "network.queue.capacity: 1 B holds no full packet"),
+        ("traffic.flows[0].start=3ms", "traffic.flows[0].start: the flow starts at 3000us"),
+        ("traffic.streams[0].start=2ms", "traffic.streams[0].start: the stream starts at 2000us"),
+    ],
+)
+def test_physical_nonsense_is_one_line_naming_the_field(tmp_path, change, field):
+    path = tmp_path / "s.toml"
+    path.write_text(NONSENSE_BASE)
+    assert cli("validate", str(path)).returncode == 0
+    message = assert_one_error_line(cli("validate", str(path), "--set", change))
+    assert message.startswith(field), message
+
+
+def test_a_faster_than_link_stream_runs_when_the_scenario_says_so(tmp_path):
+    path = tmp_path / "s.toml"
+    allowed = 'rate = "20Gbps"\nfaster_than_link = true'
+    path.write_text(NONSENSE_BASE.replace('rate = "1Gbps"', allowed))
+    proc = cli("run", str(path), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert "dropped" in proc.stdout
+
+
+def test_a_cdf_size_beyond_a_terabyte_is_refused(tmp_path):
+    (tmp_path / "huge.cdf").write_text("1000 0.5\n1e300 1\n")
+    path = tmp_path / "s.toml"
+    path.write_text(
+        NONSENSE_BASE + '[[traffic.workloads]]\nsrc = 0\ndst = 2\ncdf = "huge.cdf"\nload = 0.5\n'
+    )
+    message = assert_one_error_line(cli("validate", str(path)))
+    assert message.startswith("traffic.workloads[0].cdf: ")
+    assert message.endswith("line 2: size 1e300 B is beyond the 1e12 B (1 TB) bound of a flow size")
+
+
+def test_workloads_that_open_no_flow_are_a_warning_in_the_summary(tmp_path):
+    workload = '[[traffic.workloads]]\nsrc = 0\ndst = 2\nsize = "{size}"\nload = 0.1\n'
+    path = tmp_path / "s.toml"
+    path.write_text(NONSENSE_BASE + workload.format(size="100GB"))  # one per 800 s
+    proc = cli("run", str(path), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert "  warning      traffic.workloads (1) opened no flow" in proc.stdout
+    path.write_text(NONSENSE_BASE + workload.format(size="10KB"))
+    proc = cli("run", str(path), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("topology.link.delay=25", 'topology.link.delay: invalid type: integer `25`, expected '
+         'a string with a unit, such as "25us"'),
+        ("topology.link.rate=10", 'topology.link.rate: invalid type: integer `10`, expected '
+         'a string with a unit, such as "10Gbps"'),
+        ("network.queue.capacity=100", 'network.queue.capacity: invalid type: integer `100`, '
+         'expected a string with a unit, such as "100pkt"'),
+        ("traffic.flows[0].size=2e4", 'traffic.flows[0].size: invalid type: floating point '
+         '`20000.0`, expected a string with a unit, such as "20000B"'),
+    ],
+)  # fmt: skip
+def test_a_number_without_its_unit_suggests_the_unit(tmp_path, change, message):
+    path = tmp_path / "s.toml"
+    path.write_text(NONSENSE_BASE)
+    assert assert_one_error_line(cli("validate", str(path), "--set", change)) == message

@@ -114,6 +114,9 @@ def test_sweep_figures_are_files_with_labelled_axes_and_render(labelled, tmp_pat
     text = (labelled / "report.html").read_text()
     for caption in ("fct_p99: the p99 of fct_s", "fct_cdf: the distribution (CDF) of fct_s"):
         assert caption in text
+    # Each run's scenario is labelled by its own grid values, never by the base's name.
+    runs = re.findall(r"transport\.protocol = (\w+), topology\.link\.delay = (\w+), seed", text)
+    assert sorted(set(runs)) == [(p, d) for p in ("dctcp", "newreno") for d in ("25us", "7us")]
     check_page(labelled / "report.html", tmp_path, figures=3)
 
 

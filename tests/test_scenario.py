@@ -52,6 +52,31 @@ def test_set_through_a_value_is_an_error():
         Scenario(tree3_seed()).set("forwarding.policy.kind", "x")
 
 
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("forwarding.polcy", "forwarding.polcy: unknown key (expected `policy`)"),
+        ("colour", "colour: unknown key"),
+        ("topology.kk", "topology.kk: unknown key"),
+        ("traffic.probes[0].sise", "traffic.probes[0].sise: unknown key"),
+        ("forwarding.polcy.deeper", "forwarding.polcy: unknown key"),
+    ],
+)
+def test_set_refuses_a_key_the_schema_does_not_have_at_once(key, message):
+    scenario = Scenario.from_toml(EXAMPLES / "tree3_probes.toml")
+    with pytest.raises(ScenarioError) as err:
+        scenario.set(key, 1)
+    assert str(err.value).startswith(message)
+    # Known keys are taken, whatever their value (checked with the whole scenario),
+    # and so are the keys of a scenario still being built.
+    assert scenario.set("forwarding.policy", "spray").get("forwarding.policy") == "spray"
+    assert Scenario().set("topology.kind", "star").set("topology.hosts", 3).get("topology") == {
+        "kind": "star",
+        "hosts": 3,
+    }
+    assert scenario.set(key, 1, check=False).get(key) == 1  # what a sweep does
+
+
 def test_toml_round_trip():
     scenario = Scenario.from_toml(EXAMPLES / "edges_custom.toml")
     assert Scenario.from_toml_str(scenario.to_toml()) == scenario

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 import statistics
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -386,6 +388,26 @@ def test_incast_full_max_workers_grow_as_packets_shrink():
 
 
 # --- the command ------------------------------------------------------------------------------
+
+
+def test_the_registry_names_each_study_by_its_own_name_and_lists_without_importing():
+    for name, study in studies.STUDIES.items():
+        assert study.name == name
+    code = (
+        "import sys; from dcnsim.studies import STUDIES; names = list(STUDIES); "
+        "print(names, 'pandas' in sys.modules, 'dcnsim.studies.incast' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.strip() == f"{list(studies.STUDIES)} False False", proc.stderr
+
+
+def test_study_progress_is_the_sweeps_bar(capsys):
+    bar = runner.BarProgress("incast")
+    for done in (1, 2, 3):
+        bar(done, 3)
+    bar.close()
+    shown = capsys.readouterr().err.split("\r")[-1]
+    assert shown.startswith("incast: 100%|") and " 3/3 [" in shown and "run/s]" in shown, shown
 
 
 def test_cli_study_help_lists_the_studies():

@@ -93,9 +93,13 @@ def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path, uninterr
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
-    assert stderr.strip().splitlines()[-1] == "error: interrupted"
     before = records(out)
     assert 12 <= len(before) < 24, len(before)
+    # One line: how many runs the directory keeps, and that rerunning resumes.
+    assert stderr.strip().splitlines()[-1] == (
+        f"error: interrupted: {out} keeps {len(before)} of the sweep's 24 runs "
+        f"({len(before)} finished now); run the same sweep again to resume"
+    )
     catalog = pd.read_parquet(out / "catalog.parquet")  # written on the way out
     assert (catalog["status"] == "ok").sum() == len(before)
     assert (catalog["status"] == "pending").sum() == 24 - len(before)
@@ -271,6 +275,19 @@ FIG = {"name": "f", "table": "flows", "y": "fct_s", "x": "transport_protocol"}
         ({"figures": [FIG, FIG]}, "figures[1].name: 'f' names an earlier figure"),
         ({"figures": [{**FIG, "x": "load"}]}, "figures[0].x: 'load' is not a grid column"),
         ({"figures": [{**FIG, "y": 3}]}, "figures[0].y: expected a non-empty string"),
+        # Checked against the tables' columns before the first run (DuckDB names it):
+        (
+            {"figures": [{**FIG, "y": "fct_ss"}]},
+            "figures f: cannot draw (y, by or where): "
+            'Binder Error: Referenced column "fct_ss" not found',
+        ),
+        ({"figures": [{**FIG, "where": "nosuch > 1"}]}, "figures f: cannot draw"),
+        # Counted, not enumerated: refused at once.
+        ({"seeds": 10**12}, "seeds: 1,000,000,000,000 seeds, more than the 100,000 runs"),
+        (
+            {"grid": {"seed": list(range(1000)), "stop_time": ["1ms"] * 1000}},
+            "grid: 1000 x 1000 points x 2 seeds = 2,000,000 runs, more than the 100,000",
+        ),
     ],
 )
 def test_bad_sweep_files_are_one_line_errors(tmp_path, change, expected):

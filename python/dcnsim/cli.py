@@ -4,7 +4,7 @@
                [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
-    dcnsim docs scenario|experiments|studies|architecture
+    dcnsim docs [scenario|experiments|studies|architecture|performance]
     dcnsim bench [NAME|all|scale] [--quick | --stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from dcnsim import _core, limits
 from dcnsim.__main__ import EXIT_INTERRUPTED, INTERRUPTED
 from dcnsim._core import ScenarioError
+from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
 from dcnsim.results import (
     Results,
@@ -97,20 +98,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     limit = None if args.memory_limit is None else parse_limit(args.memory_limit)
     if args.out is None:
-        print(format_summary(summarize(scenario, progress=progress, memory_limit=limit)))
+        results = summarize(scenario, progress=progress, memory_limit=limit)
+        print(format_summary(results, args.set))
         return 0
     results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
     out = results.out_dir
     assert out is not None
-    print(format_summary(results))
+    print(format_summary(results, args.set))
     written = sorted(p.name + ("/" if p.is_dir() else "") for p in out.iterdir())
     print(f"wrote {args.out}: {', '.join(written)}")
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    d = _load(args).describe()
+    scenario = _load(args)
+    d = scenario.describe()
     print(f"ok: {args.file}")
+    print(f"  scenario {scenario_line(scenario)}")
+    if args.set:
+        print(f"  set      {changes_line(args.set)}")
     print(
         f"  network  {d['hosts']:,} hosts, {d['switches']:,} switches, {d['links']:,} links "
         f"({d['ports']:,} ports)"
@@ -126,7 +132,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
-    print(dict(_core.docs())[args.name], end="")
+    """One document, or with no name each document's name and title."""
+    docs = dict(_core.docs())
+    if args.name is not None:
+        print(docs[args.name], end="")
+        return 0
+    width = max(map(len, docs))
+    for name, text in docs.items():
+        title = text.splitlines()[0].lstrip("# ") if text else ""
+        print(f"{name:<{width}}  {title}")
+    print("\n(dcnsim docs NAME prints one)")
     return 0
 
 
@@ -159,6 +174,7 @@ def _studies() -> Mapping[str, Study]:
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from dcnsim.studies import run_study, write_study
+    from dcnsim.studies.runner import BarProgress
     from dcnsim.studies.study import check_study_dir
 
     if args.name == "list":
@@ -172,7 +188,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     if args.seeds is not None and not study.seeded:
         raise _BadInput(f"--seeds: {study.name} has no randomness: every seed gives the same run")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    line = _StudyProgress(args.name) if progress else None
+    line = BarProgress(args.name) if progress else None
     try:
         output = run_study(
             study,
@@ -211,12 +227,15 @@ def _list_studies() -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from dcnsim.sweeps import SweepError
+    from dcnsim.sweeps import SweepError, SweepInterrupted
 
     try:
         return _sweep(args)
     except SweepError as exc:
         raise _BadInput(str(exc)) from None
+    except SweepInterrupted as exc:  # how many runs were kept, and that rerunning resumes
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -266,36 +285,21 @@ def _cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
-class _StudyProgress:
-    """``incast: 12/40 runs`` on one rewritten stderr line."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        sys.stderr.write(f"\r{self.name}: {done}/{total} runs")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 # --- output -----------------------------------------------------------------------------
 
 
-def format_summary(results: Results) -> str:
-    """A short human summary of a run."""
+def format_summary(results: Results, changes: Sequence[tuple[str, Any]] = ()) -> str:
+    """A short human summary of a run: its header names the scenario by its values
+    (``dcnsim.labels``) and the ``changes`` (``--set``) made to its file."""
     s = results.summary
     head = f"dcnsim {s.get('version', _core.__version__)}"
     if s.get("name"):
         head += f": {s['name']}"
     head += f", seed {s.get('seed')}"
-    lines = [
-        head,
+    lines = [head, f"  scenario     {scenario_line(results.scenario)}"]
+    if changes:
+        lines.append(f"  set          {changes_line(changes)}")
+    lines += [
         f"  simulated    {format_seconds(float(s['sim_time_s']))} "
         f"in {format_wall(float(s['wall_s']))} wall",
         f"  events       {s['events']:,}",
@@ -317,9 +321,23 @@ def format_summary(results: Results) -> str:
             )
         lines.append(line)
     lines.extend(_tcp_lines(results.columns("flows")))
+    lines.extend(_no_flow_warning(results))
     lines.extend(_op_lines(results.columns("ops")))
     lines.extend(_round_lines(results.columns("rounds")))
     return "\n".join(lines)
+
+
+def _no_flow_warning(results: Results) -> list[str]:
+    """A warning line when the scenario has workloads and they opened no flow (their
+    load, span and mean flow size left less than one arrival): the run is valid but
+    its traffic is not what was meant (docs/scenario.md, Bounds)."""
+    workloads = (results.scenario.get("traffic") or {}).get("workloads") or []
+    if not workloads or "workload" in results.columns("flows").get("origin", []):
+        return []
+    return [
+        f"  warning      traffic.workloads ({len(workloads)}) opened no flow: their "
+        "load, span (start to stop) and mean flow size leave less than one arrival"
+    ]
 
 
 def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
@@ -470,8 +488,8 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     )
     p.set_defaults(command=_cmd_validate)
 
-    p = commands.add_parser("docs", help="print a reference document shipped with dcnsim")
-    p.add_argument("name", choices=[name for name, _ in _core.docs()])
+    p = commands.add_parser("docs", help="list the documents shipped with dcnsim, or print one")
+    p.add_argument("name", nargs="?", choices=[name for name, _ in _core.docs()])
     p.set_defaults(command=_cmd_docs)
 
     axes = [axis for axis, _ in _core.names()] + ["studies"]

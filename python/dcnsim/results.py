@@ -492,18 +492,29 @@ def format_progress(info: Mapping[str, Any], eta: bool = True) -> str:
 
 
 class _ProgressLine:
-    """Rewrites one stderr line on each report; ends it with a newline on close.
-
-    Once the run has recorded ``ROW_WARNING`` rows it prints one warning line."""
+    """The run's progress on ``stream`` in the style of the studies' and sweeps' bars
+    (tqdm, ``studies.runner.progress_bar``): the share of ``stop_time`` simulated as a
+    bar, then ``format_progress``'s text (with ``eta``, the time left), rewritten on
+    each report and ended with a newline on close; without a ``stop_time``, the text
+    alone. Once the run has recorded ``ROW_WARNING`` rows it prints one warning line."""
 
     def __init__(self, stream: TextIO, streamed: bool, eta: bool) -> None:
         self.stream = stream
-        self.width = 0
         self.streamed = streamed
         self.eta = eta
         self.warned = False
+        self.bar: Any = None
 
     def __call__(self, info: Mapping[str, Any]) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            stop = info.get("stop_time_s")
+            shape = "{percentage:3.0f}%|{bar:20}| {desc}" if stop else "{desc}"
+            self.bar = tqdm(
+                total=float(stop) if stop else None, file=self.stream, bar_format=shape,
+                mininterval=0, dynamic_ncols=False,
+            )  # fmt: skip
         rows = int(info.get("recorded_rows", 0))
         if rows >= ROW_WARNING and not self.warned:
             self.warned = True
@@ -513,17 +524,14 @@ class _ProgressLine:
                 else "held in memory until the run ends"
             )
             warning = f"warning: {rows:,} rows recorded (probes, traces), {where}"
-            self.stream.write("\r" + warning.ljust(self.width) + "\n")
-            self.width = 0
-        line = format_progress(info, self.eta)
-        self.stream.write("\r" + line.ljust(self.width))
-        self.stream.flush()
-        self.width = len(line)
+            self.bar.write(warning, self.stream)
+        if self.bar.total:
+            self.bar.n = min(float(info["sim_time_s"]), self.bar.total)
+        self.bar.set_description_str(format_progress(info, self.eta))
 
     def close(self) -> None:
-        if self.width:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self.bar is not None:
+            self.bar.close()
 
 
 # --- formatting shared with the CLI ---------------------------------------------------

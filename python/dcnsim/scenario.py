@@ -126,11 +126,21 @@ class Scenario:
 
     # --- edits --------------------------------------------------------------------
 
-    def set(self, key: str, value: Any) -> Scenario:
+    def set(self, key: str, value: Any, *, check: bool = True) -> Scenario:
         """A copy with the dotted ``key`` set to ``value``; missing tables are created.
 
         List items are addressed as ``traffic.streams[0].rate`` (or ``...streams.0.rate``).
+        A key the schema does not have (``forwarding.polcy``) raises ScenarioError at
+        once, naming it, as ``run`` would (``check=False`` skips that: for a caller that
+        checked the key already, as a sweep does for each grid key); its value is
+        checked with the whole scenario (``validate``, ``run``).
         """
+        changed = self._with(key, value)
+        if check:
+            _check_key_path(changed._data, _parse_key(key))
+        return changed
+
+    def _with(self, key: str, value: Any) -> Scenario:
         parts = _parse_key(key)
         data = self.to_dict()
         node: Any = data
@@ -250,6 +260,29 @@ def _parse_key(key: str) -> list[str | int]:
         parts.append(match.group(1))
         parts.extend(int(i) for i in re.findall(r"\d+", match.group(2)))
     return parts
+
+
+#: The smallest valid scenario: ``set`` tries the section a key is in alone beside it.
+_PROBE = {"topology": {"kind": "star", "hosts": 2}}
+
+
+def _check_key_path(data: Mapping[str, Any], parts: list[str | int]) -> None:
+    """Refuse a key the schema does not have: the section holding it (``parts[0]``),
+    after the change, is validated beside ``_PROBE``; an unknown-key error at the key or
+    at one of its parents is raised, any other error is left to ``validate``."""
+    path = ""
+    for part in parts:
+        path = f"{path}[{part}]" if isinstance(part, int) else limits.join(path, part)
+    section = str(parts[0])
+    probe = {**_PROBE, section: data[section]}
+    try:
+        _core.validate(json.dumps(_plain(probe, ""), ensure_ascii=False))
+    except ScenarioError as exc:
+        message = str(exc)
+        where = message.split(": ", 1)[0]
+        inside = path == where or path.startswith((f"{where}.", f"{where}["))
+        if "unknown key" in message and inside:
+            raise ScenarioError(message) from None
 
 
 def _kind(value: Any) -> str:

@@ -24,7 +24,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -148,7 +148,7 @@ def write_run(directory: Path, run: Run, answer: Mapping[str, Any]) -> None:
     )
 
 
-def write_catalog(directory: Path, runs: Sequence[Run], columns: Sequence[str]) -> pd.DataFrame:
+def write_catalog(directory: Path, runs: Iterable[Run], columns: Sequence[str]) -> pd.DataFrame:
     """Write ``catalog.parquet``: one row per run of the grid, in grid order; runs not in
     the store yet are ``pending``. Returns the catalog."""
     rows = []

@@ -29,12 +29,10 @@ import pandas as pd
 
 from dcnsim import outdir
 from dcnsim.columns import ROWS, axis_label, display_unit, unit
-from dcnsim.sweeps import Sweep, SweepError, column_name, one_line
+from dcnsim.figure_sql import CDF_POINTS, cdf_sql, line_sql
+from dcnsim.sweeps import Sweep, column_name, figure_query
 
 __all__ = ["Drawn", "draw"]
-
-#: The probabilities at which a CDF is drawn (the quantiles of ``y``).
-_CDF_POINTS = np.linspace(0.0, 1.0, 1001)
 
 
 @dataclass(frozen=True)
@@ -100,37 +98,9 @@ def _plain_log_ticks(axis: Any) -> None:
     axis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
 
 
-def _query(directory: Path, figure: Mapping[str, str], sql: str) -> pd.DataFrame:
-    """``sql`` over the sweep; a query DuckDB refuses names the figure and its fields."""
-    import duckdb
-
-    from dcnsim.store import query
-
-    try:
-        return query(directory, sql)
-    except duckdb.Error as exc:
-        raise SweepError(
-            f"figures {figure['name']}: cannot draw (y, by or where): {one_line(exc, named=False)}"
-        ) from None
-
-
-def _where(figure: Mapping[str, str], *conditions: str) -> str:
-    terms = [*conditions, *([f"({figure['where']})"] if "where" in figure else [])]
-    return f" WHERE {' AND '.join(terms)}" if terms else ""
-
-
 def _rows(figure: Mapping[str, str]) -> str:
     """A title's second line naming the rows chosen, if the figure chooses."""
     return f"\nrows where {figure['where']}" if "where" in figure else ""
-
-
-def _stat_sql(stat: str, column: str) -> str:
-    """The DuckDB aggregate of ``stat`` (``sweeps.FIGURE_STAT``) over ``column``."""
-    if stat == "mean":
-        return f'avg("{column}")'
-    if stat in ("median", "min", "max"):
-        return f'{stat}("{column}")'
-    return f'quantile_cont("{column}", {float(stat[1:]) / 100!r})'
 
 
 def _grid_order(catalog: pd.DataFrame, column: str) -> list[Any]:
@@ -150,13 +120,7 @@ def _line(
     x, y, by, table = figure["x"], figure["y"], figure.get("by"), figure["table"]
     stat = figure.get("stat", "mean")
     group = [k for k in (by, x) if k]
-    selected = ", ".join(f'"{k}"' for k in dict.fromkeys([*group, "seed"]))
-    per_run = _query(
-        directory,
-        figure,
-        f"SELECT {selected}, {_stat_sql(stat, y)} AS value FROM {table}{_where(figure)} "
-        "GROUP BY ALL",
-    )
+    per_run = figure_query(directory, figure, line_sql(figure))
     points = mean_ci(per_run, group, ["value"])
     factor, shown = display_unit(unit(y), float(np.nanmax(np.abs(points["value"]), initial=0)))
     numeric = pd.api.types.is_numeric_dtype(points[x])
@@ -202,15 +166,7 @@ def _cdf(
     ax: Any,
 ) -> tuple[str, pd.DataFrame]:
     y, by, table = figure["y"], figure.get("by"), figure["table"]
-    probabilities = ", ".join(repr(float(p)) for p in _CDF_POINTS)
-    selected = f'"{by}", ' if by else ""
-    not_null = f'"{y}" IS NOT NULL'
-    found = _query(
-        directory,
-        figure,
-        f'SELECT {selected}quantile_cont("{y}", [{probabilities}]) AS q, count("{y}") AS n '
-        f"FROM {table}{_where(figure, not_null)}" + (" GROUP BY ALL" if by else ""),
-    )
+    found = figure_query(directory, figure, cdf_sql(figure))
     found = found[found["n"] > 0]
     largest = max((np.nanmax(np.abs(q)) for q in found["q"]), default=0.0)
     factor, shown = display_unit(unit(y), float(largest))
@@ -223,8 +179,8 @@ def _cdf(
         n = int(line["n"].iloc[0])
         label = f"{n} {rows}" if by is None else f"{keys[by]} = {value} ({n} {rows})"
         quantiles = np.asarray(line["q"].iloc[0], dtype=float)
-        ax.plot(quantiles / factor, _CDF_POINTS, label=label)
-        curve = pd.DataFrame({"n": n, "probability": _CDF_POINTS, "value": quantiles})
+        ax.plot(quantiles / factor, CDF_POINTS, label=label)
+        curve = pd.DataFrame({"n": n, "probability": CDF_POINTS, "value": quantiles})
         drawn.append(curve if by is None else curve.assign(**{by: value}))
     if "x" in figure.get("log", ""):
         ax.set_xscale("log")

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import re
-import sys
 import time
 from collections.abc import Iterator, Mapping
-from concurrent.futures import as_completed
+from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
@@ -50,15 +50,17 @@ from pathlib import Path
 from typing import Any
 
 from dcnsim import _core, limits, store
+from dcnsim.figure_sql import figure_sql
 from dcnsim.results import Results, run
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
-from dcnsim.studies.runner import process_pool, stop_pool
+from dcnsim.studies.runner import process_pool, progress_bar, stop_pool
 
 __all__ = [
     "TABLES",
     "Run",
     "Sweep",
     "SweepError",
+    "SweepInterrupted",
     "SweepOutcome",
     "column_name",
     "execute",
@@ -72,6 +74,9 @@ TABLES = ("flows", "ops", "probes", "ports", "rounds", "queues", "flow_trace")
 _KEYS = ("name", "base", "seeds", "tables", "grid", "zip", "figures", "slurm")
 #: Seeds of a sweep that does not say: 1..5.
 DEFAULT_SEEDS = 5
+#: The most runs a sweep may have (grid points x seeds), counted before any run is
+#: built: a grid beyond it is refused at once instead of enumerated for minutes.
+MAX_RUNS = 100_000
 
 
 class SweepError(ValueError):
@@ -148,12 +153,14 @@ class Sweep:
             raise SweepError("slurm: expected a table of SLURMCluster options")
         tables = _tables(data.get("tables", ["flows"]))
         columns = [*(column_name(k) for k in keys), "seed"]
+        seeds = _seeds(data.get("seeds", DEFAULT_SEEDS))
+        _check_count(grid, zipped, len(seeds))
         return cls(
             name=str(data.get("name") or base.get("name") or "sweep"),
             base=base,
             grid=grid,
             zipped=zipped,
-            seeds=_seeds(data.get("seeds", DEFAULT_SEEDS)),
+            seeds=seeds,
             tables=tables,
             figures=_figures(data.get("figures", []), tables, columns),
             slurm=dict(slurm),
@@ -180,8 +187,13 @@ class Sweep:
     def _zip_columns(self) -> Iterator[str]:
         return (column_name(k) for g in self.zipped for k in g)
 
-    def runs(self) -> list[Run]:
-        """Every run: the grid's cartesian product, each zip group's points, each seed."""
+    def count(self) -> int:
+        """How many runs the sweep has, without making them."""
+        return _count(self.grid, self.zipped, len(self.seeds))
+
+    def iter_runs(self) -> Iterator[Run]:
+        """Every run, made one at a time as asked for, in grid order: the grid's
+        cartesian product, each zip group's points, each seed."""
         axes: list[list[dict[str, Any]]] = [
             [{key: value} for value in values] for key, values in self.grid.items()
         ]
@@ -189,17 +201,19 @@ class Sweep:
             [{k: v[i] for k, v in group.items()} for i in range(len(next(iter(group.values()))))]
             for group in self.zipped
         ]
-        out = []
         for combo in itertools.product(*axes):
             point = {k: v for part in combo for k, v in part.items()}
             scenario = self.base
             for key, value in point.items():
-                scenario = scenario.set(key, value)
+                scenario = scenario.set(key, value, check=False)  # checked in from_dict
             for seed in self.seeds:
-                seeded = scenario.set("seed", seed)
+                seeded = scenario.set("seed", seed, check=False)
                 params = {column_name(k): _cell(v) for k, v in point.items()} | {"seed": seed}
-                out.append(Run(run_id(seeded), params, seeded))
-        return out
+                yield Run(run_id(seeded), params, seeded)
+
+    def runs(self) -> list[Run]:
+        """Every run, as a list (``iter_runs`` makes them one at a time)."""
+        return list(self.iter_runs())
 
 
 def column_name(key: str) -> str:
@@ -269,12 +283,39 @@ def _check_key(base: Scenario, key: str, value: Any) -> None:
             raise SweepError(f"grid.{key}: not a scenario key ({message})") from None
 
 
+Grid = Mapping[str, list[Any]]
+
+
+def _lengths(grid: Grid, zipped: list[dict[str, list[Any]]]) -> list[int]:
+    """The number of values of each grid key and of each zip group, in order."""
+    return [len(v) for v in grid.values()] + [len(next(iter(g.values()))) for g in zipped]
+
+
+def _count(grid: Grid, zipped: list[dict[str, list[Any]]], seeds: int) -> int:
+    return math.prod(_lengths(grid, zipped)) * seeds
+
+
+def _check_count(grid: Grid, zipped: list[dict[str, list[Any]]], seeds: int) -> None:
+    """Refuse a sweep of more than ``MAX_RUNS`` runs, counted, not enumerated."""
+    count = _count(grid, zipped, seeds)
+    if count > MAX_RUNS:
+        points = " x ".join(map(str, _lengths(grid, zipped)))
+        raise SweepError(
+            f"grid: {points} points x {seeds} seeds = {count:,} runs, more than the "
+            f"{MAX_RUNS:,} a sweep may have"
+        )
+
+
 def _seeds(value: Any) -> list[int]:
     if isinstance(value, bool) or not isinstance(value, int | list):
         raise SweepError(f"seeds: expected a count or a list of seeds, got {value!r}")
     if isinstance(value, int):
         if value < 1:
             raise SweepError(f"seeds: must be at least 1, got {value}")
+        if value > MAX_RUNS:
+            raise SweepError(
+                f"seeds: {value:,} seeds, more than the {MAX_RUNS:,} runs a sweep may have"
+            )
         return list(range(1, value + 1))
     if not value:
         raise SweepError("seeds: the list is empty")
@@ -374,6 +415,11 @@ class SweepOutcome:
     out: Path
 
 
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep; its message says how many runs the directory keeps and
+    that running the sweep again resumes."""
+
+
 def run_sweep(
     sweep: Sweep | Mapping[str, Any] | str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -387,8 +433,11 @@ def run_sweep(
     ``jobs``: local worker processes (default: the CPUs), or Dask workers of a
     ``dask="local"`` cluster. ``dask``: ``None`` (local pool), ``"local"``,
     ``"tcp://HOST:PORT"`` or ``"slurm"``. ``progress``: a bar on stderr with runs
-    done, failed and the ETA. Ctrl-C stops the runs; what finished stays and the
-    catalog is written, so running again resumes.
+    done, failed and the ETA. The runs are made as the workers take them (a few
+    ahead of each worker), so the first starts at once whatever the grid's size; the
+    figures are checked against the tables' columns before it. Ctrl-C stops the runs
+    (``SweepInterrupted``, saying how many runs were kept); what finished stays and
+    the catalog is written, so running again resumes.
     """
     if isinstance(sweep, Mapping):
         sweep = Sweep.from_dict(sweep)
@@ -397,38 +446,56 @@ def run_sweep(
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
         raise SweepError(f"jobs: must be at least 1, got {jobs}")
-    runs = sweep.runs()
-    todo = [r for r in runs if not store.has_run(store.check_sweep_dir(out), r.id)]
+    _check_figures(sweep)
+    total = sweep.count()
+    found = store.check_sweep_dir(out)
     started, clock = datetime.now(UTC), time.perf_counter()
-    failed = ran = 0
+    failed = ran = skipped = 0
     with ExitStack() as stack:
+        bar = stack.enter_context(progress_bar(sweep.name, total, progress))
+
+        def todo() -> Iterator[Run]:
+            nonlocal skipped
+            for r in sweep.iter_runs():
+                if store.has_run(found, r.id):
+                    skipped += 1
+                    bar.total -= 1
+                    bar.refresh()
+                else:
+                    yield r
+
         # Connect first: a scheduler that cannot be reached leaves nothing behind.
         client = stack.enter_context(_dask_client(dask, jobs, sweep.slurm)) if dask else None
         directory = store.open_sweep_dir(out, sweep.to_dict())
-        on_dask = client is not None
-        answers = _on_dask(client, todo, sweep) if on_dask else _on_pool(todo, sweep, jobs)
+        window = 2 * jobs  # runs made ahead: each worker has its next one at hand
+        answers = (
+            _on_dask(client, todo(), sweep, window)
+            if client is not None
+            else _on_pool(todo(), sweep, jobs, window)
+        )
+        interrupted = False
         try:
             # closing: on Ctrl-C the runs already handed out are stopped at once.
-            with closing(answers), _progress_bar(sweep.name, len(todo), progress) as bar:
+            with closing(answers):
                 for run_, answer in answers:
                     store.write_run(directory, run_, answer)
                     ran += 1
                     failed += "error" in answer
                     bar.set_postfix(failed=failed, refresh=False)
                     bar.update(1)
+        except KeyboardInterrupt:
+            interrupted = True
         finally:
-            store.write_catalog(directory, runs, sweep.columns())
+            catalog = store.write_catalog(directory, sweep.iter_runs(), sweep.columns())
             where = dask or "local"
             store.note_session(directory, started, time.perf_counter() - clock, ran, where)
-    return SweepOutcome(
-        len(runs), ran, len(runs) - len(todo), failed, time.perf_counter() - clock, directory
-    )
-
-
-def _progress_bar(name: str, total: int, shown: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=name, unit="run", disable=not shown, file=sys.stderr)
+        if interrupted:
+            kept = int((catalog["status"] != "pending").sum())
+            raise SweepInterrupted(
+                f"interrupted: {out} keeps {kept:,} of the sweep's {total:,} runs ({ran:,} "
+                "finished now); run the same sweep again to resume"
+            )
+    return SweepOutcome(total, ran, skipped, failed, time.perf_counter() - clock, directory)
 
 
 def execute(scenario_json: str, tables: list[str]) -> dict[str, Any]:
@@ -448,35 +515,95 @@ def execute(scenario_json: str, tables: list[str]) -> dict[str, Any]:
     }
 
 
-def _on_pool(todo: list[Run], sweep: Sweep, jobs: int) -> Iterator[tuple[Run, dict[str, Any]]]:
-    """(run, answer) as each run finishes on a local process pool."""
-    if not todo:
+def _on_pool(
+    todo: Iterator[Run], sweep: Sweep, jobs: int, window: int
+) -> Iterator[tuple[Run, dict[str, Any]]]:
+    """(run, answer) as each run finishes on a local process pool, with at most
+    ``window`` runs handed out at a time."""
+    first = next(todo, None)
+    if first is None:
         return
-    pool = process_pool(min(jobs, len(todo)))
+    pool = process_pool(jobs)
+    pending: dict[Any, Run] = {}
     try:
-        futures = {pool.submit(execute, r.scenario.to_json(), sweep.tables): r for r in todo}
-        for future in as_completed(futures):
-            yield futures[future], _answer(future)
+        for r in itertools.chain([first], todo):
+            pending[pool.submit(execute, r.scenario.to_json(), sweep.tables)] = r
+            while len(pending) >= window:
+                yield from _finished(pending)
+        while pending:
+            yield from _finished(pending)
     except BaseException:
         stop_pool(pool)  # Ctrl-C: do not wait for the runs already handed out
         raise
     pool.shutdown()
 
 
-def _on_dask(client: Any, todo: list[Run], sweep: Sweep) -> Iterator[tuple[Run, dict[str, Any]]]:
+def _finished(pending: dict[Any, Run]) -> Iterator[tuple[Run, dict[str, Any]]]:
+    """Wait for one or more of the ``pending`` futures; take them out as answered."""
+    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+    for future in done:
+        yield pending.pop(future), _answer(future)
+
+
+def _on_dask(
+    client: Any, todo: Iterator[Run], sweep: Sweep, window: int
+) -> Iterator[tuple[Run, dict[str, Any]]]:
     """(run, answer) as each run finishes on a Dask cluster (which reruns the runs of a
-    worker it loses)."""
+    worker it loses), with at most ``window`` runs submitted at a time."""
     from distributed import as_completed as dask_completed
 
-    futures = {
-        client.submit(execute, r.scenario.to_json(), sweep.tables, key=f"run-{r.id}"): r
-        for r in todo
-    }
+    def submit(r: Run) -> Any:
+        future = client.submit(execute, r.scenario.to_json(), sweep.tables, key=f"run-{r.id}")
+        pending[future] = r
+        return future
+
+    pending: dict[Any, Run] = {}
+    started = [submit(r) for r in itertools.islice(todo, window)]
+    if not started:
+        return
+    finished = dask_completed(started)
     try:
-        for future in dask_completed(futures):
-            yield futures[future], _answer(future)
+        for future in finished:
+            yield pending.pop(future), _answer(future)
+            following = next(todo, None)
+            if following is not None:
+                finished.add(submit(following))
     finally:
-        client.cancel(list(futures))
+        client.cancel(list(pending))
+
+
+#: A run with no traffic: its tables have every column, with its type, and no row.
+_EMPTY_RUN = {"topology": {"kind": "star", "hosts": 2}, "stop_time": "1ns"}
+
+
+def _check_figures(sweep: Sweep) -> None:
+    """Each figure's query over a sweep directory of one run with the sweep's columns
+    and no rows, before any run: a ``y``, ``by`` or ``where`` the tables cannot answer
+    is refused now (``SweepError`` naming the figure), not after the last run."""
+    import tempfile
+
+    if not sweep.figures:
+        return
+    first = next(sweep.iter_runs())
+    with tempfile.TemporaryDirectory(prefix="dcnsim-figures-") as tmp:
+        directory = Path(tmp)
+        store.write_run(directory, first, execute(Scenario(_EMPTY_RUN).to_json(), sweep.tables))
+        store.write_catalog(directory, [first], sweep.columns())
+        for figure in sweep.figures:
+            figure_query(directory, figure, f"{figure_sql(figure)} LIMIT 0")
+
+
+def figure_query(directory: Path, figure: Mapping[str, str], sql: str) -> Any:
+    """``sql`` over a sweep directory (a DataFrame); a query DuckDB refuses is a
+    ``SweepError`` naming the figure and its fields."""
+    import duckdb
+
+    try:
+        return store.query(directory, sql)
+    except duckdb.Error as exc:
+        raise SweepError(
+            f"figures {figure['name']}: cannot draw (y, by or where): {one_line(exc, named=False)}"
+        ) from None
 
 
 def one_line(exc: BaseException, named: bool = True) -> str:

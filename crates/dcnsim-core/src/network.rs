@@ -28,9 +28,9 @@ const LARGE_PORTS: usize = 1 << 20;
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::delay")]
     pub host_delay: Time,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::units::delay")]
     pub switch_latency: Time,
     #[serde(default = "default_switch_queue")]
     pub queue: QueueSpec,

@@ -25,6 +25,30 @@ impl Time {
     }
 }
 
+/// The longest delay a link, a host or a switch may add: 1 s. Light crosses
+/// the Earth's circumference in 0.13 s in vacuum (0.2 s in fibre) and reaches
+/// the Moon in 1.3 s; a data-center delay is microseconds. A longer one is a
+/// slip of the unit (`"197days"` where `"197us"` was meant), refused by name.
+pub const MAX_DELAY: Time = Time(Time::PS_PER_S);
+
+/// Serde for a delay key (`topology.link.delay`, `network.host_delay`, ...):
+/// a time no longer than [`MAX_DELAY`].
+pub fn delay<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+    let t: Time = serde::Deserialize::deserialize(d)?;
+    if t > MAX_DELAY {
+        return Err(serde::de::Error::custom(format!(
+            "a delay of {} s is beyond the 1 s bound of any delay (docs/scenario.md, Bounds)",
+            t.as_secs_f64()
+        )));
+    }
+    Ok(t)
+}
+
+/// [`delay`] for a key that may be absent (`#[serde(default)]`).
+pub fn optional_delay<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Time>, D::Error> {
+    delay(d).map(Some)
+}
+
 impl std::ops::Add for Time {
     type Output = Time;
     fn add(self, rhs: Time) -> Time {
@@ -294,18 +318,41 @@ impl std::str::FromStr for Capacity {
     }
 }
 
-/// Serde support: every quantity is written as a string with a unit.
+/// Serde support: every quantity is written as a string with a unit. A bare
+/// number is refused with the string it probably meant, in the quantity's
+/// usual unit (`25` for a time: `expected a string with a unit, such as "25us"`).
 macro_rules! deserialize_from_str {
-    ($($ty:ty),*) => {$(
+    ($($ty:ty: $unit:literal),*) => {$(
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let text = <String as serde::Deserialize>::deserialize(d)?;
-                text.parse().map_err(serde::de::Error::custom)
+                use serde::de::{Error, Unexpected};
+                use serde_json::Value;
+                let (unexpected, number) = match <Value as serde::Deserialize>::deserialize(d)? {
+                    Value::String(text) => return text.parse().map_err(Error::custom),
+                    Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                        (Some(u), _, _) => (Unexpected::Unsigned(u), u.to_string()),
+                        (_, Some(i), _) => (Unexpected::Signed(i), i.to_string()),
+                        (_, _, f) => {
+                            let f = f.unwrap_or(f64::NAN);
+                            (Unexpected::Float(f), f.to_string())
+                        }
+                    },
+                    Value::Bool(b) => (Unexpected::Bool(b), String::new()),
+                    Value::Null => (Unexpected::Unit, String::new()),
+                    Value::Array(_) => (Unexpected::Seq, String::new()),
+                    Value::Object(_) => (Unexpected::Map, String::new()),
+                };
+                let expected = if number.is_empty() {
+                    "a string".to_string()
+                } else {
+                    format!("a string with a unit, such as \"{number}{}\"", $unit)
+                };
+                Err(D::Error::invalid_type(unexpected, &expected.as_str()))
             }
         }
     )*};
 }
-deserialize_from_str!(Time, Rate, Bytes, Capacity);
+deserialize_from_str!(Time: "us", Rate: "Gbps", Bytes: "B", Capacity: "pkt");
 
 #[cfg(test)]
 mod tests {

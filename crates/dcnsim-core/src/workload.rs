@@ -26,6 +26,12 @@ const SHIPPED: [(&str, &str); 4] = [
 /// The largest CDF file read (the shipped ones are under 1 KB).
 pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
 
+/// The largest flow size a CDF may give: 1 TB (1e12 B), 1,000 times the largest
+/// shipped size (datamining's 1 GB) and 800 s at 10 Gbps. A larger one is a
+/// slip (`1e300`) that would make the mean gap between flows longer than any
+/// run, which then opens no flow at all.
+pub const MAX_CDF_SIZE: f64 = 1e12;
+
 /// Read `path` as text if it is a regular file of at most `limit` bytes. Its
 /// kind and size are checked before it is opened, so a directory, a device
 /// such as `/dev/zero` or a FIFO is refused at once instead of read without
@@ -91,6 +97,11 @@ impl Cdf {
             let (size, prob) = (num(size, "size")?, num(prob, "probability")?);
             if size < 0.0 {
                 return Err(format!("line {n}: size {size} is negative"));
+            }
+            if size > MAX_CDF_SIZE {
+                return Err(format!(
+                    "line {n}: size {size:e} B is beyond the {MAX_CDF_SIZE:e} B (1 TB) bound of a flow size"
+                ));
             }
             if !(0.0..=1.0).contains(&prob) {
                 return Err(format!("line {n}: probability {prob} is outside [0, 1]"));

@@ -181,3 +181,130 @@ fn controller_settings_are_in_their_tables_and_old_keys_name_the_new_place() {
     );
     assert!(dcnsim_core::Scenario::from_toml_str(&ok).is_ok());
 }
+
+/// What cannot describe a network is refused in one line naming the field
+/// (docs/scenario.md, Bounds), and the same scenario just inside each bound is
+/// accepted.
+#[test]
+fn physical_nonsense_is_refused_naming_the_field() {
+    let ok = |text: &str| {
+        dcnsim_core::Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{text}\n{e}"));
+    };
+    let flow = "[[traffic.flows]]\nsrc = 0\ndst = 1\nsize = \"10KB\"\n";
+    assert_eq!(
+        error_of(&format!("stop_time = \"0us\"\n{STAR}")),
+        "stop_time: a run of zero length simulates nothing: give a time after 0 (or none: run until the traffic ends)"
+    );
+    ok(&format!("stop_time = \"1ns\"\n{STAR}"));
+    // 197 days of link delay; 1 s is the bound, on every delay key.
+    for (key, table) in [
+        (
+            "topology.link.delay",
+            "[topology]\nkind = \"star\"\nhosts = 4\nlink = { delay = \"17020800s\" }\n",
+        ),
+        (
+            "network.host_delay",
+            &format!("{STAR}[network]\nhost_delay = \"1.5s\"\n"),
+        ),
+        (
+            "network.switch_latency",
+            &format!("{STAR}[network]\nswitch_latency = \"2s\"\n"),
+        ),
+    ] {
+        let e = error_of(table);
+        assert!(
+            e.starts_with(&format!("{key}: a delay of ")) && e.contains("beyond the 1 s bound"),
+            "{e}"
+        );
+    }
+    let e = error_of(
+        r#"[topology]
+kind = "edges"
+nodes = [{name = "a", kind = "host"}, {name = "b", kind = "host"}]
+links = [{a = "a", b = "b", delay = "2s"}]"#,
+    );
+    assert!(
+        e.starts_with("topology.links[0].delay: a delay of 2 s is beyond"),
+        "{e}"
+    );
+    ok("[topology]\nkind = \"star\"\nhosts = 4\nlink = { delay = \"1s\" }\n");
+    assert_eq!(
+        error_of(&format!("{STAR}[transport]\nrwnd = \"1B\"\n{flow}")),
+        "transport.rwnd: 1 B is smaller than one segment (mss 1460 B): the receiver could never take a full one"
+    );
+    ok(&format!("{STAR}[transport]\nrwnd = \"1460B\"\n{flow}"));
+    let e = error_of(&format!(
+        "{STAR}[[traffic.probes]]\nsrc = 0\ndst = 1\nsize = \"1B\""
+    ));
+    assert!(
+        e.starts_with("traffic.probes[0].size: packet size 1 B is smaller than its own headers"),
+        "{e}"
+    );
+    ok(&format!(
+        "{STAR}[[traffic.probes]]\nsrc = 0\ndst = 1\nsize = \"28B\""
+    ));
+    let stream = |rate: &str, extra: &str| {
+        format!("stop_time = \"1ms\"\n{STAR}[[traffic.streams]]\nsrc = 0\ndst = 1\nrate = \"{rate}\"\n{extra}")
+    };
+    assert_eq!(
+        error_of(&stream("1000Tbps", "")),
+        "traffic.streams[0].rate: 1000000000000000 bps is faster than host 0's link (10000000000 bps); set faster_than_link = true to send it anyway"
+    );
+    ok(&stream("10Gbps", ""));
+    ok(&stream("1000Tbps", "faster_than_link = true"));
+    let e = error_of(&format!("{STAR}[network]\nqueue = {{ capacity = \"1B\" }}"));
+    assert_eq!(e, "network.queue.capacity: 1 B holds no full packet: one segment is 1500 B (transport.mss 1460 B + header 40 B)");
+    let e = error_of(&format!(
+        "{STAR}[network]\nnic_queue = {{ capacity = \"1499B\" }}"
+    ));
+    assert!(
+        e.starts_with("network.nic_queue.capacity: 1499 B holds no full packet"),
+        "{e}"
+    );
+    ok(&format!(
+        "{STAR}[network]\nqueue = {{ capacity = \"1500B\" }}"
+    ));
+    ok(&format!(
+        "{STAR}[network]\nqueue = {{ capacity = \"1000B\" }}\n[transport]\nmss = \"960B\""
+    ));
+    // Starts at or after the run's stop_time.
+    let e = error_of(&format!("stop_time = \"1ms\"\n{STAR}{flow}start = \"2ms\""));
+    assert!(e.starts_with("traffic.flows[0].start: the flow starts at 2000us, not before the run's stop_time (1000us)"), "{e}");
+    let e = error_of(&stream("1Gbps", "start = \"1ms\"\nstop = \"3ms\""));
+    assert!(
+        e.starts_with("traffic.streams[0].start: the stream starts at 1000us"),
+        "{e}"
+    );
+    let e = error_of(&format!(
+        "stop_time = \"1ms\"\n{STAR}[[traffic.workloads]]\nsrc = 0\ndst = 1\nsize = \"1KB\"\nload = 0.1\nstart = \"5ms\"\nstop = \"6ms\""
+    ));
+    assert!(
+        e.starts_with("traffic.workloads[0].start: the workload starts at 5000us"),
+        "{e}"
+    );
+    ok(&stream("1Gbps", "start = \"0.999ms\"\nstop = \"3ms\""));
+}
+
+/// A CDF file with a size beyond 1 TB (here 1e300 B) is refused naming the line.
+#[test]
+fn cdf_sizes_are_bounded() {
+    let dir = std::env::temp_dir().join(format!("dcnsim-cdf-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (huge, fine) = (dir.join("huge.cdf"), dir.join("fine.cdf"));
+    std::fs::write(&huge, "1000 0.5\n1e300 1\n").unwrap();
+    std::fs::write(&fine, "1000 0.5\n1e12 1\n").unwrap();
+    let workload = |path: &std::path::Path| {
+        format!(
+            "stop_time = \"1ms\"\n{STAR}[[traffic.workloads]]\nsrc = 0\ndst = 1\ncdf = \"{}\"\nload = 0.1",
+            path.display()
+        )
+    };
+    let e = error_of(&workload(&huge));
+    assert!(
+        e.starts_with("traffic.workloads[0].cdf: ")
+            && e.ends_with("line 2: size 1e300 B is beyond the 1e12 B (1 TB) bound of a flow size"),
+        "{e}"
+    );
+    assert!(dcnsim_core::Scenario::from_toml_str(&workload(&fine)).is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

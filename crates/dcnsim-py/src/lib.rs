@@ -39,7 +39,7 @@ fn parse_bytes(text: &str) -> PyResult<u64> {
 
 /// The reference documents, compiled in so an installed dcnsim carries them
 /// (`dcnsim docs NAME`).
-const DOCS: [(&str, &str); 4] = [
+const DOCS: [(&str, &str); 5] = [
     ("scenario", include_str!("../../../docs/scenario.md")),
     ("experiments", include_str!("../../../docs/experiments.md")),
     ("studies", include_str!("../../../docs/studies.md")),
@@ -47,6 +47,7 @@ const DOCS: [(&str, &str); 4] = [
         "architecture",
         include_str!("../../../docs/architecture.md"),
     ),
+    ("performance", include_str!("../../../docs/performance.md")),
 ];
 
 /// The reference documents by name, in order.

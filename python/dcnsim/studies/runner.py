@@ -10,6 +10,7 @@ import contextvars
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -20,8 +21,10 @@ from dcnsim.results import run
 from dcnsim.scenario import Scenario, ScenarioError
 
 __all__ = [
+    "BarProgress",
     "Progress",
     "process_pool",
+    "progress_bar",
     "recorded_scenarios",
     "run_scenarios",
     "stop_pool",
@@ -29,6 +32,31 @@ __all__ = [
 
 #: Called after each finished simulation with (finished, total).
 Progress = Callable[[int, int], None]
+
+
+def progress_bar(name: str, total: int | None, shown: bool = True) -> Any:
+    """The one progress style of runs of many simulations (studies, sweeps): a tqdm bar
+    on stderr, ``name: 40%|####      | 12/30 [00:04<00:06, 2.9run/s]``."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=name, unit="run", disable=not shown, file=sys.stderr)
+
+
+class BarProgress:
+    """A ``Progress`` drawn as ``progress_bar``: the bar opens at the first report."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = progress_bar(self.name, total)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def run_scenarios(

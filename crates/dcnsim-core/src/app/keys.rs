@@ -111,6 +111,7 @@ pub fn end_of(
             ))
         }
     };
+    check_starts_before(at, "start", start, stop_time, what)?;
     if stop <= start {
         return Err(ScenarioError::new(
             join_path(at, "stop"),
@@ -118,6 +119,23 @@ pub fn end_of(
         ));
     }
     Ok(stop)
+}
+
+/// A source starting at or after the run's `stop_time` would send nothing.
+pub fn check_starts_before(
+    at: &str,
+    key: &str,
+    start: Time,
+    stop_time: Option<Time>,
+    what: &str,
+) -> Result<(), ScenarioError> {
+    match stop_time {
+        Some(end) if start >= end => Err(ScenarioError::new(
+            join_path(at, key),
+            format!("the {what} starts at {start}, not before the run's stop_time ({end}): it would send nothing"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 pub fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {

@@ -22,7 +22,7 @@ pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
 pub use traffic::{FlowSpec, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
 
 use crate::topology::{NodeKind, Topology, TopologySpec};
-use crate::units::Time;
+use crate::units::{Capacity, Time};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -66,6 +66,32 @@ struct RawScenario {
 
 fn default_seed() -> u64 {
     1
+}
+
+/// A queue sized in bytes holds at least one full segment of the transport
+/// (`mss` + `header`): a smaller one would drop every full-sized packet.
+fn check_holds_a_segment(
+    network: &NetworkSpec,
+    transport: &TransportSpec,
+) -> Result<(), ScenarioError> {
+    let segment = transport.mss.0 + transport.header.0;
+    for (queue, at) in [
+        (&network.queue, "network.queue"),
+        (&network.nic_queue, "network.nic_queue"),
+    ] {
+        if let Capacity::Bytes(b) = queue.capacity {
+            if b < segment {
+                return Err(ScenarioError::new(
+                    join_path(at, "capacity"),
+                    format!(
+                        "{b} B holds no full packet: one segment is {segment} B (transport.mss {} B + header {} B)",
+                        transport.mss.0, transport.header.0
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What `trace.pcap` names: a host (what it sends and receives) or a port
@@ -112,6 +138,12 @@ impl Scenario {
             return Err(ScenarioError::new("", "a scenario must be a table of keys"));
         }
         let raw: RawScenario = parse_at(value, "")?;
+        if raw.stop_time == Some(Time::ZERO) {
+            return Err(ScenarioError::new(
+                "stop_time",
+                "a run of zero length simulates nothing: give a time after 0 (or none: run until the traffic ends)",
+            ));
+        }
         let spec = TopologySpec::from_value(raw.topology)?;
         let topology = spec.build()?;
         raw.forwarding.check(&topology)?;
@@ -141,6 +173,7 @@ impl Scenario {
             }
         }
         let transport = TransportSpec::from_value(raw.transport)?;
+        check_holds_a_segment(&network, &transport)?;
         let traffic = TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time, &transport)?;
         for (i, port) in raw.trace.queues.iter().enumerate() {
             let Some(index) = topology.port_by_name(port) else {

@@ -3,7 +3,8 @@
 
 use super::{join_path, parse_at, Protocol, ScenarioError, TransportSpec};
 use crate::app::keys::{
-    check_bytes, check_class, check_host, check_load, end_of, HostOrAll, HostOrRandom,
+    check_bytes, check_class, check_host, check_load, check_starts_before, end_of, HostOrAll,
+    HostOrRandom,
 };
 use crate::app::{AppSpec, Given, KEYS};
 use crate::topology::Topology;
@@ -55,6 +56,10 @@ struct RawStream {
     record: bool,
     #[serde(default)]
     class: u8,
+    /// Allow a `rate` above the source host's link (its NIC queue then fills
+    /// and drops): refused otherwise, as a slip of the unit.
+    #[serde(default)]
+    faster_than_link: bool,
 }
 
 /// One stream from one host: the unit that becomes a row of `flows.parquet`.
@@ -146,6 +151,9 @@ fn default_packet_size() -> Bytes {
 
 /// Largest packet we model (a 64 KiB jumbo datagram is already generous).
 const MAX_PACKET: u64 = 65_535;
+/// Smallest datagram (probe or stream packet): its IPv4 (20 B) and UDP (8 B)
+/// headers, RFC 791 and RFC 768.
+const MIN_DATAGRAM: u64 = 28;
 
 fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
     if size.0 > MAX_PACKET {
@@ -153,6 +161,15 @@ fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
             path,
             format!(
                 "packet size {} B exceeds the maximum of {MAX_PACKET} B",
+                size.0
+            ),
+        ));
+    }
+    if size.0 < MIN_DATAGRAM {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "packet size {} B is smaller than its own headers: a datagram is at least {MIN_DATAGRAM} B (IPv4 20 B + UDP 8 B)",
                 size.0
             ),
         ));
@@ -251,7 +268,19 @@ impl TrafficSpec {
             };
             for src in sources {
                 let rate = match (s.rate, s.load) {
-                    (Some(r), None) => r,
+                    (Some(r), None) => {
+                        let link = nic_rates[src as usize];
+                        if r > link && !s.faster_than_link {
+                            return Err(ScenarioError::new(
+                                join_path(&at, "rate"),
+                                format!(
+                                    "{} bps is faster than host {src}'s link ({} bps); set faster_than_link = true to send it anyway",
+                                    r.0, link.0
+                                ),
+                            ));
+                        }
+                        r
+                    }
                     (None, Some(load)) => {
                         check_load(join_path(&at, "load"), load)?;
                         let link = nic_rates[src as usize];
@@ -300,6 +329,7 @@ impl TrafficSpec {
             }
             check_bytes(join_path(&at, "size"), f.size)?;
             check_class(&at, f.class)?;
+            check_starts_before(&at, "start", f.start, stop_time, "flow")?;
             if let Some(d) = f.deadline {
                 if d <= f.start {
                     return Err(ScenarioError::new(

@@ -227,6 +227,17 @@ impl TransportSpec {
                 ),
             );
         }
+        if let Some(Capacity::Bytes(b)) = self.rwnd {
+            if b < self.mss.0 {
+                return bad(
+                    "rwnd",
+                    format!(
+                        "{b} B is smaller than one segment (mss {} B): the receiver could never take a full one",
+                        self.mss.0
+                    ),
+                );
+            }
+        }
         if self.init_cwnd == 0 {
             return bad("init_cwnd", "must be at least 1 segment".into());
         }

@@ -35,6 +35,7 @@ struct LinkEntry {
     a: String,
     b: String,
     rate: Option<Rate>,
+    #[serde(default, deserialize_with = "crate::units::optional_delay")]
     delay: Option<Time>,
 }
 

@@ -61,6 +61,7 @@ pub struct Topology {
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     pub rate: Option<Rate>,
+    #[serde(default, deserialize_with = "crate::units::optional_delay")]
     pub delay: Option<Time>,
 }
 
