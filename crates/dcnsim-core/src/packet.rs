@@ -28,6 +28,13 @@ pub const CLASSES: usize = 8;
 /// word, such as BOTCP's buffer-occupancy field).
 pub const OPTION_BYTES: u32 = 4;
 
+/// The option's type octet: BOTCP's buffer-occupancy-feedback IP option
+/// (seed `botcp.txt` §4.1: copied 1, class 3, number 2, so 226), of length
+/// [`OPTION_BYTES`]; its third octet is the value switches stamp
+/// ([`Packet::option`]), its fourth the receiver's echo
+/// ([`TcpHeader::echo`]).
+pub const OPTION_TYPE: u8 = 226;
+
 /// What a packet is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
