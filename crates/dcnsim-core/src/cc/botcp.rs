@@ -4,8 +4,8 @@
 //! congestion control of §4.2, driven by BOF, the largest buffer occupancy
 //! on the forward path (§4.1), which every segment carries in the 4-byte IP
 //! option (type 226, [`crate::packet::OPTION_TYPE`]), which the
-//! `max_occupancy` port stage stamps (`stage/max_occupancy.rs`: queue bytes
-//! >> 10, at most 255) and which the receiver echoes in the option's fourth
+//! `max_occupancy` port stage stamps (`stage/max_occupancy.rs`: the queue's
+//! bytes >> 10, at most 255) and which the receiver echoes in the option's fourth
 //! octet (`tcp/receiver.rs`). The echo of each ACK is `Bcr`
 //! ([`Controller::on_feedback`]); the window moves only there.
 //!
