@@ -441,9 +441,7 @@ impl Simulation {
     fn run_stamps(&mut self, port: u32, p: u32) {
         let pt = &mut self.net.ports[port as usize];
         let found = pt.found();
-        let mut pkt = self.arena.get(p);
-        pt.stages.on_enqueue(&mut pkt, found);
-        self.arena.put(p, pkt);
+        pt.stages.on_enqueue(self.arena.hop_mut(p), found);
     }
 
     /// What a queue discipline is told of packet `p`.

@@ -9,7 +9,7 @@
 //! packet's BOF field with BO when BO is greater, so a packet arrives with the
 //! largest occupancy along its path (its bottleneck's).
 //!
-//! Here: a packet that carries the in-band option ([`Packet::option`]) and
+//! Here: a packet that carries the in-band option ([`Hop::option`]) and
 //! is offered to a port holding `bytes` bytes (as it finds the buffer: the
 //! packet on the wire not counted, as tail drop and AQM see it) leaves with
 //! option `max(option, min(bytes >> 10, 255))`. The option word is the BOF
@@ -18,7 +18,7 @@
 //! scheduled: it knows its occupancy on arrival.
 
 use super::{Found, PortContext, Stage};
-use crate::packet::Packet;
+use crate::packet::Hop;
 use serde::Deserialize;
 
 /// The largest value of the one-octet BOF field.
@@ -46,7 +46,7 @@ impl Stage for MaxOccupancy {
     }
 
     #[inline]
-    fn on_enqueue(&mut self, pkt: &mut Packet, found: Found) {
+    fn on_enqueue(&mut self, pkt: &mut Hop, found: Found) {
         if let Some(v) = pkt.option {
             pkt.option = Some(v.max(bof(found.bytes)));
         }
@@ -56,7 +56,7 @@ impl Stage for MaxOccupancy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::Kind;
+    use crate::packet::{Kind, Packet};
     use crate::units::Time;
 
     #[test]

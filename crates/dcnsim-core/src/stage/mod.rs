@@ -29,7 +29,7 @@ pub mod max_occupancy;
 pub mod token_bucket;
 
 use crate::error::{join_path, parse_at, ScenarioError};
-use crate::packet::Packet;
+use crate::packet::Hop;
 pub use crate::queue::PortContext;
 use crate::topology::{NodeKind, Topology};
 use crate::units::Time;
@@ -66,8 +66,10 @@ pub trait Stage: Sized {
 
     fn new(spec: &Self::Spec, ctx: &PortContext) -> Self;
 
-    /// `pkt` is offered to the port, which holds `found`; may rewrite it.
-    fn on_enqueue(&mut self, _pkt: &mut Packet, _found: Found) {}
+    /// `pkt` is offered to the port, which holds `found`; may rewrite what
+    /// its hops read ([`Hop`]: the option, ECN, class, …), without reaching
+    /// the fields only its ends read.
+    fn on_enqueue(&mut self, _pkt: &mut Hop, _found: Found) {}
 
     /// Classes (bit c for class c) that may not start a packet at `now`.
     fn held(&self, _now: Time) -> u8 {
@@ -141,7 +143,7 @@ macro_rules! stages {
         }
 
         impl PortStage {
-            fn on_enqueue(&mut self, pkt: &mut Packet, found: Found) {
+            fn on_enqueue(&mut self, pkt: &mut Hop, found: Found) {
                 match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found),)* }
             }
 
@@ -175,7 +177,7 @@ impl Stages {
     }
 
     /// Run every stage's enqueue hook on `pkt`, which finds `found`.
-    pub fn on_enqueue(&mut self, pkt: &mut Packet, found: Found) {
+    pub fn on_enqueue(&mut self, pkt: &mut Hop, found: Found) {
         for s in &mut self.0 {
             s.on_enqueue(pkt, found);
         }
