@@ -70,7 +70,7 @@
 //!   RTT/cw of payload: the pacing rate is cw·MSS per smoothed RTT
 //!   ([`Controller::pacing_rate`]), applied by the TCP machine to the
 //!   segment's wire bytes (payload and headers, so the gap is RTT/cw times
-//!   (MSS + headers)/MSS, 3 % longer at 1456 + 44 B). Di is "the amount of
+//!   (MSS + headers)/MSS, 3 % longer at 1456 + 40 B). Di is "the amount of
 //!   data the flow is allowed to send in one RTT" *now*: when an ACK changes
 //!   cw, the wait since the last segment's start follows the new cw
 //!   (`tcp/sender.rs`, `repace`), rather than the cw the segment left with.
