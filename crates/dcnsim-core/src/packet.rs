@@ -28,6 +28,13 @@ pub const CLASSES: usize = 8;
 /// word, such as BOTCP's buffer-occupancy field).
 pub const OPTION_BYTES: u32 = 4;
 
+/// The option's type octet: BOTCP's buffer-occupancy-feedback IP option
+/// (seed `botcp.txt` §4.1: copied 1, class 3, number 2, so 226), of length
+/// [`OPTION_BYTES`]; its third octet is the value switches stamp
+/// ([`Hop::option`]), its fourth the receiver's echo
+/// ([`TcpHeader::echo`]).
+pub const OPTION_TYPE: u8 = 226;
+
 /// What a packet is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -61,7 +68,7 @@ pub struct TcpHeader {
     /// The in-band option's value the receiver echoes back to the sender
     /// (BOTCP's fourth octet, seed §4.1), on the segments of a flow whose
     /// controller asked for the option. It travels in the option's word (no
-    /// bytes of its own) but is kept here, apart from [`Packet::option`],
+    /// bytes of its own) but is kept here, apart from [`Hop::option`],
     /// since only the ends read it: switches stamping the reverse path
     /// rewrite `option`, never the echo.
     pub echo: Option<u32>,
@@ -162,6 +169,10 @@ pub struct Hop {
     pub class: u8,
     /// Equal-length routing: the packet has reached the top tier.
     pub climbed: bool,
+    /// The in-band option, when present (its bytes are in `size`): here,
+    /// beside what every hop reads, since port stages rewrite it at every
+    /// hop (BOTCP's stamp); it fills the line.
+    pub option: Option<u32>,
 }
 
 impl Hop {
@@ -179,8 +190,6 @@ pub struct Packet {
     /// Its row in the probe table, an application datagram's tag, or
     /// [`NONE`].
     pub record: u32,
-    /// The in-band option, when present (its bytes are in `size`).
-    pub option: Option<u32>,
     /// When the application sent it (a TCP segment's timestamp value).
     pub sent: Time,
     pub tcp: TcpHeader,
@@ -216,7 +225,6 @@ struct Ends {
     ack: u64,
     ts_echo: Time,
     record: u32,
-    option: Option<u32>,
     echo: Option<u32>,
     flags: u8,
     /// Whether the packet carries SACK blocks (in [`Arena::sacks`]).
@@ -231,7 +239,6 @@ impl Ends {
             ack: p.tcp.ack,
             ts_echo: p.tcp.ts_echo,
             record: p.record,
-            option: p.option,
             echo: p.tcp.echo,
             flags: p.tcp.flags,
             sacked: !p.tcp.sack.is_empty(),
@@ -258,9 +265,9 @@ impl Packet {
                 ecn: NOT_ECT,
                 class: 0,
                 climbed: false,
+                option: None,
             },
             record: NONE,
-            option: None,
             sent,
             tcp: TcpHeader::default(),
         }
@@ -354,7 +361,6 @@ impl Arena {
         Packet {
             hop: self.hops[i as usize],
             record: e.record,
-            option: e.option,
             sent: e.sent,
             tcp: TcpHeader {
                 seq: e.seq,
@@ -421,6 +427,7 @@ mod tests {
     #[test]
     fn the_arena_keeps_packets_whole() {
         assert_eq!(std::mem::size_of::<Ends>(), 64);
+        assert_eq!(std::mem::size_of::<Hop>(), 64);
         let mut arena = Arena::default();
         let mut acked = Packet::new(Kind::Tcp, 3, 1, 64, 11, Time(5));
         acked.tcp = TcpHeader {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 
-use crate::packet::Sack;
+use crate::packet::{Sack, OPTION_BYTES, OPTION_TYPE};
 use crate::units::Time;
 
 /// Transport header of a captured packet.
@@ -60,7 +60,7 @@ pub struct Frame {
     pub src_host: u32,
     pub dst_host: u32,
     /// Total IPv4 length in bytes (IP header + transport header + payload). For TCP this is
-    /// 20 + 20 + payload; for UDP it is the simulated packet size and must be >= 28.
+    /// 20 + 20 + payload (+ 4 with the IP option); for UDP it is the simulated packet size and must be >= 28.
     ///
     /// Values that do not fit are clamped: above 65 535 to 65 535 (the IPv4 maximum),
     /// below the header size (40 for TCP, 28 for UDP) up to the header size.
@@ -70,19 +70,27 @@ pub struct Frame {
     pub ecn: u8,
     /// IPv4 identification field (any value the caller chooses, e.g. a packet counter).
     pub ip_id: u16,
+    /// The in-band IP option's two data octets, when the packet carries it
+    /// (BOTCP's buffer-occupancy feedback, seed §4.1: the BOF field and the
+    /// echo): written after the 20-byte header as type 226, length 4, then
+    /// these (IHL 6); its 4 bytes are part of `ip_len`.
+    pub ip_option: Option<[u8; 2]>,
     pub transport: Transport,
 }
 
 const ETH_HDR: usize = 14;
 const IP_HDR: usize = 20;
+/// The in-band IP option: type, length and two data octets.
+const IP_OPTION: usize = OPTION_BYTES as usize;
 const TCP_HDR: usize = 20;
 const UDP_HDR: usize = 8;
 /// The most TCP option bytes: 40 (a 60-byte header).
 const MAX_TCP_OPTIONS: usize = 40;
 /// Two NOPs and the timestamp option (RFC 7323 §3 and Appendix A).
 const TS_OPTION: usize = 12;
-/// The largest captured length of a record: Ethernet + IPv4 + TCP headers.
-const MAX_CAPLEN: usize = ETH_HDR + IP_HDR + TCP_HDR + MAX_TCP_OPTIONS;
+/// The largest captured length of a record: Ethernet + IPv4 (with the
+/// option) + TCP headers.
+const MAX_CAPLEN: usize = ETH_HDR + IP_HDR + IP_OPTION + TCP_HDR + MAX_TCP_OPTIONS;
 /// Snapshot length in the global header: the customary 262 144, above the largest
 /// original length (14 + 65 535), which pcap readers check records against.
 const SNAPLEN: u32 = 262_144;
@@ -212,17 +220,18 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
         }
         Transport::Udp { .. } => (17, UDP_HDR),
     };
-    let min_len = (IP_HDR + l4_len) as u16;
+    let ip_hdr = IP_HDR + if f.ip_option.is_some() { IP_OPTION } else { 0 };
+    let min_len = (ip_hdr + l4_len) as u16;
     let ip_len = u16::try_from(f.ip_len).unwrap_or(u16::MAX).max(min_len);
 
     let (eth, rest) = buf.split_at_mut(ETH_HDR);
-    let (ip, l4) = rest.split_at_mut(IP_HDR);
+    let (ip, l4) = rest.split_at_mut(ip_hdr);
 
     eth[0..6].copy_from_slice(&host_mac(f.dst_host));
     eth[6..12].copy_from_slice(&host_mac(f.src_host));
     eth[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
 
-    ip[0] = 0x45; // version 4, IHL 5
+    ip[0] = 0x40 | (ip_hdr / 4) as u8; // version 4, IHL in 32-bit words
     ip[1] = f.ecn & 0b11; // DSCP 0
     ip[2..4].copy_from_slice(&ip_len.to_be_bytes());
     ip[4..6].copy_from_slice(&f.ip_id.to_be_bytes());
@@ -231,6 +240,9 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
     ip[9] = protocol;
     ip[12..16].copy_from_slice(&host_ip(f.src_host));
     ip[16..20].copy_from_slice(&host_ip(f.dst_host));
+    if let Some([bof, echo]) = f.ip_option {
+        ip[IP_HDR..].copy_from_slice(&[OPTION_TYPE, OPTION_BYTES as u8, bof, echo]);
+    }
     let checksum = ipv4_checksum(ip);
     ip[10..12].copy_from_slice(&checksum.to_be_bytes());
 
@@ -276,11 +288,11 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
         Transport::Udp { src_port, dst_port } => {
             l4[0..2].copy_from_slice(&src_port.to_be_bytes());
             l4[2..4].copy_from_slice(&dst_port.to_be_bytes());
-            l4[4..6].copy_from_slice(&(ip_len - IP_HDR as u16).to_be_bytes());
+            l4[4..6].copy_from_slice(&(ip_len - ip_hdr as u16).to_be_bytes());
             // Checksum stays 0 (none).
         }
     }
-    (ETH_HDR + IP_HDR + l4_len, ip_len)
+    (ETH_HDR + ip_hdr + l4_len, ip_len)
 }
 
 /// Bytes of the other options (whole words, at most 40) and of the SACK
@@ -332,6 +344,7 @@ mod tests {
             ip_len: 40 + payload,
             ecn,
             ip_id: seq as u16,
+            ip_option: None,
             transport: Transport::Tcp {
                 src_port: 40_000u16.wrapping_add(src as u16),
                 dst_port: 5001,
@@ -415,6 +428,7 @@ mod tests {
                 ip_len: 1000,
                 ecn: 1,
                 ip_id: 0xbeef,
+                ip_option: None,
                 transport: Transport::Udp {
                     src_port: 9,
                     dst_port: 4791,
@@ -546,6 +560,24 @@ mod tests {
         assert_eq!((be16(&p.data, 14), be16(&p.data, 16)), (0x0101, 8));
         let times: Vec<u16> = (0..8).map(|c| be16(&p.data, 18 + 2 * c)).collect();
         assert_eq!(times, [0, 0, 0, 100, 0, 0, 0, 0]);
+    }
+
+    /// BOTCP's option (seed §4.1): IHL 6, then type 226, length 4, the BOF
+    /// field and the echo, inside the checksum, before the TCP header.
+    #[test]
+    fn the_bof_option_follows_the_ip_header() {
+        let mut f = tcp(1_000, 0, 1, 1, ACK, 1456, 0);
+        f.ip_len = 44 + 1456;
+        f.ip_option = Some([30, 12]);
+        let mut buf = [0u8; MAX_CAPLEN];
+        let (caplen, ip_len) = encode(&f, &mut buf);
+        assert_eq!((caplen, ip_len), (14 + 24 + 20, 1500));
+        let ip = &buf[14..38];
+        assert_eq!(ip[0], 0x46);
+        assert_eq!(ip[20..24], [226, 4, 30, 12]);
+        let sum: u32 = (0..24).step_by(2).map(|i| u32::from(be16(ip, i))).sum();
+        assert_eq!((sum & 0xffff) + (sum >> 16), 0xffff, "header checksum");
+        assert_eq!(be32(&buf, 38 + 4), 1, "the TCP header follows the option");
     }
 
     #[test]

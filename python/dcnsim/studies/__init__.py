@@ -60,6 +60,7 @@ STUDIES: Mapping[str, Study] = _Registry(
         "latency-difference": "latency_difference",
         "pfabric": "pfabric",
         "qjump": "qjump",
+        "botcp": "botcp",
     }
 )
 

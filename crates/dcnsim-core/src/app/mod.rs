@@ -203,6 +203,10 @@ pub trait App: Application + Sized + 'static {
     /// What an instance costs over the run.
     fn load(spec: &Self::Spec) -> Load;
 
+    /// The protocol its flows run (`None`: `transport.protocol`), for the
+    /// checks a protocol needs of the network (BOTCP's stamp).
+    fn protocol(spec: &Self::Spec) -> Option<Protocol>;
+
     /// An instance, with its own random stream.
     fn new(spec: &Self::Spec, rng: Xoshiro256PlusPlus) -> Self;
 }
@@ -249,6 +253,10 @@ macro_rules! apps {
 
             pub fn load(&self) -> Load {
                 match self { $(AppSpec::$variant(s) => <$ty>::load(s),)* }
+            }
+
+            pub fn protocol(&self) -> Option<Protocol> {
+                match self { $(AppSpec::$variant(s) => <$ty>::protocol(s),)* }
             }
 
             /// A fresh instance.

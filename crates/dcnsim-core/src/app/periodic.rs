@@ -17,6 +17,7 @@
 
 use super::keys::{check_bytes, check_class, check_host, end_of, host_list};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op};
+use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
 use crate::units::{Bytes, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -143,6 +144,11 @@ impl App for Periodic {
             stop,
             class: c.class,
         }])
+    }
+
+    /// Datagrams only: no flow, so the run's protocol stands for it.
+    fn protocol(_spec: &PeriodicSpec) -> Option<Protocol> {
+        None
     }
 
     fn load(spec: &PeriodicSpec) -> Load {

@@ -15,6 +15,7 @@
 //! Rust program may also run a controller of its own without registering it
 //! ([`Cc::Plugged`]; `Simulation::plug_controller`).
 
+mod botcp;
 mod d2tcp;
 mod dctcp;
 mod ecn;
@@ -22,6 +23,7 @@ mod l2dct;
 mod pfabric;
 mod reno;
 
+pub use botcp::{check_fabric, Botcp, BotcpSpec};
 pub use d2tcp::{D2tcp, D2tcpSpec};
 pub use dctcp::{Dctcp, DctcpSpec};
 pub use ecn::Ecn;
@@ -132,7 +134,8 @@ pub trait Controller: std::fmt::Debug + Send {
 
     /// Pacing rate in bytes per second, if this controller paces (then the
     /// next segment waits until the previous one's bytes at this rate have
-    /// passed).
+    /// passed). Asked again after every ACK: the wait follows the rate the
+    /// window gives now, from the previous segment's start.
     fn pacing_rate(&self, _w: &Window, _srtt: Option<Time>) -> Option<f64> {
         None
     }
@@ -265,6 +268,9 @@ controllers! { $;
     l2dct: L2dct(L2dct),
     /// pFabric's host transport (Alizadeh et al., SIGCOMM 2013).
     pfabric: Pfabric(Pfabric),
+    /// BOTCP's BOCC (Ahmed and Arshad, Symmetry 2019): windows from the
+    /// switches' buffer-occupancy stamp.
+    botcp: Botcp(Botcp),
 }
 
 impl Protocol {

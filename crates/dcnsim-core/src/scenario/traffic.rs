@@ -193,6 +193,14 @@ impl TrafficSpec {
         self.apps.is_empty().then_some(self.flows.len())
     }
 
+    /// Whether some TCP flow runs `protocol`, `default` being
+    /// `transport.protocol`.
+    pub fn uses(&self, protocol: Protocol, default: Protocol) -> bool {
+        let flows = self.flows.iter().map(|f| f.protocol);
+        let apps = self.apps.iter().map(AppSpec::protocol);
+        flows.chain(apps).any(|p| p.unwrap_or(default) == protocol)
+    }
+
     pub(crate) fn from_value(
         value: Value,
         topo: &Topology,

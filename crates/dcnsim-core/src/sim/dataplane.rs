@@ -445,10 +445,7 @@ impl Simulation {
     fn run_stamps(&mut self, port: u32, p: u32, now: Time) -> bool {
         let pt = &mut self.net.ports[port as usize];
         let found = pt.found();
-        let mut pkt = self.arena.get(p);
-        let admitted = pt.stages.on_enqueue(&mut pkt, found, now);
-        self.arena.put(p, pkt);
-        admitted
+        pt.stages.on_enqueue(self.arena.hop_mut(p), found, now)
     }
 
     /// What a queue discipline is told of packet `p`.

@@ -544,6 +544,11 @@ impl Simulation {
             ip_len: pkt.size,
             ecn: pkt.ecn,
             ip_id,
+            // BOF and its echo are octets (the stamp saturates at 255).
+            ip_option: pkt.option.map(|v| {
+                let octet = |v: u32| v.min(255) as u8;
+                [octet(v), pkt.tcp.echo.map_or(0, octet)]
+            }),
             transport,
         });
     }

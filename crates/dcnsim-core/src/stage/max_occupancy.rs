@@ -9,7 +9,7 @@
 //! packet's BOF field with BO when BO is greater, so a packet arrives with the
 //! largest occupancy along its path (its bottleneck's).
 //!
-//! Here: a packet that carries the in-band option ([`Packet::option`]) and
+//! Here: a packet that carries the in-band option ([`Hop::option`]) and
 //! is offered to a port holding `bytes` bytes (as it finds the buffer: the
 //! packet on the wire not counted, as tail drop and AQM see it) leaves with
 //! option `max(option, min(bytes >> 10, 255))`. The option word is the BOF
@@ -18,7 +18,7 @@
 //! scheduled: it knows its occupancy on arrival.
 
 use super::{Found, PortContext, Stage};
-use crate::packet::Packet;
+use crate::packet::Hop;
 use crate::units::Time;
 use serde::Deserialize;
 
@@ -47,7 +47,7 @@ impl Stage for MaxOccupancy {
     }
 
     #[inline]
-    fn on_enqueue(&mut self, pkt: &mut Packet, found: Found, _now: Time) -> bool {
+    fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, _now: Time) -> bool {
         if let Some(v) = pkt.option {
             pkt.option = Some(v.max(bof(found.bytes)));
         }
@@ -58,7 +58,7 @@ impl Stage for MaxOccupancy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::Kind;
+    use crate::packet::{Kind, Packet};
 
     #[test]
     fn the_stamp_is_the_larger_of_the_field_and_the_kilobytes_queued() {

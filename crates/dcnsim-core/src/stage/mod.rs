@@ -31,7 +31,7 @@ pub mod qjump;
 pub mod token_bucket;
 
 use crate::error::{join_path, parse_at, ScenarioError};
-use crate::packet::Packet;
+use crate::packet::Hop;
 pub use crate::queue::PortContext;
 use crate::topology::{NodeKind, Topology};
 use crate::units::Time;
@@ -82,7 +82,7 @@ pub trait Stage: Sized {
 
     /// `pkt` is offered to the port at `now`, which holds `found`; may
     /// rewrite it, or refuse it (`false`: the port drops it, a policer).
-    fn on_enqueue(&mut self, _pkt: &mut Packet, _found: Found, _now: Time) -> bool {
+    fn on_enqueue(&mut self, _pkt: &mut Hop, _found: Found, _now: Time) -> bool {
         true
     }
 
@@ -163,7 +163,7 @@ macro_rules! stages {
         }
 
         impl PortStage {
-            fn on_enqueue(&mut self, pkt: &mut Packet, found: Found, now: Time) -> bool {
+            fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
                 match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found, now),)* }
             }
 
@@ -199,7 +199,7 @@ impl Stages {
 
     /// Run every stage's enqueue hook on `pkt`, which finds `found` at
     /// `now`, until one refuses it (`false`: drop it).
-    pub fn on_enqueue(&mut self, pkt: &mut Packet, found: Found, now: Time) -> bool {
+    pub fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
         self.0.iter_mut().all(|s| s.on_enqueue(pkt, found, now))
     }
 

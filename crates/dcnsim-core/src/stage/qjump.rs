@@ -39,7 +39,7 @@
 
 use super::{Found, PortContext, Stage};
 use crate::error::{join_path, ScenarioError};
-use crate::packet::{Packet, CLASSES};
+use crate::packet::{Hop, CLASSES};
 use crate::units::{Bytes, Time};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -221,7 +221,7 @@ impl Stage for Qjump {
 
     /// `"drop"`: admit the packet if it fits in its level's epoch, else drop
     /// it (`qfifo_enqueue`).
-    fn on_enqueue(&mut self, pkt: &mut Packet, _found: Found, now: Time) -> bool {
+    fn on_enqueue(&mut self, pkt: &mut Hop, _found: Found, now: Time) -> bool {
         let c = usize::from(pkt.class);
         if self.hold || self.limited & (1 << c) == 0 {
             return true;
@@ -269,7 +269,7 @@ impl Stage for Qjump {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::Kind;
+    use crate::packet::{Kind, Packet};
     use crate::units::Capacity;
 
     /// 16 hosts of 10 Gbps: the epoch is 2 · 16 · 1500 B / 10 Gbps = 38.4 us.

@@ -150,6 +150,10 @@ pub struct Conn {
     /// waits for it, the simulation wakes it then.
     pub(super) next_send: Time,
     pub(super) pace_at: Option<Time>,
+    /// The start and wire bytes of the last segment the controller's own
+    /// pacing rate spaced ([`crate::cc::Controller::pacing_rate`]): its gap
+    /// follows the rate as the window changes (`Conn::repace`).
+    pub(super) paced: Option<(Time, u64)>,
     /// The application has no more data: send the FIN after it.
     pub(super) closing: bool,
     /// Segments of this sender still in its host (not yet on the wire).
@@ -242,6 +246,7 @@ impl Conn {
             rto_at: None,
             next_send: Time::ZERO,
             pace_at: None,
+            paced: None,
             closing: true,
             host_queued: 0,
             host_blocked: false,

@@ -164,18 +164,32 @@ impl Conn {
 
     /// After a segment of `len` payload bytes: when the next may leave.
     pub(super) fn pace(&mut self, now: Time, len: u64) {
-        let rate = self
-            .cc
-            .pacing_rate(&self.win, self.srtt_time())
-            .or_else(|| {
-                self.p
-                    .pacing
-                    .then(|| linux_pacing_rate(&self.win, self.srtt_time()))
-                    .flatten()
-            });
+        let bytes = len + u64::from(self.p.header);
+        let own = self.cc.pacing_rate(&self.win, self.srtt_time());
+        self.paced = own.map(|_| (now, bytes));
+        let rate = own.or_else(|| {
+            self.p
+                .pacing
+                .then(|| linux_pacing_rate(&self.win, self.srtt_time()))
+                .flatten()
+        });
         if let Some(rate) = rate {
-            let bytes = (len + u64::from(self.p.header)) as f64;
-            self.next_send = now + Time((bytes / rate * Time::PS_PER_S as f64).round() as u64);
+            self.next_send = paced_after(now, bytes, rate);
+        }
+    }
+
+    /// A controller's own pacing follows its window: after an ACK the next
+    /// segment waits from the start of the last paced one at the rate the
+    /// window gives now (BOTCP: "Di, the data allowed in one RTT", is the
+    /// window as it is), and not at all once the controller stops pacing.
+    /// Linux's pacing (`transport.pacing`) keeps the gap set when the
+    /// segment left, as `sch_fq` does.
+    fn repace(&mut self) {
+        if let Some((from, bytes)) = self.paced {
+            self.next_send = match self.cc.pacing_rate(&self.win, self.srtt_time()) {
+                Some(rate) => paced_after(from, bytes, rate),
+                None => from,
+            };
         }
     }
 
@@ -342,6 +356,7 @@ impl Conn {
             let fs = self.flow_state(now);
             self.cc.on_feedback(&mut self.win, value, &fs);
         }
+        self.repace();
         if seg.hdr.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {
             // The receiver's FIN: acknowledge it and close.
             let last_ack = Seg::control(true, self.final_seq(), seg.hdr.seq + 1, ACK, NO_TS);
@@ -359,6 +374,14 @@ impl Conn {
         self.reo_at = None;
         self.tlp_at = None;
     }
+}
+
+/// When the next segment may leave after `bytes` started at `from`, at `rate`
+/// bytes per second. Saturating: a rate near 0 (a window far below one
+/// segment) waits to the end of time rather than wrapping the clock.
+fn paced_after(from: Time, bytes: u64, rate: f64) -> Time {
+    let gap = (bytes as f64 / rate * Time::PS_PER_S as f64).round() as u64;
+    Time(from.0.saturating_add(gap))
 }
 
 /// Linux's pacing rate in bytes per second (`tcp_update_pacing_rate`,

@@ -227,6 +227,7 @@ impl Conn {
                 self.snd_nxt = self.snd_una;
                 self.next_send = now;
                 self.pace_at = None;
+                self.paced = None;
                 self.probing |= self
                     .cc
                     .probe_after()

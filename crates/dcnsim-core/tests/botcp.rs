@@ -1,0 +1,120 @@
+//! BOTCP end to end (seed `botcp.txt`): the seed's extreme flow load (§5.3)
+//! on one bottleneck port of 128 KiB (87 packets of 1500 B), and what BOTCP
+//! needs of a scenario.
+//!
+//! 100 senders on one switch send 50 KB each to one receiver, 20 of them
+//! starting every 200 µs (0, 200, …, 800 µs), so that from the fourth burst
+//! on more flows share the port than its buffer and the path hold packets.
+//! BOTCP must take windows below one segment and keep every flow sending
+//! without a drop; DCTCP (K = 20 packets), whose window stops at one
+//! segment, overflows the buffer and waits for retransmission timeouts.
+
+use dcnsim_core::{Output, Scenario};
+
+mod common;
+use common::{error_of, port_value, run_toml};
+
+const BOTTLENECK: &str = "sw0->host0";
+
+/// The scenario for `protocol`; `extra` goes at the end.
+fn extreme(protocol: &str, extra: &str) -> String {
+    let mut flows = String::new();
+    for i in 0..100 {
+        let start = 200 * (i / 20);
+        flows += &format!(
+            "[[traffic.flows]]\nsrc = {}\ndst = 0\nsize = \"50KB\"\nstart = \"{start}us\"\n",
+            i + 1
+        );
+    }
+    format!(
+        r#"
+stop_time = "200ms"
+[topology]
+kind = "star"
+hosts = 101
+link = {{ rate = "10Gbps", delay = "2us" }}
+[network]
+queue = {{ capacity = "128KiB", aqm = {{ kind = "threshold", k = "20pkt" }} }}
+[[network.stages]]
+kind = "max_occupancy"
+ports = "switches"
+[transport]
+protocol = "{protocol}"
+min_rto = "0.2ms"
+{flows}
+[trace]
+queues = ["{BOTTLENECK}"]
+{extra}
+"#
+    )
+}
+
+fn sum(out: &Output, col: &str) -> i64 {
+    out.flows.i64(col).iter().sum()
+}
+
+#[test]
+fn botcp_keeps_100_flows_on_an_87_packet_port_without_a_drop() {
+    let out = run_toml(&extreme("botcp", ""));
+    let delivered = out.flows.i64("bytes_delivered");
+    assert!(
+        delivered.iter().all(|&b| b == 50_000),
+        "every flow completes"
+    );
+    // The queue stays below the buffer (128 KiB, 87 packets of 1504 B), so
+    // nothing is dropped and no flow waits for a timeout: the windows went
+    // below one segment, since 100 flows of one segment each would hold
+    // about 100 packets at the port.
+    let max_bytes = port_value(&out, BOTTLENECK, "max_queue_bytes");
+    assert!(max_bytes < 128 * 1024, "max queue {max_bytes} B");
+    assert_eq!(port_value(&out, BOTTLENECK, "packets_dropped"), 0);
+    assert_eq!(sum(&out, "timeouts"), 0);
+}
+
+#[test]
+fn dctcp_overflows_the_same_port_and_times_out() {
+    let out = run_toml(&extreme("dctcp", ""));
+    assert!(out
+        .flows
+        .i64("bytes_delivered")
+        .iter()
+        .all(|&b| b == 50_000));
+    assert!(port_value(&out, BOTTLENECK, "packets_dropped") > 0);
+    assert!(sum(&out, "timeouts") > 0);
+}
+
+#[test]
+fn botcp_needs_the_stamp_on_every_switch_port_and_bm_below_the_buffer() {
+    let stage = "[[network.stages]]\nkind = \"max_occupancy\"\nports = \"switches\"\n";
+    let no_stamp = extreme("botcp", "").replace(stage, "");
+    let e = error_of(&no_stamp);
+    assert!(
+        e.starts_with("network.stages: protocol \"botcp\" needs the max_occupancy stage"),
+        "{e}"
+    );
+    // 128 KiB is 128 BOF units; Bm must stay below.
+    let e = error_of(&extreme("botcp", "[transport.botcp]\nbm = 128"));
+    assert!(
+        e.starts_with("transport.botcp.bm: must be below the switch ports' buffer"),
+        "{e}"
+    );
+    assert!(Scenario::from_toml_str(&extreme("botcp", "[transport.botcp]\nbm = 127")).is_ok());
+    // Other protocols need neither.
+    let e = no_stamp.replace("protocol = \"botcp\"", "protocol = \"dctcp\"");
+    assert!(Scenario::from_toml_str(&e).is_ok());
+    for (keys, field) in [
+        (
+            "bl = 40",
+            "transport.botcp.bl: must be below bs (40), got 40",
+        ),
+        (
+            "bs = 60",
+            "transport.botcp.bs: must be below bm (60), got 60",
+        ),
+        ("bm = 300", "transport.botcp.bm: must be at most 255"),
+        ("x = \"-10KB\"", "transport.botcp.x: "),
+    ] {
+        let e = error_of(&extreme("botcp", &format!("[transport.botcp]\n{keys}")));
+        assert!(e.starts_with(field) && !e.contains('\n'), "{keys}: {e}");
+    }
+}

@@ -1,0 +1,220 @@
+"""`dcnsim study botcp`: BOTCP against TCP-ECN and DCTCP on the seed's fabric.
+
+The quick variant (loads 0.3 and 0.7 on a 2 x 2 leaf-spine of 16 hosts, and the
+seed's Fig. 8 and Figs. 9-10 runs on its own 192-host fabric) runs in the default
+suite; the full one (192 hosts, loads 0.1-0.9) is marked ``slow``. A claim of the
+seed that dcnsim does not reproduce is kept as written and marked
+``xfail(strict=True)`` with the measured numbers.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from dcnsim import studies
+from dcnsim.studies import botcp as study_botcp
+from dcnsim.studies.botcp import (
+    SCHEMES,
+    bandwidth_scenario,
+    botcp_checks,
+    extreme_scenario,
+    load_scenario,
+    run_botcp,
+)
+
+
+@pytest.fixture(scope="module")
+def quick() -> pd.DataFrame:
+    return run_botcp(quick=True, jobs=2)
+
+
+@pytest.fixture(scope="module")
+def full() -> pd.DataFrame:
+    return run_botcp(quick=False)
+
+
+def claim(runs: pd.DataFrame, start: str) -> studies.text.Claim:
+    (found,) = [c for c in botcp_checks(runs) if c.claim.startswith(start)]
+    return found
+
+
+def assert_claim(runs: pd.DataFrame, start: str) -> None:
+    c = claim(runs, start)
+    assert c.ok, f"{c.claim}: {c.dcnsim}"
+
+
+# --- the quick variant ------------------------------------------------------------------------
+
+
+def test_quick_plan(quick):
+    load = quick[quick["experiment"] == "load"]
+    assert sorted(set(load["load"])) == [0.3, 0.7]
+    assert sorted(set(load["scheme"])) == sorted(SCHEMES)
+    assert len(quick) == 2 * 3 + 3 + 3
+    # Every counted short flow finished; every extreme-load flow finished.
+    assert (load["short_unfinished"] == 0).all() and (load["short_n"] > 0).all()
+    extreme = quick[quick["experiment"] == "extreme"]
+    assert (extreme["unfinished"] == 0).all()
+    assert all(len(f) == 100 for f in extreme["fct_s"])
+
+
+#: The claims that hold in dcnsim, in both variants.
+HOLDING = (
+    "Fig. 11: long flows' average FCT about equal",
+    "Fig. 8: the long flows regain the link",
+    "Fig. 9: BOTCP drops nothing",
+    "Fig. 9: TCP-ECN and DCTCP drop",
+)
+
+#: The claims that do not, with what dcnsim measured (quick | full variant).
+NOT_REPRODUCED = {
+    "Fig. 6: BOTCP's short-flow average FCT is the lowest": "BOTCP's short flows are the "
+    "slowest at every load: quick 0.3: 0.263 vs TCP-ECN 0.067 / DCTCP 0.065 ms, 0.7: 0.220 "
+    "vs 0.103 / 0.132; full 0.1: 0.154 vs 0.069 / 0.074 ... 0.9: 0.439 vs 0.193 / 0.257",
+    "Fig. 7: BOTCP's short-flow p99 FCT is the lowest": "BOTCP's p99 is 2-3 ms at every load "
+    "(sub-segment windows paced at RTT/cw after cuts above Bm): quick 0.3: 3.071 vs 0.146 / "
+    "0.138 ms; full 0.5: 2.206 vs 0.483 / 0.830",
+    "Fig. 6: at load 0.9 DCTCP's": "TCP-ECN's short flows are faster than DCTCP's at every "
+    "load: full 0.9: DCTCP 0.257 vs TCP-ECN 0.193 ms",
+    "Fig. 6: at load 0.7 DCTCP's": "quick 0.7: DCTCP 0.132 vs TCP-ECN 0.103 ms",
+    "Fig. 6: at load 0.3 TCP-ECN's": "quick 0.3: TCP-ECN 0.067 vs DCTCP 0.065 ms (the full "
+    "variant's lightest load, 0.1, agrees with the seed: 0.069 vs 0.074)",
+    "Fig. 8: short flows finish first with BOTCP": "short flows' mean FCT BOTCP 0.543, TCP-ECN "
+    "0.408, DCTCP 0.511 ms: TCP-ECN's finish first (BOTCP's grow by +1 per ACK only while "
+    "Bcr <= Bs/2 and turn long after X = 10 KB)",
+    "Fig. 9: BOTCP's queue during the extreme load is about": "mean 57.5 KiB while more than 87 "
+    "flows are open (0.80-2.32 ms): near Bm = 60 in the stamp's unit (KiB, queue bytes >> 10), "
+    "not the seed's 89 KiB (60 packets of 1500 B)",
+    "Fig. 10: with TCP-ECN and DCTCP the flows": "median FCT BOTCP 2.809, TCP-ECN 3.083, DCTCP "
+    "2.660 ms: TCP-ECN's median is above BOTCP's",
+}
+
+
+def xfail_claims(variant: str, present: list[str]) -> list:
+    return [
+        pytest.param(
+            start,
+            marks=pytest.mark.xfail(strict=True, reason=f"dcnsim ({variant}): {why}"),
+            id=start[:40],
+        )
+        for start, why in NOT_REPRODUCED.items()
+        if start in present
+    ]
+
+
+QUICK_NO = [
+    "Fig. 6: BOTCP's short-flow average FCT is the lowest",
+    "Fig. 7: BOTCP's short-flow p99 FCT is the lowest",
+    "Fig. 6: at load 0.3 TCP-ECN's",
+    "Fig. 6: at load 0.7 DCTCP's",
+    "Fig. 8: short flows finish first with BOTCP",
+    "Fig. 9: BOTCP's queue during the extreme load is about",
+    "Fig. 10: with TCP-ECN and DCTCP the flows",
+]
+FULL_NO = [start for start in QUICK_NO if "at load 0." not in start] + [
+    "Fig. 6: at load 0.9 DCTCP's"
+]
+
+
+@pytest.mark.parametrize("start", HOLDING)
+def test_quick_claims_that_hold(quick, start):
+    assert_claim(quick, start)
+
+
+@pytest.mark.parametrize("start", xfail_claims("quick", QUICK_NO))
+def test_quick_claims_not_reproduced(quick, start):
+    assert_claim(quick, start)
+
+
+def test_quick_checks_and_tables_say_what_the_tests_say(quick, tmp_path):
+    checks = botcp_checks(quick)
+    assert checks and all(c.ok is not None for c in checks)
+    table, text = study_botcp.botcp_tables(quick, verbose=True)
+    assert len(table) == 6
+    for c in checks:
+        assert f"[{'yes' if c.ok else 'NO':<3}] {c.claim}" in text
+    output = studies.StudyOutput(study_botcp.STUDY, text, table, quick, checks)
+    names = {p.name for p in studies.write_study(output, tmp_path / "out")}
+    for fig in ("fig6", "fig7", "fig8", "fig9", "fig10", "fig11"):
+        assert {f"{fig}.png", f"{fig}.svg"} <= names
+    assert (tmp_path / "out" / "fig9.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "out" / "fig9.svg").read_text().lstrip().startswith("<?xml")
+    # The directory it wrote may be written again.
+    studies.write_study(output, tmp_path / "out")
+
+
+# --- the scenarios, without running them --------------------------------------------------------
+
+
+def test_scenarios_are_the_seeds_setup():
+    b = load_scenario("botcp", 0.5)
+    b.validate()
+    assert b.get("topology") == {
+        "kind": "leaf_spine",
+        "leaves": 6,
+        "spines": 6,
+        "hosts_per_leaf": 32,
+        "host_link": {"rate": "10Gbps", "delay": "1us"},
+        "fabric_link": {"rate": "40Gbps", "delay": "1us"},
+    }
+    assert b.get("network") == {
+        "queue": {"capacity": "128KiB"},
+        "stages": [{"kind": "max_occupancy", "ports": "switches"}],
+    }
+    assert b.get("transport.botcp") == {"bl": 20, "bs": 40, "bm": 60, "x": "10KB"}
+    assert b.get("transport.min_rto") == "200us"
+    assert b.get("transport.mss") == "1456B"
+    d = load_scenario("dctcp", 0.5)
+    d.validate()
+    assert d.get("network.queue") == {
+        "capacity": "128KiB",
+        "aqm": {"kind": "threshold", "k": "20pkt"},
+    }
+    assert d.get("transport.protocol") == "dctcp"
+    assert load_scenario("tcp_ecn", 0.5).get("transport.protocol") == "ecn"
+    for scheme in SCHEMES:
+        bandwidth_scenario(scheme).validate()
+        extreme_scenario(scheme).validate()
+    e = extreme_scenario("botcp")
+    starts = [f["start"] for f in e.get("traffic.flows")]
+    assert len(starts) == 100 and starts[19] == "0us" and starts[20] == "200us"
+    assert starts[-1] == "800us"
+    with pytest.raises(ValueError, match="scheme"):
+        load_scenario("tcp", 0.5)
+    with pytest.raises(ValueError, match="load"):
+        load_scenario("botcp", 0.0)
+
+
+def test_registered_as_a_study():
+    study = studies.STUDIES["botcp"]
+    assert study is study_botcp.STUDY
+    assert study.runs is run_botcp
+
+
+# --- the full variant ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_full_plan(full):
+    load = full[full["experiment"] == "load"]
+    assert sorted(set(load["load"])) == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    assert set(full["hosts"]) == {192}
+    assert (load["short_n"] > 300).all()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start", HOLDING)
+def test_full_claims_that_hold(full, start):
+    assert_claim(full, start)
+
+
+@pytest.mark.slow
+def test_full_lighter_load_tcp_ecn_beats_dctcp(full):
+    assert_claim(full, "Fig. 6: at load 0.1 TCP-ECN's")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("start", xfail_claims("full", FULL_NO))
+def test_full_claims_not_reproduced(full, start):
+    assert_claim(full, start)
