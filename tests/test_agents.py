@@ -111,17 +111,22 @@ def test_two_to_one_with_pfc_is_lossless_and_fair():
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
-def test_pause_counters_match_the_frames_tshark_decodes(tmp_path):
-    results = run_checked(two_to_one([PFC]))
+@pytest.mark.parametrize(
+    ("agent", "opcode", "time_field"),
+    [(PAUSE, "0x0001", "macc.pause_time"), (PFC, "0x0101", "macc.cbfc.pause_time.c0")],
+    ids=["802.3x", "802.1Qbb"],
+)
+def test_pause_counters_match_the_frames_tshark_decodes(tmp_path, agent, opcode, time_field):
+    results = run_checked(two_to_one([agent]))
     path = tmp_path / "sw0-to-host0.pcap"
     path.write_bytes(results.pcaps["sw0->host0"])
-    fields = ["-T", "fields", "-e", "macc.opcode", "-e", "macc.cbfc.pause_time.c0"]
+    fields = ["-T", "fields", "-e", "macc.opcode", "-e", time_field]
     out = subprocess.run(
         ["tshark", "-r", str(path), "-Y", "macc", *fields],
         capture_output=True, text=True, check=True,
     ).stdout.split("\n")  # fmt: skip
     frames = [line.split("\t") for line in out if line]
-    assert {opcode for opcode, _ in frames} == {"0x0101"}, "PFC frames"
+    assert {code for code, _ in frames} == {opcode}
     assert {int(quanta) for _, quanta in frames} == {0, 65535}, "XOFF and XON"
     sent = port(results, "sw0->host0")["pause_frames_sent"]
     assert len(frames) == sent == port(results, "sw0->host0")["packets_sent"]
