@@ -290,16 +290,19 @@ impl Cc {
     pub fn initial_window(&self, init_cwnd: u32, mss: f64) -> f64 {
         each!(self, c => c.initial_window(init_cwnd, mss))
     }
+    /// [`Controller::on_ack`]; `f` makes the flow state, called only in
+    /// the arms of controllers that read it (so that the others, inlined,
+    /// never build it), as in the other calls that take one.
     #[inline]
-    pub fn on_ack(&mut self, w: &mut Window, acked: u64, f: &FlowState) {
-        each!(self, c => c.on_ack(w, acked, f))
+    pub fn on_ack(&mut self, w: &mut Window, acked: u64, f: impl FnOnce() -> FlowState) {
+        each!(self, c => c.on_ack(w, acked, &f()))
     }
     #[inline]
     pub fn observe(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) {
         each!(self, c => c.observe(acked, ece, snd_una, snd_nxt))
     }
-    pub fn ecn_cut(&self, w: &Window, f: &FlowState) -> f64 {
-        each!(self, c => c.ecn_cut(w, f))
+    pub fn ecn_cut(&self, w: &Window, f: impl FnOnce() -> FlowState) -> f64 {
+        each!(self, c => c.ecn_cut(w, &f()))
     }
     pub fn ecn_floor(&self, w: &Window) -> f64 {
         each!(self, c => c.ecn_floor(w))
@@ -333,14 +336,14 @@ impl Cc {
     pub fn inband_option(&self) -> Option<u32> {
         each!(self, c => c.inband_option())
     }
-    pub fn on_feedback(&mut self, w: &mut Window, value: u32, f: &FlowState) {
-        each!(self, c => c.on_feedback(w, value, f))
+    pub fn on_feedback(&mut self, w: &mut Window, value: u32, f: impl FnOnce() -> FlowState) {
+        each!(self, c => c.on_feedback(w, value, &f()))
     }
     #[inline]
     pub fn deadline(&self) -> Option<Time> {
         each!(self, c => c.deadline())
     }
-    pub fn on_timer(&mut self, w: &mut Window, f: &FlowState) {
-        each!(self, c => c.on_timer(w, f))
+    pub fn on_timer(&mut self, w: &mut Window, f: impl FnOnce() -> FlowState) {
+        each!(self, c => c.on_timer(w, &f()))
     }
 }

@@ -377,16 +377,24 @@ impl Simulation {
 
     /// Make sure a timer event is pending for the connection's deadline (a
     /// pending event for a later time is kept: when it fires early it finds
-    /// nothing to do and re-arms).
-    #[inline]
+    /// nothing to do and re-arms). Inline, scheduling out of line: it runs
+    /// after every segment and ACK, and nearly always finds an event pending
+    /// early enough (B1 20 ms: all but 2,958 of 1.34 million times).
+    #[inline(always)]
     fn sync_timer(&mut self, id: u32) {
-        let f = &mut self.hosts.flows[id as usize];
+        let f = &self.hosts.flows[id as usize];
         if let Some(t) = f.conn.next_deadline() {
             if f.timer_event.is_none_or(|e| e > t) {
-                f.timer_event = Some(t);
-                self.events.schedule(t, Event::ConnTimer(id));
+                self.schedule_timer(id, t);
             }
         }
+    }
+
+    /// Schedule flow `id`'s timer event at `t` ([`Simulation::sync_timer`]).
+    #[inline(never)]
+    fn schedule_timer(&mut self, id: u32, t: Time) {
+        self.hosts.flows[id as usize].timer_event = Some(t);
+        self.events.schedule(t, Event::ConnTimer(id));
     }
 
     /// An ICMP "fragmentation needed" with next-hop MTU `mtu` reached flow

@@ -297,20 +297,17 @@ impl Conn {
             self.limited_sent = 0;
             if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
                 grow = false;
-                let fs = self.flow_state(now);
+                let (cc, win, fs) = self.controller(now);
                 // Never below two segments (RFC 3168 §6.1.2; Linux's DCTCP).
-                let cut = self
-                    .cc
-                    .ecn_cut(&self.win, &fs)
-                    .max(self.cc.ecn_floor(&self.win));
+                let cut = cc.ecn_cut(win, fs).max(cc.ecn_floor(win));
                 self.win.cwnd = cut;
                 self.win.ssthresh = cut;
                 self.ecn_recover = self.snd_max;
                 self.send_cwr = true;
             }
             if grow {
-                let fs = self.flow_state(now);
-                self.cc.on_ack(&mut self.win, data_acked, &fs);
+                let (cc, win, fs) = self.controller(now);
+                cc.on_ack(win, data_acked, fs);
             }
             if self.snd_una >= self.final_seq() {
                 self.rto_at = None;
@@ -353,8 +350,8 @@ impl Conn {
             self.rack_on_ack(now, ack, una_before, dsack, left_recovery, &seg);
         }
         if let Some(value) = seg.hdr.echo {
-            let fs = self.flow_state(now);
-            self.cc.on_feedback(&mut self.win, value, &fs);
+            let (cc, win, fs) = self.controller(now);
+            cc.on_feedback(win, value, fs);
         }
         self.repace();
         if seg.hdr.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {

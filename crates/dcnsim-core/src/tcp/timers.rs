@@ -22,15 +22,27 @@ impl Conn {
     #[inline]
     pub fn next_deadline(&self) -> Option<Time> {
         // No deadline reads as the end of time, so the earliest is a plain
-        // minimum over integers (this runs on every segment sent and ACK).
+        // minimum over integers. This runs on every segment sent and ACK,
+        // mostly with the retransmission timer alone: the four timers that
+        // run only with delayed ACKs, pacing or RACK are tested together
+        // first, and the controller's state only when it has a deadline.
         let at = |t: Option<Time>| t.map_or(u64::MAX, |t| t.0);
-        let mut first = at(self.rto_at)
-            .min(at(self.delack_at))
-            .min(at(self.pace_at))
-            .min(at(self.reo_at))
-            .min(at(self.tlp_at));
-        if self.state != State::Done {
-            first = first.min(at(self.cc.deadline()));
+        let mut first = at(self.rto_at);
+        if self.delack_at.is_some()
+            | self.pace_at.is_some()
+            | self.reo_at.is_some()
+            | self.tlp_at.is_some()
+        {
+            first = first
+                .min(at(self.delack_at))
+                .min(at(self.pace_at))
+                .min(at(self.reo_at))
+                .min(at(self.tlp_at));
+        }
+        if let Some(t) = self.cc.deadline() {
+            if self.state != State::Done {
+                first = first.min(t.0);
+            }
         }
         (first != u64::MAX).then_some(Time(first))
     }
@@ -58,8 +70,8 @@ impl Conn {
             self.on_pace(now, out);
         }
         if self.state != State::Done && due(self.cc.deadline()) {
-            let f = self.flow_state(now);
-            self.cc.on_timer(&mut self.win, &f);
+            let (cc, win, fs) = self.controller(now);
+            cc.on_timer(win, fs);
             if self.state == State::Open {
                 self.send_window(now, out);
             }
