@@ -83,7 +83,7 @@ pub struct IncastSpec {
 }
 
 /// `"all"` (every host but the aggregator) or a list of host indices.
-fn workers(
+pub(super) fn workers(
     at: &str,
     v: &Value,
     aggregator: u32,

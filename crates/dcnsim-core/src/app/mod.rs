@@ -25,6 +25,7 @@
 
 pub mod incast;
 pub mod keys;
+pub mod web_search;
 pub mod workload;
 
 use crate::cc::Protocol;
@@ -258,6 +259,7 @@ macro_rules! apps {
 apps! {
     Workload(workload::Workload),
     Incast(incast::Incast),
+    WebSearch(web_search::WebSearch),
 }
 
 impl AppSpec {
