@@ -18,7 +18,14 @@ study: ``docs/studies.md``.
 
 from __future__ import annotations
 
-from dcnsim.studies import incast, latency_difference, pfabric, spraying, spraying_random
+from dcnsim.studies import (
+    incast,
+    latency_difference,
+    packet_slicing,
+    pfabric,
+    spraying,
+    spraying_random,
+)
 from dcnsim.studies.study import Study, StudyOutput, run_study, write_study
 
 __all__ = ["STUDIES", "Study", "StudyOutput", "run_study", "write_study"]
@@ -32,5 +39,6 @@ STUDIES: dict[str, Study] = {
         spraying_random.STUDY,
         latency_difference.STUDY,
         pfabric.STUDY,
+        packet_slicing.STUDY,
     )
 }

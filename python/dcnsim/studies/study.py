@@ -120,6 +120,8 @@ def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Pa
             draw(output.detail, output.table, tmp / f"{stem}.png")
             if (tmp / f"{stem}.png").exists():  # a figure of nothing that was run is not drawn
                 names.append(f"{stem}.png")
+            if (tmp / f"{stem}.svg").exists():  # a drawer may write an SVG beside it
+                names.append(f"{stem}.svg")
         if study.extras is not None:
             names.extend(p.name for p in study.extras(output.detail, output.table, tmp))
         (tmp / "report.html").write_text(study_report(output, tmp), encoding="utf-8")
@@ -135,9 +137,9 @@ def check_study_dir(out_dir: str | os.PathLike[str]) -> Path:
 
 
 def _foreign_to_study(out: Path) -> list[str]:
-    """Entries a study does not write: it writes tables (CSV), figures (PNG) and its
-    report (HTML), nothing else."""
-    return outdir.foreign_files(out, lambda p: p.suffix in (".csv", ".png", ".html"))
+    """Entries a study does not write: it writes tables (CSV), figures (PNG, SVG) and
+    its report (HTML), nothing else."""
+    return outdir.foreign_files(out, lambda p: p.suffix in (".csv", ".png", ".svg", ".html"))
 
 
 def machine() -> dict[str, str]:
