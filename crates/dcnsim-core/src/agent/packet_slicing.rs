@@ -301,10 +301,12 @@ impl SwitchAgent for PacketSlicing {
             }
             return;
         }
-        if self.spec.window.is_some() {
+        let st = &mut self.ports[i];
+        // The estimator serves ports that carry counted flows (not those of
+        // ACKs only), and only when no window is configured.
+        if self.spec.window.is_some() || st.flows.is_empty() {
             return;
         }
-        let st = &mut self.ports[i];
         if sw.now >= st.interval_end {
             // The interval(s) ended before this packet: the last one's count
             // (0 for any later one that saw nothing).
