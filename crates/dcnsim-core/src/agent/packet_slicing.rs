@@ -16,8 +16,13 @@
 //!   concurrency); else estimated passively. The estimator (in the spirit of
 //!   the seed's [15], Jaiswal et al.: a window is what a flow sends in one
 //!   round trip) counts the TCP packets that arrive for the port, SYN and FIN
-//!   aside, over consecutive intervals of `rtt_min`: ŵ = that count / n of the
-//!   interval just ended (2 before the first interval ends);
+//!   aside (dropped ones included), over consecutive intervals of `rtt_min`,
+//!   and scales the count to one round trip as the port sees it then,
+//!   RTT_min + Q/C with Q the bytes queued: ŵ = count · (C·RTT_min + Q) /
+//!   (C·RTT_min) / n (2 before the first interval ends). Windows in packets
+//!   are what TCP keeps when its segments shrink, so ŵ does not grow with the
+//!   slicing itself (a count per RTT_min alone would: smaller packets drain
+//!   faster);
 //! - **k̂** = n·s·ŵ / Y (eq. 11), with Y = B + C·RTT_min (eq. 5) of the
 //!   port's buffer B (a buffer in packets counts packets of `packet` bytes)
 //!   and rate C, limited to [1, s / `floor`] so packets stay at least `floor`
@@ -91,8 +96,9 @@ fn default_floor() -> Bytes {
 /// One egress port's state.
 #[derive(Debug)]
 struct PortState {
-    /// Y of eq. (5), bytes.
+    /// Y of eq. (5), bytes, and its pipe C·RTT_min.
     y: f64,
+    pipe: f64,
     /// The flows counted (by `flow_id`, for a fixed order): handle and sender.
     flows: BTreeMap<u32, (FlowHandle, u32)>,
     /// TCP packets seen in the current estimation interval, which ends at
@@ -177,8 +183,10 @@ impl Agent for PacketSlicing {
                     Capacity::Bytes(b) => b as f64,
                     Capacity::Packets(n) => n as f64 * s,
                 };
+                let pipe = port.rate.bps() / 8.0 * spec.rtt_min.as_secs_f64();
                 PortState {
-                    y: buffer + port.rate.bps() / 8.0 * spec.rtt_min.as_secs_f64(),
+                    y: buffer + pipe,
+                    pipe,
                     flows: BTreeMap::new(),
                     seen: 0,
                     interval_end: spec.rtt_min,
@@ -311,9 +319,14 @@ impl SwitchAgent for PacketSlicing {
             // The interval(s) ended before this packet: the last one's count
             // (0 for any later one that saw nothing).
             let rtt = self.spec.rtt_min;
-            let n = st.flows.len().max(1) as f64;
+            let n = st.flows.len() as f64;
+            let queued = sw.port(egress).found().bytes as f64;
             let ended = (sw.now - st.interval_end).0 / rtt.0;
-            st.estimate = if ended == 0 { st.seen as f64 / n } else { 0.0 };
+            st.estimate = if ended == 0 {
+                st.seen as f64 / n * (st.pipe + queued) / st.pipe
+            } else {
+                0.0
+            };
             st.seen = 0;
             st.interval_end = st.interval_end + Time(rtt.0 * (ended + 1));
             st.seen += 1;
