@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.models import packet_slicing as m
+from dcnsim.studies.packet_slicing.scenarios import Y_1G
 from dcnsim.studies.text import Claim
 
 __all__ = ["max_without_timeout", "simulated_claims"]
@@ -140,8 +141,6 @@ def _fig8(runs: pd.DataFrame) -> list[Claim]:
     rows = _of(runs, "fig8")
     if rows.empty or rows["k"].nunique() < 5:
         return []
-    from dcnsim.studies.packet_slicing.model import Y_1G
-
     out = []
     for n, points in rows.groupby("workers"):
         best = float(points.loc[points["goodput_mbps"].idxmax(), "k"])

@@ -13,6 +13,7 @@ import pandas as pd
 
 from dcnsim.models import packet_slicing as m
 from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.packet_slicing.scenarios import Y_1G
 
 __all__ = ["save_both", "simulated_figures"]
 
@@ -58,8 +59,6 @@ def _fig8(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     rows = _of(runs, "fig8")
     if rows.empty:
         return
-    from dcnsim.studies.packet_slicing.model import Y_1G
-
     plt = pyplot()
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
     best_sim, best_model, ns = [], [], []

@@ -18,13 +18,12 @@ import pandas as pd
 from dcnsim.models import packet_slicing as m
 from dcnsim.studies.figures import pyplot
 from dcnsim.studies.packet_slicing.figures import save_both
+from dcnsim.studies.packet_slicing.scenarios import Y_1G
 from dcnsim.studies.text import Claim
 
-__all__ = ["Y_1G", "model_claims", "model_figures"]
+__all__ = ["model_claims", "model_figures"]
 
 B_64K = 65_536
-#: Eq. (5) for the seed's simulations: 64 KB + 1 Gbps x 100 µs.
-Y_1G = m.capacity_y(64_000, 1e9, 100e-6)
 
 
 def _fig4(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from dcnsim.models.packet_slicing import capacity_y
 from dcnsim.scenario import Scenario
 
 __all__ = [
     "RTT_MIN",
+    "Y_1G",
     "incast_scenario",
     "testbed_scenario",
     "web_search_scenario",
@@ -27,6 +29,9 @@ __all__ = [
 
 #: Round-trip propagation through the switch: 4 links of 25 µs.
 RTT_MIN = "100us"
+
+#: Eq. (5) for the seed's simulations: 64 KB + 1 Gbps x 100 µs.
+Y_1G = capacity_y(64_000, 1e9, 100e-6)
 
 #: D²TCP's deadline for each response (relative to its round's start): with 64 KB
 #: responses of a few ms it puts the deadline imminence factor d inside the seed's
