@@ -16,8 +16,13 @@ def pyplot() -> Any:
     return plt
 
 
-def save(fig: Any, path: Path, dpi: int = 110) -> None:
-    """Write ``fig`` as a PNG and free it."""
+def save(fig: Any, path: Path, dpi: int = 110, svg: bool = False) -> None:
+    """Write ``fig`` as a PNG (and with ``svg`` also beside it as SVG, text kept as
+    text) and free it."""
+    plt = pyplot()
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
-    pyplot().close(fig)
+    if svg:
+        with plt.rc_context({"svg.fonttype": "none"}):
+            fig.savefig(path.with_suffix(".svg"))
+    plt.close(fig)

@@ -15,15 +15,7 @@ from dcnsim.models import packet_slicing as m
 from dcnsim.studies.figures import pyplot, save
 from dcnsim.studies.packet_slicing.scenarios import Y_1G
 
-__all__ = ["save_both", "simulated_figures"]
-
-
-def save_both(fig: Any, path: Path) -> None:
-    """Write ``fig`` as ``path`` (PNG) and beside it as SVG, then free it."""
-    with pyplot().rc_context({"svg.fonttype": "none"}):
-        fig.tight_layout()
-        fig.savefig(path.with_suffix(".svg"))
-    save(fig, path)
+__all__ = ["simulated_figures"]
 
 
 def _label(protocol: str, slicing: bool) -> str:
@@ -52,7 +44,7 @@ def _fig3(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         axes[1][col].set_ylabel("cwnd (packets)")
         for ax in (axes[0][col], axes[1][col]):
             ax.set_xlabel("time (ms)")
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig8(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -85,7 +77,7 @@ def _fig8(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     b.set_ylabel("optimal k")
     b.set_title("Fig. 9")
     b.legend()
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig10(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -120,7 +112,7 @@ def _fig10(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ax.set_ylabel(unit)
         ax.set_xscale("symlog", linthresh=20)
         ax.legend()
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _by_workers(ax: Any, rows: pd.DataFrame, column: str, scale: float = 1.0) -> None:
@@ -149,7 +141,7 @@ def _fig11(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     _by_workers(ax, rows, "goodput_mbps")
     ax.set_ylabel("total goodput (Mbps); x = a run with a timeout")
     ax.set_title("Fig. 11(a): incast goodput with and without Packet Slicing")
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig13(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -164,7 +156,7 @@ def _fig13(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     _by_workers(b, rows, "timeout_fraction")
     b.set_ylabel("fraction of queries with a timeout")
     b.set_title("Fig. 13(b)")
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _sec4b3(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -181,7 +173,7 @@ def _sec4b3(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ax.set_title(
             {"10g": "§IV.B.3: 10 Gbps", "spread": "§IV.B.3: starts spread over 10 ms"}[experiment]
         )
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig12(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -200,7 +192,7 @@ def _fig12(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ax.set_ylabel("goodput (Mbps)")
         ax.set_title(f"Fig. 12: testbed emulated, {'SRU' if 'sru' in experiment else 'buffer'}")
         ax.legend()
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def simulated_figures() -> dict[str, object]:

@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.models import packet_slicing as m
-from dcnsim.studies.figures import pyplot
-from dcnsim.studies.packet_slicing.figures import save_both
+from dcnsim.studies.figures import pyplot, save
 from dcnsim.studies.packet_slicing.scenarios import Y_1G
 from dcnsim.studies.text import Claim
 
@@ -40,7 +39,7 @@ def _fig4(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("Incast probability P (eq. 2)")
     ax.set_ylim(0, 1.15)
     ax.set_title("Fig. 4: 40 flows, 60-packet buffer")
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig5(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -79,7 +78,7 @@ def _fig5(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     b.set_xlabel("slicing ratio k")
     b.set_title("Fig. 5(b)")
     b.legend()
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig6a(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -93,7 +92,7 @@ def _fig6a(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("Incast probability (eq. 2, w = 2)")
     ax.set_title("Fig. 6(a): B = 64 KB (Fig. 6(b): dcnsim study incast)")
     ax.legend(title="packet size")
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig7(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -108,7 +107,7 @@ def _fig7(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     for ax in (a, b):
         ax.set_xlabel("slicing ratio k")
         ax.legend()
-    save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def model_figures() -> dict[str, object]:
