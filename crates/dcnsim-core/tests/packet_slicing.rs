@@ -47,15 +47,12 @@ rounds = 1
 persistent = false
 "#;
 
-/// Every change announced at once (`interval = "0us"`), so each SYN's
-/// effect shows.
 const AGENT: &str = r#"
 [[agents]]
 kind = "packet_slicing"
 switches = "all"
 rtt_min = "100us"
 window = 2
-interval = "0us"
 "#;
 
 /// What leaves the switch: (time, kind, size, when the packet was sent, port).
@@ -175,7 +172,7 @@ fn packets_grow_back_only_with_pmtu_raise() {
 
 #[test]
 fn an_interval_spaces_the_announcements() {
-    let agent = AGENT.replace("interval = \"0us\"", "interval = \"1ms\"");
+    let agent = format!("{AGENT}interval = \"1ms\"\n");
     let out = run_toml(&star(41, INCAST, &agent, ""));
     let mtus = mtu_rows(&out);
     assert!(mtus.len() >= 2);
@@ -185,9 +182,9 @@ fn an_interval_spaces_the_announcements() {
     // The SYNs all arrive within the first interval: the second announcement
     // carries n = 40's MTU.
     assert_eq!(mtus[1].1, 956.0);
-    // By default announcements are one RTT_min (100 us) apart.
-    let default = AGENT.replace("interval = \"0us\"\n", "");
-    let mtus = mtu_rows(&run_toml(&star(41, INCAST, &default, "")));
+    // One RTT_min (100 us) apart: about one per round trip.
+    let agent = format!("{AGENT}interval = \"100us\"\n");
+    let mtus = mtu_rows(&run_toml(&star(41, INCAST, &agent, "")));
     assert!(mtus.len() >= 2 && mtus.len() < 15, "{mtus:?}");
     for w in mtus.windows(2) {
         assert!(w[1].0 - w[0].0 >= 100e-6 - 1e-12, "{mtus:?}");

@@ -37,12 +37,13 @@
 //! announces the larger MTU the same way. Whether packets grow back is the
 //! senders' choice: RFC 1191 §3 hosts (and Linux) never raise their path MTU
 //! on an ICMP message (`transport.pmtu_raise` follows the seed's switch
-//! instead). Announcements of one port are at least `interval` apart
-//! (default `rtt_min`: a sender cannot act on two within a round trip, and
-//! with every SYN of a burst changing k̂ the switch would otherwise send
-//! n(n+1)/2 messages); a change within it is announced by a timer at its
-//! end, with the MTU as it is then. The seed does not say; `interval = 0`
-//! announces every change at once.
+//! instead). By default every change is announced at once, as the seed's
+//! switch does: with each SYN of a burst changing k̂ that is n(n+1)/2
+//! messages, and the first ones reach the senders before their first data
+//! (their handshake takes a round trip). With `interval` the announcements
+//! of one port are at least `interval` apart (`rtt_min`: about one per round
+//! trip, n per burst); a change within it is announced by a timer at its
+//! end, with the MTU as it is then.
 //!
 //! Rows (`agent_rows`): `flows` (n, on each change) and `mtu` (on each
 //! announcement); the port is not named, so one port per switch should carry
@@ -82,9 +83,10 @@ pub struct PacketSlicingSpec {
     pub floor: Bytes,
     /// ŵ in packets, instead of the seed's rule and the estimator.
     pub window: Option<f64>,
-    /// The least time between two announcements of one port (default
-    /// `rtt_min`; 0: each change at once).
-    pub interval: Option<Time>,
+    /// The least time between two announcements of one port (default 0:
+    /// each change at once).
+    #[serde(default)]
+    pub interval: Time,
 }
 
 fn default_packet() -> Bytes {
@@ -236,7 +238,7 @@ impl PacketSlicing {
     /// Announce port `i`'s MTU if it changed, now or when `interval` allows.
     fn update(&mut self, sw: &mut Switch, i: usize) {
         let mtu = self.target(i);
-        let interval = self.spec.interval.unwrap_or(self.spec.rtt_min);
+        let interval = self.spec.interval;
         let st = &mut self.ports[i];
         if mtu == st.mtu || st.pending {
             return;
