@@ -17,10 +17,11 @@ reference: a new section needs at least two cases here.
 | Topology | 7 |
 | `kind = "star"` / `"tree3"` / `"fat_tree"` / `"leaf_spine"` / `"edges"` | 6 / 7 / 5 / 4 / 14 |
 | Network / Strict priority / AQM / Outages | 10 / 9 / 14 / 7 |
-| Switch agents / `kind = "pause"` | 9 / 13 |
+| Switch agents / `kind = "pause"` / `kind = "packet_slicing"` | 9 / 13 / 6 |
 | Forwarding | 5 |
-| Transport / Profiles | 31 / 3 |
-| Traffic / probes / streams / flows / workloads / incast | 3 / 12 / 14 / 14 / 15 / 15 |
+| Transport / Profiles | 32 / 3 |
+| Traffic / probes / streams / flows / workloads | 3 / 12 / 14 / 14 / 15 |
+| incast / web_search | 15 / 3 |
 | Flow numbering / Trace | 2 / 9 |
 | Outputs (``--out``, CLI only) | 2 |
 
@@ -60,6 +61,8 @@ STREAM = {"src": 0, "dst": 1, "load": 0.5, "stop": "1ms"}
 INCAST = {"aggregator": 0, "workers": [1, 2], "sru": "1KB"}
 PRIORITY = {"kind": "priority", "capacity": "100pkt"}
 PAUSE = {"kind": "pause", "switches": "all", "xoff": "20pkt"}
+SLICING = {"kind": "packet_slicing", "switches": "all", "rtt_min": "100us"}
+WEB_SEARCH = {"aggregator": 0, "workers": [1, 2], "total": "10KB"}
 TREE3 = {"kind": "tree3", "aggs": 2, "tors": 2, "hosts_per_tor": 2}
 LEAF_SPINE = {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2}
 EDGES_NODES = [
@@ -442,6 +445,21 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
         ("pause-zero-refresh", with_("agents", [PAUSE | {"refresh": "0us"}]),
          "agents[0].refresh", "must be positive"),
     ],
+    '`kind = "packet_slicing"`: Packet Slicing': [
+        ("slicing-floor-below-64", with_("agents", [SLICING | {"floor": "63B"}]),
+         "agents[0].floor", "must be from 64 B (the Ethernet minimum) to packet (1500 B)"),
+        ("slicing-floor-above-packet", with_("agents", [SLICING | {"floor": "1501B"}]),
+         "agents[0].floor", "got 1501 B"),
+        ("slicing-negative-interval", with_("agents", [SLICING | {"interval": "-1ms"}]),
+         "agents[0].interval", "positive"),
+        ("slicing-rtt-missing", with_("agents", [without(SLICING, "rtt_min")]),
+         "agents[0].rtt_min", "required"),
+        ("slicing-on-a-host", with_("agents", [SLICING | {"switches": ["host1"]}]),
+         "agents[0].switches[0]", "is a host; agents run at switches"),
+        ("slicing-without-handshake",
+         with_("transport.handshake", False, with_("agents", [SLICING])),
+         "agents[0].kind", "needs transport.handshake = true"),
+    ],
     "Forwarding": [
         ("unknown-policy", with_("forwarding.policy", "spray"), "forwarding.policy", "spray"),
         ("forwarding-key-misspelt", with_("forwarding.polcy", "ecmp"), "forwarding.polcy",
@@ -453,6 +471,8 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          'switch "s0" has none'),
     ],
     "Transport": [
+        ("min-pmtu-below-64", with_("transport.min_pmtu", "60B"), "transport.min_pmtu",
+         "must be from 64 B (the Ethernet minimum)"),
         ("unknown-protocol", with_("transport.protocol", "cubic"), "transport.protocol",
          "cubic"),
         ("transport-key-misspelt", with_("transport.init_cwd", 2), "transport.init_cwd",
@@ -549,7 +569,8 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
     ],
     "Applications": [
         ("application-misspelt", with_("traffic.incasts", [INCAST]), "traffic.incasts",
-         "unknown key (expected one of `probes`, `streams`, `flows`, `workloads`, `incast`)"),
+         "unknown key (expected one of `probes`, `streams`, `flows`, `workloads`, `incast`, "
+         "`web_search`)"),
         ("incast-a-table", with_("traffic.incast", INCAST), "traffic.incast", "expected a list"),
     ],
     "`[[traffic.probes]]`": [
@@ -704,6 +725,15 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          "traffic.incast[0].round", "unknown key"),
         ("class-of-an-incast", with_("traffic.incast", [INCAST | {"class": 8}]),
          "traffic.incast[0].class", "0 to 7"),
+    ],
+    "`[[traffic.web_search]]`": [
+        ("web-search-total-missing", with_("traffic.web_search", [without(WEB_SEARCH, "total")]),
+         "traffic.web_search[0].total", "required"),
+        ("web-search-no-queries", with_("traffic.web_search", [WEB_SEARCH | {"queries": 0}]),
+         "traffic.web_search[0].queries", "at least 1"),
+        ("web-search-request-too-small",
+         with_("traffic.web_search", [WEB_SEARCH | {"request": "20B"}]),
+         "traffic.web_search[0].request", "from 28 B"),
     ],
     "Flow numbering": [
         ("trace-unknown-flow", with_("trace.flows", [1], with_("traffic.flows", [FLOW])),

@@ -41,6 +41,19 @@ pub enum Transport {
     },
     /// UDP datagram.
     Udp { src_port: u16, dst_port: u16 },
+    /// ICMP destination unreachable, fragmentation needed (type 3, code 4)
+    /// with the next-hop MTU field (RFC 1191 §4), quoting the IPv4 header and
+    /// first 8 bytes (ports and sequence number) of a TCP segment of the flow
+    /// it is about, from host `quoted_src` to host `quoted_dst`. Its
+    /// [`Frame::ip_len`] should be 56.
+    IcmpMtu {
+        mtu: u16,
+        quoted_src: u32,
+        quoted_dst: u32,
+        src_port: u16,
+        dst_port: u16,
+        seq: u32,
+    },
 }
 
 /// TCP flag bits, as in byte 13 of the TCP header.
@@ -84,6 +97,8 @@ const IP_HDR: usize = 20;
 const IP_OPTION: usize = OPTION_BYTES as usize;
 const TCP_HDR: usize = 20;
 const UDP_HDR: usize = 8;
+/// ICMP header (8) + the quoted IPv4 header (20) + 8 bytes of its datagram.
+const ICMP_MTU_LEN: usize = 8 + IP_HDR + 8;
 /// The most TCP option bytes: 40 (a 60-byte header).
 const MAX_TCP_OPTIONS: usize = 40;
 /// Two NOPs and the timestamp option (RFC 7323 §3 and Appendix A).
@@ -196,6 +211,13 @@ pub fn host_ip(h: u32) -> [u8; 4] {
     [10, x, y, z]
 }
 
+/// The host index whose address ([`host_ip`]) a switch's packets carry in
+/// captures: switch node `node` is 10.255.x.y (x.y = node + 1), beyond every
+/// host index below 16 711 679.
+pub fn switch_host(node: u32) -> u32 {
+    0x00FF_0000 | (node & 0xFFFF)
+}
+
 /// Locally administered MAC address of host `h`: 02:00:00 followed by the
 /// same three bytes as its IP address.
 fn host_mac(h: u32) -> [u8; 6] {
@@ -219,6 +241,7 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
             (6, TCP_HDR + other + sack)
         }
         Transport::Udp { .. } => (17, UDP_HDR),
+        Transport::IcmpMtu { .. } => (1, ICMP_MTU_LEN),
     };
     let ip_hdr = IP_HDR + if f.ip_option.is_some() { IP_OPTION } else { 0 };
     let min_len = (ip_hdr + l4_len) as u16;
@@ -291,6 +314,37 @@ fn encode(f: &Frame, buf: &mut [u8; MAX_CAPLEN]) -> (usize, u16) {
             l4[4..6].copy_from_slice(&(ip_len - ip_hdr as u16).to_be_bytes());
             // Checksum stays 0 (none).
         }
+        Transport::IcmpMtu {
+            mtu,
+            quoted_src,
+            quoted_dst,
+            src_port,
+            dst_port,
+            seq,
+        } => {
+            l4[0] = 3; // destination unreachable
+            l4[1] = 4; // fragmentation needed and DF set
+            l4[6..8].copy_from_slice(&mtu.to_be_bytes());
+            // The quoted datagram: a full-size TCP segment's IPv4 header
+            // (its length is the old MTU, unknown here: the largest) and the
+            // first 8 bytes of its TCP header.
+            let q = &mut l4[8..8 + IP_HDR];
+            q[0] = 0x45;
+            q[2..4].copy_from_slice(&u16::MAX.to_be_bytes());
+            q[6..8].copy_from_slice(&0x4000u16.to_be_bytes());
+            q[8] = 64;
+            q[9] = 6;
+            q[12..16].copy_from_slice(&host_ip(quoted_src));
+            q[16..20].copy_from_slice(&host_ip(quoted_dst));
+            let checksum = ipv4_checksum(q);
+            q[10..12].copy_from_slice(&checksum.to_be_bytes());
+            let tcp = &mut l4[8 + IP_HDR..ICMP_MTU_LEN];
+            tcp[0..2].copy_from_slice(&src_port.to_be_bytes());
+            tcp[2..4].copy_from_slice(&dst_port.to_be_bytes());
+            tcp[4..8].copy_from_slice(&seq.to_be_bytes());
+            let checksum = ipv4_checksum(&l4[..ICMP_MTU_LEN]);
+            l4[2..4].copy_from_slice(&checksum.to_be_bytes());
+        }
     }
     (ETH_HDR + ip_hdr + l4_len, ip_len)
 }
@@ -310,7 +364,8 @@ fn tcp_options(options: u8, sack: &Sack) -> (usize, usize) {
     )
 }
 
-/// The IPv4 header checksum of `header`, whose checksum field is zero.
+/// The Internet checksum (RFC 1071) of `header` (an IPv4 header, or an ICMP
+/// message of even length), whose checksum field is zero.
 fn ipv4_checksum(header: &[u8]) -> u16 {
     let mut sum: u32 = header
         .chunks_exact(2)
@@ -434,12 +489,29 @@ mod tests {
                     dst_port: 4791,
                 },
             },
+            Frame {
+                time: Time(5_000_000_000_000),
+                src_host: switch_host(7),
+                dst_host: 3,
+                ip_len: 56,
+                ecn: 0,
+                ip_id: 1,
+                ip_option: None,
+                transport: Transport::IcmpMtu {
+                    mtu: 956,
+                    quoted_src: 3,
+                    quoted_dst: 0,
+                    src_port: 40_000,
+                    dst_port: 5001,
+                    seq: 1461,
+                },
+            },
         ];
         let mut cap = Capture::new();
         for f in &frames {
             cap.push(f);
         }
-        assert_eq!(cap.frames(), 5);
+        assert_eq!(cap.frames(), 6);
         let bytes = cap.into_bytes();
 
         // Little-endian nanosecond magic, Ethernet link type.
@@ -450,7 +522,14 @@ mod tests {
         assert_eq!(header.datalink, DataLink::ETHERNET);
         assert_eq!(header.snaplen, SNAPLEN);
 
-        let expected_ns = [1, 2_500, 3_000_000_000, 3_000_000_123, 4_200_000_000];
+        let expected_ns = [
+            1,
+            2_500,
+            3_000_000_000,
+            3_000_000_123,
+            4_200_000_000,
+            5_000_000_000,
+        ];
         for (f, ns) in frames.iter().zip(expected_ns) {
             let pkt = reader.next_packet().expect("a record").expect("valid");
             assert_eq!(pkt.timestamp, Duration::from_nanos(ns));
@@ -459,6 +538,7 @@ mod tests {
             let l4_len = match f.transport {
                 Transport::Tcp { .. } => 20,
                 Transport::Udp { .. } => 8,
+                Transport::IcmpMtu { .. } => 36,
             };
             assert_eq!(d.len(), 14 + 20 + l4_len);
 
@@ -509,6 +589,25 @@ mod tests {
                     assert_eq!(be16(l4, 2), dst_port);
                     assert_eq!(u32::from(be16(l4, 4)), f.ip_len - 20);
                     assert_eq!(be16(l4, 6), 0);
+                }
+                Transport::IcmpMtu {
+                    mtu,
+                    quoted_src,
+                    src_port,
+                    seq,
+                    ..
+                } => {
+                    assert_eq!(ip[9], 1);
+                    assert_eq!(ip[12..16], [10, 255, 0, 8], "the switch's address");
+                    assert_eq!((l4[0], l4[1]), (3, 4), "fragmentation needed");
+                    assert_eq!((be16(l4, 4), be16(l4, 6)), (0, mtu));
+                    let sum: u32 = (0..36).step_by(2).map(|i| u32::from(be16(l4, i))).sum();
+                    let folded = (sum & 0xffff) + (sum >> 16);
+                    assert_eq!((folded & 0xffff) + (folded >> 16), 0xffff, "ICMP checksum");
+                    assert_eq!(l4[8 + 9], 6, "a TCP segment quoted");
+                    assert_eq!(l4[8 + 12..8 + 16], host_ip(quoted_src));
+                    assert_eq!(be16(l4, 28), src_port);
+                    assert_eq!(be32(l4, 32), seq);
                 }
             }
         }

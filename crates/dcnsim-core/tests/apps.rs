@@ -244,3 +244,47 @@ fn attached_applications_are_numbered_by_name_after_the_scenarios() {
     assert_eq!(out.rounds.i64("flows"), [2, 2]);
     assert_eq!(out.rounds.i64("bytes"), [6000, 6000]);
 }
+
+/// `[[traffic.web_search]]` on an idle star: a query is a 64 B request to
+/// each worker and its answer of `total` / n bytes. With two workers of 3
+/// segments each the answers share the aggregator's link, so a query takes
+/// the request's one way, a 3-segment flow and 3 more segments through that
+/// link, plus at most the 512 ns by which the second request leaves the
+/// aggregator after the first (the second handshake's packets queue behind
+/// the first's); the next query leaves `gap` after.
+#[test]
+fn web_search_queries_take_a_request_and_the_answers() {
+    let out = common::run_toml(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 3
+        link = { rate = "1Gbps", delay = "1us" }
+        [[traffic.web_search]]
+        aggregator = 0
+        workers = "all"
+        total = "8760B"
+        queries = 2
+        gap = "1ms"
+        "#,
+    );
+    let ops = &out.ops;
+    assert_eq!(ops.rows(), 2);
+    assert!(ops.str("application").iter().all(|a| a == "web_search"));
+    assert_eq!(ops.i64("op_id"), [0, 1]);
+    assert_eq!(ops.i64("bytes"), [2 * 3 * MSS as i64; 2]);
+    assert_eq!(ops.str("outcome"), ["done", "done"]);
+    let took = |i: usize| ops.f64("end_s")[i] - ops.f64("start_s")[i];
+    let wire = (MSS + HEADER) * LINK_PS_PER_BYTE;
+    let srt = one_way_ps(64) + fct_ps(3) + 3 * wire;
+    for q in 0..2 {
+        let extra = took(q) - srt as f64 * 1e-12;
+        assert!(
+            (-1e-12..=512e-9).contains(&extra),
+            "query {q}: {} vs {srt} ps",
+            took(q)
+        );
+    }
+    assert_eq!(ops.f64("start_s")[1], ops.f64("end_s")[0] + 1e-3);
+    assert_eq!(out.flows.rows(), 4, "a new connection per answer");
+}

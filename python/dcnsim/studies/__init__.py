@@ -61,6 +61,7 @@ STUDIES: Mapping[str, Study] = _Registry(
         "pfabric": "pfabric",
         "qjump": "qjump",
         "botcp": "botcp",
+        "packet-slicing": "packet_slicing",
     }
 )
 

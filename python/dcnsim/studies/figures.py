@@ -17,9 +17,12 @@ def pyplot() -> Any:
 
 
 def save(fig: Any, path: Path, dpi: int = 110, svg: bool = False) -> None:
-    """Write ``fig`` as a PNG (and, with ``svg``, an SVG beside it) and free it."""
+    """Write ``fig`` as a PNG (and with ``svg`` also beside it as SVG, text kept as
+    text) and free it."""
+    plt = pyplot()
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     if svg:
-        fig.savefig(path.with_suffix(".svg"))
-    pyplot().close(fig)
+        with plt.rc_context({"svg.fonttype": "none"}):
+            fig.savefig(path.with_suffix(".svg"))
+    plt.close(fig)

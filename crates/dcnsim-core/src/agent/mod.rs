@@ -21,8 +21,8 @@
 //! queue, serialize, travel, count as injected and delivered, and show in
 //! captures.
 //!
-//! Packet Slicing (ICMP next-hop MTU from the ToR) is written as an agent;
-//! Ethernet flow control ([`pause`]) is the first. What a port does to each
+//! Ethernet flow control ([`pause`]) and Packet Slicing ([`packet_slicing`]:
+//! ICMP next-hop MTU from the switch) are agents. What a port does to each
 //! packet it queues (BOTCP's occupancy stamp, a shaper) is a port stage
 //! (`crate::stage`), which keeps the port's speed.
 //!
@@ -31,6 +31,7 @@
 //! Rust program may also attach its own [`SwitchAgent`] to a switch with
 //! `Simulation::attach_agent`.
 
+pub mod packet_slicing;
 pub mod pause;
 
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -357,6 +358,7 @@ macro_rules! agents {
 
 agents! {
     Pause(pause::Pause),
+    PacketSlicing(packet_slicing::PacketSlicing),
 }
 
 /// A validated `[[agents]]` entry: its kind's parameters and the switch

@@ -3,7 +3,10 @@
 //! worker for its response; all answer at once, each over its own TCP flow,
 //! and the next round starts the moment the last response is complete (its
 //! last data byte is at the aggregator). The request is not modelled as a
-//! packet.
+//! packet. With `spread` each worker answers at its own uniformly random
+//! time within `spread` of the round's start, less synchronized (the Packet
+//! Slicing seed, §IV.B.3: "sending time of each flow in the 10ms time
+//! interval with the uniform distribution").
 //!
 //! Operation rows: one per response (`op_id` the round, `host` the worker,
 //! `start_s` the round's start, `end_s` when the response was complete,
@@ -16,8 +19,10 @@ use super::keys::{check_bytes, check_class, check_host, check_relative_deadline,
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
+use crate::packet::NONE;
 use crate::records::{Column, Table};
 use crate::units::{Bytes, Time};
+use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
 use serde_json::Value;
@@ -36,6 +41,8 @@ struct RawIncast {
     persistent: bool,
     #[serde(default)]
     start: Time,
+    #[serde(default)]
+    spread: Time,
     deadline: Option<Time>,
     #[serde(default)]
     class: u8,
@@ -65,6 +72,9 @@ pub struct IncastSpec {
     pub rounds: u32,
     pub persistent: bool,
     pub start: Time,
+    /// Each worker starts its response at a uniformly random time in
+    /// [0, `spread`) after the round's start (0: all at once).
+    pub spread: Time,
     /// Relative deadline of each response, from its round's start.
     pub deadline: Option<Time>,
     pub class: u8,
@@ -80,46 +90,57 @@ pub struct Incast {
     /// Responses of this round still missing.
     pending: u32,
     /// The flows answering this round, one per worker in worker order (flow
-    /// ids opened one after another).
+    /// ids opened one after another, unless `spread`; [`NONE`] until a
+    /// spread worker's starts).
     flows: Vec<u32>,
     /// Per worker: its flow's timeouts before this round began, and when its
     /// response of this round was complete.
     timeouts_before: Vec<u64>,
     ends: Vec<Time>,
+    rng: Xoshiro256PlusPlus,
 }
 
 impl Incast {
-    /// Every worker starts its response now: on its persistent connection
-    /// (opened in the first round) or a new one.
+    /// A round starts: every worker starts its response now, or (with
+    /// `spread`) at a timer of its own (token: the worker's place + 1).
     fn start_round(&mut self, cx: &mut dyn Context) {
         let now = cx.now();
-        let s = &self.spec;
         self.round_start = now;
-        self.pending = s.workers.len() as u32;
+        self.pending = self.spec.workers.len() as u32;
+        if !(self.spec.persistent && self.round > 0) {
+            self.flows.fill(NONE);
+        }
+        for i in 0..self.spec.workers.len() {
+            if self.spec.spread == Time::ZERO {
+                self.start_worker(cx, i);
+            } else {
+                let at = now + Time(self.rng.random_range(0..self.spec.spread.0));
+                cx.set_timer(at, i as u64 + 1);
+            }
+        }
+    }
+
+    /// Worker `i` starts its response: on its persistent connection (opened
+    /// in the first round) or a new one.
+    fn start_worker(&mut self, cx: &mut dyn Context, i: usize) {
+        let s = &self.spec;
         let last = self.round + 1 == s.rounds;
         if s.persistent && self.round > 0 {
-            for (i, &f) in self.flows.iter().enumerate() {
-                self.timeouts_before[i] = cx.flow(f).stats.timeouts;
-            }
-            for &f in &self.flows {
-                cx.append(f, s.bytes_per_worker, last);
-            }
+            self.timeouts_before[i] = cx.flow(self.flows[i]).stats.timeouts;
+            cx.append(self.flows[i], s.bytes_per_worker, last);
             return;
         }
-        self.flows.clear();
-        for &w in &s.workers {
-            self.flows.push(cx.open_flow(OpenFlow {
-                src: w,
-                dst: s.aggregator,
-                size: s.bytes_per_worker,
-                deadline: s.deadline.map(|d| now + d),
-                class: s.class,
-                protocol: s.protocol,
-                op: Some(self.round),
-                keep_open: s.persistent && !last,
-            }));
-        }
-        self.timeouts_before.fill(0);
+        self.flows[i] = cx.open_flow(OpenFlow {
+            src: s.workers[i],
+            dst: s.aggregator,
+            size: s.bytes_per_worker,
+            deadline: s.deadline.map(|d| self.round_start + d),
+            class: s.class,
+            protocol: s.protocol,
+            op: Some(self.round),
+            keep_open: s.persistent && !last,
+        });
+        self.timeouts_before[i] = 0;
     }
 }
 
@@ -128,15 +149,25 @@ impl Application for Incast {
         cx.set_timer(self.spec.start, 0);
     }
 
-    fn on_timer(&mut self, cx: &mut dyn Context, _token: u64) {
-        self.start_round(cx);
+    fn on_timer(&mut self, cx: &mut dyn Context, token: u64) {
+        match token {
+            0 => self.start_round(cx),
+            w => self.start_worker(cx, w as usize - 1),
+        }
     }
 
     /// A response is complete; with the round's last, the round's rows are
     /// written and the next round starts.
     fn on_flow_done(&mut self, cx: &mut dyn Context, flow: u32) {
         let now = cx.now();
-        let worker = (flow - self.flows[0]) as usize;
+        let worker = if self.spec.spread == Time::ZERO {
+            (flow - self.flows[0]) as usize
+        } else {
+            self.flows
+                .iter()
+                .position(|&f| f == flow)
+                .expect("a flow of this round")
+        };
         debug_assert_eq!(self.flows[worker], flow, "a round's flows are consecutive");
         self.ends[worker] = now;
         self.pending -= 1;
@@ -206,6 +237,7 @@ impl App for Incast {
             rounds: c.rounds,
             persistent: c.persistent,
             start: c.start,
+            spread: c.spread,
             deadline: c.deadline,
             class: c.class,
             protocol: c.protocol,
@@ -225,16 +257,17 @@ impl App for Incast {
         }
     }
 
-    fn new(spec: &IncastSpec, _rng: Xoshiro256PlusPlus) -> Incast {
+    fn new(spec: &IncastSpec, rng: Xoshiro256PlusPlus) -> Incast {
         let n = spec.workers.len();
         Incast {
             spec: spec.clone(),
             round: 0,
             round_start: spec.start,
             pending: 0,
-            flows: Vec::with_capacity(n),
+            flows: vec![NONE; n],
             timeouts_before: vec![0; n],
             ends: vec![Time::ZERO; n],
+            rng,
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod keys;
 pub mod periodic;
 pub mod request_response;
 pub mod shuffle;
+pub mod web_search;
 pub mod workload;
 
 use crate::cc::Protocol;
@@ -274,6 +275,7 @@ apps! {
     RequestResponse(request_response::RequestResponse),
     Barrier(barrier::Barrier),
     Shuffle(shuffle::Shuffle),
+    WebSearch(web_search::WebSearch),
 }
 
 impl AppSpec {

@@ -93,7 +93,7 @@ pub struct Flow {
     pub id: u32,
     /// Node ids of the source and destination hosts.
     pub src_node: u32,
-    dst_node: u32,
+    pub(super) dst_node: u32,
     class: u8,
     /// Five-tuple hashes of the data and ACK directions.
     hash_fwd: u64,
@@ -398,12 +398,18 @@ impl Simulation {
     }
 
     /// An ICMP "fragmentation needed" with next-hop MTU `mtu` reached flow
-    /// `id`'s sender: its segments shrink to fit (RFC 1191 §6.3), never below
-    /// the smallest MSS.
+    /// `id`'s sender: its segments shrink to fit (RFC 1191 §3), never below
+    /// `transport.min_pmtu` less the header (nor 24 B), and grow back (up to
+    /// `transport.mss`) only with `transport.pmtu_raise`.
     pub(super) fn icmp_mtu(&mut self, id: u32, mtu: u32) {
+        let t = &self.hosts.transport;
         let conn = &mut self.hosts.flows[id as usize].conn;
-        let mss = mtu.saturating_sub(conn.header()).max(MIN_MSS as u32);
-        if mss < conn.mss() {
+        let header = conn.header();
+        let floor = (t.min_pmtu.0 as u32)
+            .saturating_sub(header)
+            .max(MIN_MSS as u32);
+        let mss = mtu.saturating_sub(header).max(floor).min(t.mss.0 as u32);
+        if mss < conn.mss() || (t.pmtu_raise && mss > conn.mss()) {
             conn.set_mss(mss);
         }
     }

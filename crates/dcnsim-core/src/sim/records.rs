@@ -10,7 +10,7 @@ use super::Simulation;
 use crate::app::Op;
 use crate::network::{Network, Port};
 use crate::packet::{Kind, Packet, CLASSES, NONE};
-use crate::pcap::{Capture, Frame, Transport};
+use crate::pcap::{switch_host, Capture, Frame, Transport};
 use crate::records::{Column, Sink, Table};
 use crate::tcp::{Outcome, HEADER, NO_TS};
 use crate::traffic::{datagram_sport, Stream, APP_PORT, PROBE_PORT, STREAM_PORT};
@@ -519,11 +519,22 @@ impl Simulation {
                     sack: pkt.tcp.sack,
                 }
             }
+            Kind::IcmpMtu { mtu } => {
+                let f = &self.hosts.flows[pkt.flow as usize];
+                Transport::IcmpMtu {
+                    mtu,
+                    quoted_src: host(f.src_node),
+                    quoted_dst: host(f.dst_node),
+                    src_port: tcp_sport(f.id),
+                    dst_port: TCP_PORT,
+                    seq: f.conn.snd_una as u32,
+                }
+            }
             Kind::AppDatagram => Transport::Udp {
                 src_port: datagram_sport(pkt.flow),
                 dst_port: APP_PORT,
             },
-            // ICMP is shown as a datagram.
+            // Probes and streams (PAUSE frames were written above).
             _ => {
                 let (id, dport) = if pkt.flow == NONE {
                     (pkt.record, PROBE_PORT)
@@ -537,9 +548,14 @@ impl Simulation {
             }
         };
         let ip_id = cap.frames() as u16;
+        // An ICMP message comes from the switch's own IP address.
+        let src_host = match pkt.kind {
+            Kind::IcmpMtu { .. } if !self.net.is_host(pkt.src) => switch_host(pkt.src),
+            _ => host(pkt.src),
+        };
         cap.push(&Frame {
             time: self.events.now(),
-            src_host: host(pkt.src),
+            src_host,
             dst_host: host(pkt.dst),
             ip_len: pkt.size,
             ecn: pkt.ecn,

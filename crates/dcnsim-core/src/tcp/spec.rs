@@ -95,6 +95,22 @@ pub struct TransportSpec {
     /// Pace segments as Linux does (`sch_fq` with `tcp_update_pacing_rate`):
     /// at 2·cwnd/srtt in slow start, 1.2·cwnd/srtt in congestion avoidance.
     pub pacing: bool,
+    /// The smallest path MTU an ICMP "fragmentation needed" sets (RFC 1191
+    /// §3), in bytes of a packet: a segment then carries at least this less
+    /// `header` (and never under 24 B). 64 B, the Ethernet minimum the
+    /// Packet Slicing seed slices to (§III.C); Linux's is 552 B
+    /// (`ip_rt_min_pmtu` = 512 + 20 + 20, net/ipv4/route.c).
+    pub min_pmtu: Bytes,
+    /// Raise the MSS when an ICMP message carries a larger next-hop MTU
+    /// (up to `mss`), as the Packet Slicing seed's switch intends when
+    /// concurrency falls (§III.D). Off by default: RFC 1191 §3 ("a host
+    /// MUST not increase its estimate of the Path MTU in response to the
+    /// contents of a Datagram Too Big message") and Linux
+    /// (`__ip_rt_update_pmtu` ignores a larger MTU) raise it only when the
+    /// learnt PMTU ages out (RFC 1191 §6.3: 10 minutes; Linux
+    /// `ip_rt_mtu_expires` 600 s), far beyond a data-center run, so here a
+    /// connection keeps its smaller segments.
+    pub pmtu_raise: bool,
     /// Each controller's settings, from its table `[transport.<protocol>]`
     /// (`[transport.dctcp]`, `[transport.pfabric]`, …; [`CcSettings`]).
     #[serde(skip)]
@@ -129,6 +145,8 @@ impl Default for TransportSpec {
             host_queue_limit: 4,
             priority: PrioScheme::Remaining,
             pacing: false,
+            min_pmtu: Bytes(MIN_PMTU),
+            pmtu_raise: false,
             cc: CcSettings::default(),
         }
     }
@@ -141,6 +159,9 @@ const MAX_HEADER: u64 = 80;
 /// Smallest and largest segment payloads: a 64 B packet carries 24 B.
 pub const MIN_MSS: u64 = 24;
 pub const MAX_MSS: u64 = 65_495;
+
+/// The smallest `min_pmtu`: a 64 B packet (the Ethernet minimum).
+pub const MIN_PMTU: u64 = 64;
 
 /// `transport.profile`: whose TCP defaults the keys start from. Each profile
 /// is a table of `[transport]` keys in `profiles.toml`, every value cited to
@@ -296,6 +317,15 @@ impl TransportSpec {
             return bad(
                 "dsack_undo",
                 "needs dsack = true (it counts D-SACKs), got dsack off".into(),
+            );
+        }
+        if !(MIN_PMTU..=u64::from(u16::MAX)).contains(&self.min_pmtu.0) {
+            return bad(
+                "min_pmtu",
+                format!(
+                    "must be from {MIN_PMTU} B (the Ethernet minimum) to 65535 B, got {}",
+                    self.min_pmtu.0
+                ),
             );
         }
         if self.dupack_threshold == 0 {

@@ -1,0 +1,293 @@
+"""The seed's simulated and testbed claims (§II.B, §III.C, §IV, §V) beside dcnsim's
+numbers; a claim whose experiment was not run (the quick variant) is ``n/a``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dcnsim.models import packet_slicing as m
+from dcnsim.studies.packet_slicing.scenarios import Y_1G
+from dcnsim.studies.text import Claim
+
+__all__ = ["max_without_timeout", "simulated_claims"]
+
+
+def _of(runs: pd.DataFrame, experiment: str) -> pd.DataFrame:
+    return runs[runs["experiment"] == experiment] if "experiment" in runs else runs.iloc[:0]
+
+
+def _one(rows: pd.DataFrame, slicing: bool, protocol: str = "dctcp") -> pd.Series | None:
+    r = rows[(rows["slicing"] == slicing) & (rows["protocol"] == protocol)]
+    return None if r.empty else r.iloc[0]
+
+
+def max_without_timeout(points: pd.DataFrame) -> tuple[int, bool]:
+    """The largest worker count of the grid with no timeout at it or any smaller
+    count (0 if the smallest had one), and whether it is the grid's end (a lower
+    bound)."""
+    points = points.sort_values("workers")
+    clean = (points["timeouts"] == 0).to_numpy()
+    if clean.all():
+        return int(points["workers"].iloc[-1]), True
+    first = int(np.argmin(clean))
+    return (int(points["workers"].iloc[first - 1]) if first else 0), False
+
+
+def _fig3(runs: pd.DataFrame) -> list[Claim]:
+    rows = _of(runs, "fig3").set_index("workers")
+    if not {10, 60} <= set(rows.index):
+        return []
+    ten, sixty = rows.loc[10], rows.loc[60]
+    return [
+        Claim(
+            "Fig. 3(b): 10 flows: one flow's cwnd mostly 3-4 packets",
+            "3-4",
+            f"median {ten['cwnd_median_pkts']:.1f}",
+            2.5 <= ten["cwnd_median_pkts"] <= 4.5,
+        ),
+        Claim(
+            "Fig. 3(d): 60 flows: cwnd pinned at 2 packets",
+            "2",
+            f"median {sixty['cwnd_median_pkts']:.1f}",
+            sixty["cwnd_median_pkts"] <= 2.5,
+        ),
+        Claim(
+            "Fig. 3(d): 60 flows: the most full-window losses (timeouts) of one flow",
+            "5",
+            str(int(sixty["max_flow_timeouts"])),
+            3 <= sixty["max_flow_timeouts"] <= 7,
+        ),
+    ]
+
+
+def _fig10(runs: pd.DataFrame) -> list[Claim]:
+    rows = _of(runs, "fig10")
+    off, on = _one(rows, False), _one(rows, True)
+    if off is None or on is None:
+        return []
+    cut = 1 - on["afct_ms"] / off["afct_ms"]
+    return [
+        Claim(
+            "Fig. 10: 30 flows with slicing: no timeout",
+            "0",
+            str(int(on["timeouts"])),
+            on["timeouts"] == 0,
+        ),
+        Claim(
+            "Fig. 10(a): without slicing a flow times out and is done after ~200 ms",
+            "> 200 ms",
+            f"{off['slowest_ms']:.1f} ms, {int(off['max_flow_timeouts'])} timeouts",
+            off["max_flow_timeouts"] > 0 and off["slowest_ms"] > 200,
+        ),
+        Claim(
+            "Fig. 10(a): with slicing every flow is done at about 16 ms",
+            "~16 ms",
+            f"{on['slowest_ms']:.1f} ms",
+            12 <= on["slowest_ms"] <= 20,
+        ),
+        Claim("Fig. 10: AFCT reduced by slicing", "-71 %", f"{-cut:.0%}", 0.6 <= cut <= 0.8),
+        Claim(
+            "Fig. 10(c): queue peak with slicing",
+            "43 KB",
+            f"{on['peak_queue_kb']:.1f} KB",
+            38 <= on["peak_queue_kb"] <= 48,
+        ),
+        Claim(
+            "Fig. 10(c): queue peak without slicing: the 64 KB buffer",
+            "64 KB",
+            f"{off['peak_queue_kb']:.1f} KB",
+            off["peak_queue_kb"] >= 60,
+        ),
+    ]
+
+
+def _fig11(runs: pd.DataFrame) -> list[Claim]:
+    rows = _of(runs, "fig11")
+    if rows.empty:
+        return []
+    top = int(rows["workers"].max())
+    gains, ratios, texts = [], [], []
+    for protocol, points in rows.groupby("protocol", sort=False):
+        off, on = (
+            _one(points[points["workers"] == top], False, protocol),
+            _one(points[points["workers"] == top], True, protocol),
+        )
+        gains.append(on["goodput_mbps"] / off["goodput_mbps"])
+        max_off, _ = max_without_timeout(points[~points["slicing"]])
+        max_on, bound = max_without_timeout(points[points["slicing"]])
+        ratios.append(max_on / max(max_off, 1))
+        texts.append(f"{protocol} {max_off} -> {'>= ' if bound else ''}{max_on}")
+    gain = float(np.mean(gains))
+    ratio = float(np.mean(ratios))
+    claims = [
+        Claim(
+            f"Fig. 11(a): goodput gain of slicing at {top} workers (mean of protocols)",
+            "26x at 300",
+            f"{gain:.1f}x",
+            gain >= 20 if top == 300 else None,
+        ),
+        Claim(
+            "Fig. 11(b): most workers without a timeout, with / without slicing (mean)",
+            "> 19x",
+            f"{ratio:.1f}x ({'; '.join(texts)})",
+            ratio > 19 if top == 300 else None,
+        ),
+    ]
+    return claims
+
+
+def _fig8(runs: pd.DataFrame) -> list[Claim]:
+    rows = _of(runs, "fig8")
+    if rows.empty or rows["k"].nunique() < 5:
+        return []
+    out = []
+    for n, points in rows.groupby("workers"):
+        best = float(points.loc[points["goodput_mbps"].idxmax(), "k"])
+        k_hat = m.k_hat(n, 1500, 2, Y_1G)
+        out.append(
+            Claim(
+                f"Fig. 9: n = {n}: the best k simulated follows k̂ (eq. 11)",
+                "close",
+                f"best k {best:g} vs k̂ {k_hat:.2f}",
+                abs(np.log(best / k_hat)) <= np.log(2),
+            )
+        )
+    return out
+
+
+def _fig13(runs: pd.DataFrame) -> list[Claim]:
+    rows = _of(runs, "fig13")
+    if rows.empty:
+        return []
+    full = rows["workers"].max() >= 90
+
+    def pick(protocol: str, slicing: bool) -> pd.DataFrame:
+        r = rows[(rows["protocol"] == protocol) & (rows["slicing"] == slicing)]
+        return r.sort_values("workers")
+
+    def first_timeout(r: pd.DataFrame) -> str:
+        hit = r[r["timeout_fraction"] > 0]
+        return "none" if hit.empty else str(int(hit["workers"].iloc[0]))
+
+    dps, nps = pick("dctcp", True), pick("newreno", True)
+    d, n = pick("dctcp", False), pick("newreno", False)
+    return [
+        Claim(
+            "Fig. 13(a): DCTCP_PS search response time at every n",
+            "53-61 ms",
+            f"{dps['srt_ms'].min():.1f}-{dps['srt_ms'].max():.1f} ms",
+            bool(dps["srt_ms"].between(53, 61).all()),
+        ),
+        Claim(
+            "Fig. 13(a): NewReno_PS search response time at most",
+            "75 ms",
+            f"{nps['srt_ms'].max():.1f} ms",
+            bool(nps["srt_ms"].max() <= 75),
+        ),
+        Claim(
+            "Fig. 13(a): DCTCP and NewReno without slicing: SRT above 200 ms",
+            "> 200 ms",
+            f"DCTCP {d['srt_ms'].max():.0f}, NewReno {n['srt_ms'].max():.0f} ms",
+            bool(min(d["srt_ms"].max(), n["srt_ms"].max()) > 200),
+        ),
+        Claim(
+            "Fig. 13(b): NewReno's first n with a timeout",
+            "13",
+            first_timeout(n),
+            (first_timeout(n) in {"10", "13", "15"}) if full else None,
+        ),
+        Claim(
+            "Fig. 13(b): DCTCP's first n with a timeout",
+            "28",
+            first_timeout(d),
+            (first_timeout(d) in {"25", "28", "30"}) if full else None,
+        ),
+        Claim(
+            "Fig. 13(b): DCTCP_PS: no timeout at any n",
+            "0",
+            f"{dps['timeout_fraction'].max():.2f}",
+            bool(dps["timeout_fraction"].max() == 0),
+        ),
+        Claim(
+            "Fig. 13(b): NewReno_PS: a very small timeout ratio",
+            "small",
+            f"{nps['timeout_fraction'].max():.2f}",
+            bool(nps["timeout_fraction"].max() <= 0.1),
+        ),
+    ]
+
+
+def _sec4b3(runs: pd.DataFrame) -> list[Claim]:
+    out = []
+    for experiment, seed_off, seed_on, words in (
+        ("10g", 45, 900, "10 Gbps"),
+        ("spread", 37, 720, "starts spread over 10 ms"),
+    ):
+        rows = _of(runs, experiment)
+        if rows.empty:
+            continue
+        max_off, _ = max_without_timeout(rows[~rows["slicing"]])
+        max_on, bound = max_without_timeout(rows[rows["slicing"]])
+        out.append(
+            Claim(
+                f"§IV.B.3 {words}: DCTCP's most flows without a timeout",
+                f"~{seed_off}",
+                str(max_off),
+                abs(max_off - seed_off) <= 10,
+            )
+        )
+        out.append(
+            Claim(
+                f"§IV.B.3 {words}: with slicing",
+                f"> {seed_on}",
+                f"{'>= ' if bound else ''}{max_on}",
+                max_on >= seed_on,
+            )
+        )
+    return out
+
+
+def _fig12(runs: pd.DataFrame) -> list[Claim]:
+    out = []
+    for experiment, column in (("fig12_sru", "sru_KB"), ("fig12_buffer", "buffer_KB")):
+        rows = _of(runs, experiment)
+        if rows.empty:
+            continue
+        wide = rows.pivot(index=column, columns="slicing", values="goodput_mbps")
+        better = bool((wide[True] > wide[False]).all())
+        out.append(
+            Claim(
+                f"Fig. 12: DCTCP_PS above DCTCP at every {column[:-3]} size",
+                "higher at every size",
+                ", ".join(f"{i}: {r[True]:.0f} vs {r[False]:.0f}" for i, r in wide.iterrows()),
+                better,
+            )
+        )
+    return out
+
+
+def simulated_claims(runs: pd.DataFrame) -> list[Claim]:
+    """Every simulated claim, verdicts as plain ``bool`` (or ``None``: not run)."""
+    return [
+        Claim(c.claim, c.seed, c.dcnsim, None if c.ok is None else bool(c.ok))
+        for c in _simulated_claims(runs)
+    ]
+
+
+def _simulated_claims(runs: pd.DataFrame) -> list[Claim]:
+    return [
+        *_fig10(runs),
+        *_fig11(runs),
+        *_fig3(runs),
+        *_fig13(runs),
+        *_fig8(runs),
+        *_sec4b3(runs),
+        *_fig12(runs),
+        Claim(
+            "Fig. 14: switch and host hardware (interrupt rate, I/O)",
+            "measured",
+            "out of scope: dcnsim models no hardware",
+            None,
+        ),
+    ]
