@@ -92,7 +92,7 @@ impl Discipline for EveryThird {
 
     fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>) {
         self.offered += 1;
-        if self.offered % 3 == 0 {
+        if self.offered.is_multiple_of(3) {
             dropped.push(q.pkt);
         } else {
             self.fifo.push_back(q);
