@@ -186,10 +186,29 @@ impl Forwarder {
     /// [`Hop::route`] for [`Forwarder::egress`].
     #[inline(always)]
     pub fn plan(&self, net: &Network, node: u32, pkt: &mut Hop) -> Option<u32> {
-        let pick = match &self.plugged {
-            None => self.policy.pick(net, node, pkt),
-            Some(plugged) => plugged.pick(net, node, pkt),
-        };
+        if let Some(plugged) = &self.plugged {
+            return self.plan_plugged(plugged.as_ref(), net, node, pkt);
+        }
+        self.take(self.policy.pick(net, node, pkt), node, pkt)
+    }
+
+    /// [`Forwarder::plan`] by a plugged-in policy: out of line, so that a
+    /// registered policy's pick stays fused with the hashing.
+    #[inline(never)]
+    fn plan_plugged(
+        &self,
+        plugged: &dyn DynPolicy,
+        net: &Network,
+        node: u32,
+        pkt: &mut Hop,
+    ) -> Option<u32> {
+        self.take(plugged.pick(net, node, pkt), node, pkt)
+    }
+
+    /// The port `pick` gives `pkt` at `node`, kept in [`Hop::route`], if
+    /// it is a hashed one.
+    #[inline(always)]
+    fn take(&self, pick: Pick<'_>, node: u32, pkt: &mut Hop) -> Option<u32> {
         let Pick::Hash(hops, hash) = pick else {
             return None;
         };

@@ -71,7 +71,8 @@ pub trait Aqm: Sized {
     type Spec: DeserializeOwned + Clone + Debug + PartialEq;
 
     /// Whether the decision reads [`Occupancy::idle`] and
-    /// [`Occupancy::slot`]; otherwise the port leaves them zero.
+    /// [`Occupancy::slot`]; otherwise the port leaves them zero (a plugged-in
+    /// AQM is always given them).
     const DECAYS_WHEN_IDLE: bool = false;
 
     /// Checks of its keys beyond the types; errors name the key under
@@ -90,15 +91,10 @@ pub trait Aqm: Sized {
 /// An [`Aqm`] behind a pointer: what a port calls of an AQM a Rust program
 /// plugged in (`Simulation::plug_aqm`). Every [`Aqm`] is one.
 pub trait DynAqm {
-    fn decays_when_idle(&self) -> bool;
     fn on_arrival(&mut self, occ: Occupancy, ecn_capable: bool, class: u8) -> Verdict;
 }
 
 impl<A: Aqm> DynAqm for A {
-    fn decays_when_idle(&self) -> bool {
-        A::DECAYS_WHEN_IDLE
-    }
-
     fn on_arrival(&mut self, occ: Occupancy, ecn_capable: bool, class: u8) -> Verdict {
         Aqm::on_arrival(self, occ, ecn_capable, class)
     }
@@ -152,11 +148,13 @@ macro_rules! aqms {
 
             /// Whether the decision reads [`Occupancy::idle`] and
             /// [`Occupancy::slot`]; otherwise the caller may leave them zero.
+            /// A plugged-in AQM is given them (a question of its kind only,
+            /// answered without reaching its state).
             #[inline]
             pub fn decays_when_idle(&self) -> bool {
                 match self {
                     $(PortAqm::$variant(_) => <$ty>::DECAYS_WHEN_IDLE,)*
-                    PortAqm::Plugged(a) => a.0.decays_when_idle(),
+                    PortAqm::Plugged(_) => true,
                 }
             }
 
