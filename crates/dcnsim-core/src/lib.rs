@@ -66,7 +66,7 @@ pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
         ("topologies", topology::TopologyKind::VARIANTS.to_vec()),
         ("protocols", cc::Protocol::VARIANTS.to_vec()),
         ("queues", queue::QueueKind::VARIANTS.to_vec()),
-        ("aqms", queue::AqmSpec::VARIANTS.to_vec()),
+        ("aqms", queue::AqmKind::VARIANTS.to_vec()),
         ("policies", forwarding::Policy::VARIANTS.to_vec()),
         ("agents", agent::AgentKind::VARIANTS.to_vec()),
         ("applications", app::KEYS.to_vec()),

@@ -25,31 +25,40 @@ use std::collections::VecDeque;
 const LARGE_PORTS: usize = 1 << 20;
 
 /// Host and switch delays and the queues at every port (`[network]`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct NetworkSpec {
-    #[serde(default, deserialize_with = "crate::units::delay")]
     pub host_delay: Time,
-    #[serde(default, deserialize_with = "crate::units::delay")]
     pub switch_latency: Time,
-    #[serde(default = "default_switch_queue")]
     pub queue: QueueSpec,
-    #[serde(default = "default_nic_queue")]
     pub nic_queue: QueueSpec,
     /// Ports that drop everything for a while (`[[network.outages]]`).
-    #[serde(default)]
     pub outages: Vec<OutageSpec>,
-    /// Port stages (`[[network.stages]]`), validated apart from the other
-    /// keys since they name ports ([`NetworkSpec::from_value`]).
-    #[serde(skip)]
+    /// Port stages (`[[network.stages]]`).
     pub stages: Vec<StageSpec>,
+}
+
+/// `[network]` as written: the queues and stages are validated apart, the
+/// queues since their AQM's kind decides its keys
+/// ([`QueueSpec::from_value`]), the stages since they name ports.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNetwork {
+    #[serde(default, deserialize_with = "crate::units::delay")]
+    host_delay: Time,
+    #[serde(default, deserialize_with = "crate::units::delay")]
+    switch_latency: Time,
+    queue: Option<Value>,
+    nic_queue: Option<Value>,
+    #[serde(default)]
+    outages: Vec<OutageSpec>,
+    stages: Option<Value>,
 }
 
 impl NetworkSpec {
     /// Validate `[network]` of a scenario whose topology is `topo`.
     pub fn from_value(value: Value, topo: &Topology) -> Result<NetworkSpec, ScenarioError> {
-        let mut value = value;
-        let stages = match value.as_object_mut().and_then(|m| m.remove("stages")) {
+        let raw: RawNetwork = parse_at(value, "network")?;
+        let stages = match raw.stages {
             None => Vec::new(),
             Some(Value::Array(list)) => list
                 .into_iter()
@@ -63,15 +72,17 @@ impl NetworkSpec {
                 ))
             }
         };
-        let mut spec: NetworkSpec = parse_at(value, "network")?;
-        spec.stages = stages;
-        for (queue, at) in [
-            (&spec.queue, "network.queue"),
-            (&spec.nic_queue, "network.nic_queue"),
-        ] {
-            queue.check(at)?;
-        }
-        Ok(spec)
+        let queue = |q: Option<Value>, at: &str, default: fn() -> QueueSpec| {
+            q.map_or_else(|| Ok(default()), |q| QueueSpec::from_value(q, at))
+        };
+        Ok(NetworkSpec {
+            host_delay: raw.host_delay,
+            switch_latency: raw.switch_latency,
+            queue: queue(raw.queue, "network.queue", default_switch_queue)?,
+            nic_queue: queue(raw.nic_queue, "network.nic_queue", default_nic_queue)?,
+            outages: raw.outages,
+            stages,
+        })
     }
 }
 

@@ -10,7 +10,9 @@
 //! before the packet arrives and prefetches the port, [`Forwarder::plan`]),
 //! or by a random draw on arrival ([`Forwarder::egress`]). Dispatch is a
 //! `match` on the closed enum [`Policy`] the registry makes: forwarding runs
-//! at every packet-hop.
+//! at every packet-hop. A Rust program can also forward by its own policy,
+//! unregistered (`Simulation::plug_policy`, [`Forwarder::plug`]; see
+//! `tests/plugged.rs`): a test of one pointer per hop picks it.
 
 pub mod ecmp;
 pub mod elr;
@@ -112,8 +114,25 @@ policies! {
 /// switch (spraying) and a hash salt per switch.
 pub struct Forwarder {
     policy: Policy,
+    /// A policy a Rust program plugged in instead (`Simulation::plug_policy`).
+    plugged: Option<Box<dyn DynPolicy>>,
     rng: Vec<Xoshiro256PlusPlus>,
     salt: Vec<u64>,
+}
+
+/// A [`ForwardingPolicy`] behind a pointer: what a switch calls of a policy a
+/// Rust program plugged in (`Simulation::plug_policy`).
+pub trait DynPolicy {
+    fn pick<'n>(&self, net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n>;
+}
+
+/// Any [`ForwardingPolicy`] as a [`DynPolicy`].
+struct Dyn<P>(std::marker::PhantomData<fn() -> P>);
+
+impl<P: ForwardingPolicy> DynPolicy for Dyn<P> {
+    fn pick<'n>(&self, net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
+        P::pick(net, node, pkt)
+    }
 }
 
 impl Forwarder {
@@ -127,11 +146,21 @@ impl Forwarder {
     ) -> Forwarder {
         Forwarder {
             policy,
+            plugged: None,
             rng: (0..nodes).map(rng).collect(),
             salt: (0..nodes)
                 .map(|i| policy.salt(i, per_seed_salt(i)))
                 .collect(),
         }
+    }
+
+    /// Forward by policy `P` instead, one a Rust program declares: each
+    /// switch's salt is `P`'s given `per_seed_salt` of it.
+    pub fn plug<P: ForwardingPolicy + 'static>(&mut self, per_seed_salt: impl Fn(u64) -> u64) {
+        for (i, salt) in self.salt.iter_mut().enumerate() {
+            *salt = P::salt(i as u64, per_seed_salt(i as u64));
+        }
+        self.plugged = Some(Box::new(Dyn::<P>(std::marker::PhantomData)));
     }
 
     /// The egress port of switch `node` for packet `pkt`: the one
@@ -157,7 +186,30 @@ impl Forwarder {
     /// [`Hop::route`] for [`Forwarder::egress`].
     #[inline(always)]
     pub fn plan(&self, net: &Network, node: u32, pkt: &mut Hop) -> Option<u32> {
-        let Pick::Hash(hops, hash) = self.policy.pick(net, node, pkt) else {
+        if let Some(plugged) = &self.plugged {
+            return self.plan_plugged(plugged.as_ref(), net, node, pkt);
+        }
+        self.take(self.policy.pick(net, node, pkt), node, pkt)
+    }
+
+    /// [`Forwarder::plan`] by a plugged-in policy: out of line, so that a
+    /// registered policy's pick stays fused with the hashing.
+    #[inline(never)]
+    fn plan_plugged(
+        &self,
+        plugged: &dyn DynPolicy,
+        net: &Network,
+        node: u32,
+        pkt: &mut Hop,
+    ) -> Option<u32> {
+        self.take(plugged.pick(net, node, pkt), node, pkt)
+    }
+
+    /// The port `pick` gives `pkt` at `node`, kept in [`Hop::route`], if
+    /// it is a hashed one.
+    #[inline(always)]
+    fn take(&self, pick: Pick<'_>, node: u32, pkt: &mut Hop) -> Option<u32> {
+        let Pick::Hash(hops, hash) = pick else {
             return None;
         };
         // Hashed even onto a single next hop (the pick is then 0): a branch

@@ -13,8 +13,8 @@
 //! - a packet that finds the port idle and the queue empty goes straight to the
 //!   wire when [`Discipline::may_bypass`] allows it (every discipline here does
 //!   unless its class is paused), so an idle port costs no event;
-//! - AQM (ECN threshold, RED, WRED) runs on arrival over an *AQM domain* the
-//!   discipline names: the whole queue for FIFO disciplines, the class's own
+//! - AQM ([`aqm`]: ECN threshold, RED, WRED) runs on arrival over an *AQM
+//!   domain* the discipline names: the whole queue for FIFO disciplines, the class's own
 //!   queue for `priority`.
 //!
 //! A discipline's own keys live in its table of the queue
@@ -23,19 +23,24 @@
 //! network's host count and slowest host link).
 //!
 //! Add a discipline by writing one file here that implements [`Discipline`]
-//! and adding one line to the `disciplines!` registry below.
+//! and adding one line to the `disciplines!` registry below. A Rust program
+//! can also run its own discipline at chosen ports, unregistered
+//! (`Simulation::plug_discipline`, [`Queue::Plugged`]; see
+//! `tests/plugged.rs`).
+//!
+//! AQMs are an axis of their own ([`aqm`]), with their own registry.
 
-mod aqm;
+pub mod aqm;
 mod droptail;
 mod pfabric;
 mod priority;
 
-pub use aqm::{Aqm, AqmSpec, Aqms, Occupancy, RedProfile, Verdict};
+pub use aqm::{Aqm, AqmKind, AqmSpec, Aqms, Occupancy, PortAqm, RedProfile, Verdict};
 pub use droptail::DropTail;
 pub use pfabric::Pfabric;
 pub use priority::Priority;
 
-use crate::error::{join_path, ScenarioError};
+use crate::error::{join_path, parse_at, ScenarioError};
 use crate::units::{Capacity, Rate, Time};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -151,9 +156,66 @@ pub trait Discipline: Sized {
     }
 
     /// Whether a packet of `class` that finds the port idle and this queue
-    /// empty may start serializing without being queued.
+    /// empty may start serializing without being queued. Asked only while
+    /// some class is paused or held by a shaper: otherwise such a packet
+    /// always goes straight to the wire (the data path's shortcut), so
+    /// `enqueue` sees the packets that find the port busy or a queue.
     fn may_bypass(&self, class: u8, paused: u8) -> bool {
         paused & (1 << class) == 0
+    }
+}
+
+/// A [`Discipline`] behind a pointer: what a port calls of a discipline a
+/// Rust program plugged in (`Simulation::plug_discipline`).
+pub trait DynDiscipline {
+    fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>);
+    fn dequeue(&mut self, now: Time, paused: u8) -> Next;
+    fn packets(&self) -> u64;
+    fn bytes(&self) -> u64;
+    fn aqm_domains(&self) -> usize;
+    fn aqm_domain(&self, class: u8) -> (usize, u64, u64);
+    fn may_bypass(&self, class: u8, paused: u8) -> bool;
+}
+
+/// Any [`Discipline`] as a [`DynDiscipline`].
+struct Dyn<D>(D);
+
+impl<D: Discipline> DynDiscipline for Dyn<D> {
+    fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>) {
+        self.0.enqueue(q, dropped);
+    }
+
+    fn dequeue(&mut self, now: Time, paused: u8) -> Next {
+        self.0.dequeue(now, paused)
+    }
+
+    fn packets(&self) -> u64 {
+        self.0.packets()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.0.bytes()
+    }
+
+    fn aqm_domains(&self) -> usize {
+        self.0.aqm_domains()
+    }
+
+    fn aqm_domain(&self, class: u8) -> (usize, u64, u64) {
+        self.0.aqm_domain(class)
+    }
+
+    fn may_bypass(&self, class: u8, paused: u8) -> bool {
+        self.0.may_bypass(class, paused)
+    }
+}
+
+/// A plugged-in discipline ([`Queue::Plugged`]).
+pub struct Plugged(Box<dyn DynDiscipline>);
+
+impl Debug for Plugged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Plugged")
     }
 }
 
@@ -176,7 +238,10 @@ macro_rules! disciplines {
             #[serde(default)]
             pub kind: QueueKind,
             pub capacity: Capacity,
-            /// ECN marking / early drop on arrival ([`Aqm`]), per AQM domain.
+            /// ECN marking / early drop on arrival ([`Aqm`]), per AQM domain;
+            /// validated apart, as its `kind` decides its keys
+            /// ([`QueueSpec::from_value`]).
+            #[serde(skip)]
             pub aqm: Option<AqmSpec>,
             /// The old place of `priority`'s class limits: an error naming
             /// the new one.
@@ -201,11 +266,19 @@ macro_rules! disciplines {
                 }
             }
 
+            /// Validate the queue's table at `path` (e.g. `network.queue`).
+            pub fn from_value(mut value: Value, path: &str) -> Result<QueueSpec, ScenarioError> {
+                let aqm = value.as_object_mut().and_then(|t| t.remove("aqm"));
+                let mut spec: QueueSpec = parse_at(value, path)?;
+                spec.aqm = aqm
+                    .map(|a| AqmSpec::from_value(a, &join_path(path, "aqm")))
+                    .transpose()?;
+                spec.check(path)?;
+                Ok(spec)
+            }
+
             /// Check the spec at `path` (e.g. `network.queue`).
             pub fn check(&self, path: &str) -> Result<(), ScenarioError> {
-                if let Some(aqm) = &self.aqm {
-                    aqm.check(&join_path(path, "aqm"))?;
-                }
                 if self.class_limits.is_some() {
                     return Err(ScenarioError::new(
                         join_path(path, "class_limits"),
@@ -235,8 +308,10 @@ macro_rules! disciplines {
             }
         }
 
-        #[derive(Clone, Debug)]
-        pub enum Queue { $($variant($ty),)* }
+        /// A port's queue: a registered discipline, or one a Rust program
+        /// plugged in (`Plugged`, called through a pointer).
+        #[derive(Debug)]
+        pub enum Queue { $($variant($ty),)* Plugged(Plugged), }
 
         impl Queue {
             /// The discipline of `spec` for port `port`.
@@ -251,36 +326,36 @@ macro_rules! disciplines {
 
             #[inline]
             pub fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>) {
-                match self { $(Queue::$variant(d) => d.enqueue(q, dropped),)* }
+                match self { $(Queue::$variant(d) => d.enqueue(q, dropped),)* Queue::Plugged(d) => d.0.enqueue(q, dropped), }
             }
 
             #[inline]
             pub fn dequeue(&mut self, now: Time, paused: u8) -> Next {
-                match self { $(Queue::$variant(d) => d.dequeue(now, paused),)* }
+                match self { $(Queue::$variant(d) => d.dequeue(now, paused),)* Queue::Plugged(d) => d.0.dequeue(now, paused), }
             }
 
             #[inline]
             pub fn packets(&self) -> u64 {
-                match self { $(Queue::$variant(d) => d.packets(),)* }
+                match self { $(Queue::$variant(d) => d.packets(),)* Queue::Plugged(d) => d.0.packets(), }
             }
 
             #[inline]
             pub fn bytes(&self) -> u64 {
-                match self { $(Queue::$variant(d) => d.bytes(),)* }
+                match self { $(Queue::$variant(d) => d.bytes(),)* Queue::Plugged(d) => d.0.bytes(), }
             }
 
             pub fn aqm_domains(&self) -> usize {
-                match self { $(Queue::$variant(d) => d.aqm_domains(),)* }
+                match self { $(Queue::$variant(d) => d.aqm_domains(),)* Queue::Plugged(d) => d.0.aqm_domains(), }
             }
 
             #[inline]
             pub fn aqm_domain(&self, class: u8) -> (usize, u64, u64) {
-                match self { $(Queue::$variant(d) => d.aqm_domain(class),)* }
+                match self { $(Queue::$variant(d) => d.aqm_domain(class),)* Queue::Plugged(d) => d.0.aqm_domain(class), }
             }
 
             #[inline]
             pub fn may_bypass(&self, class: u8, paused: u8) -> bool {
-                match self { $(Queue::$variant(d) => d.may_bypass(class, paused),)* }
+                match self { $(Queue::$variant(d) => d.may_bypass(class, paused),)* Queue::Plugged(d) => d.0.may_bypass(class, paused), }
             }
         }
     };
@@ -297,5 +372,10 @@ impl Queue {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.packets() == 0
+    }
+
+    /// `discipline`, one a Rust program declares, as a port's queue.
+    pub fn plugged(discipline: impl Discipline + 'static) -> Queue {
+        Queue::Plugged(Plugged(Box::new(Dyn(discipline))))
     }
 }

@@ -22,7 +22,7 @@ pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
 pub use traffic::{FlowSpec, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
 
 use crate::packet::OPTION_BYTES;
-use crate::topology::{NodeKind, Topology, TopologySpec};
+use crate::topology::{built_by, Builder, NodeKind, Topology, TopologySpec};
 use crate::units::{Capacity, Time};
 use serde::Deserialize;
 use serde_json::Value;
@@ -95,6 +95,15 @@ fn check_holds_a_segment(
     Ok(())
 }
 
+impl RawScenario {
+    fn from_value(value: Value) -> Result<RawScenario, ScenarioError> {
+        if !value.is_object() {
+            return Err(ScenarioError::new("", "a scenario must be a table of keys"));
+        }
+        parse_at(value, "")
+    }
+}
+
 /// What `trace.pcap` names: a host (what it sends and receives) or a port
 /// (what it sends).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,18 +144,28 @@ pub struct Scenario {
 impl Scenario {
     /// Validate a scenario given as a JSON value.
     pub fn from_value(value: Value) -> Result<Scenario, ScenarioError> {
-        if !value.is_object() {
-            return Err(ScenarioError::new("", "a scenario must be a table of keys"));
-        }
-        let raw: RawScenario = parse_at(value, "")?;
+        let mut raw = RawScenario::from_value(value)?;
+        let topology = TopologySpec::from_value(raw.topology.take())?.build()?;
+        Scenario::validate(raw, topology)
+    }
+
+    /// Validate a scenario whose `[topology]` table holds the keys of `B`
+    /// (and no `kind`): a topology kind a Rust program declares, as a
+    /// registered one is declared in `topology/`, without registering it.
+    pub fn with_topology<B: Builder>(value: Value) -> Result<Scenario, ScenarioError> {
+        let mut raw = RawScenario::from_value(value)?;
+        let builder: B = parse_at(raw.topology.take(), "topology")?;
+        Scenario::validate(raw, built_by(&builder)?)
+    }
+
+    /// The rest of the scenario, for `topology`.
+    fn validate(raw: RawScenario, topology: Topology) -> Result<Scenario, ScenarioError> {
         if raw.stop_time == Some(Time::ZERO) {
             return Err(ScenarioError::new(
                 "stop_time",
                 "a run of zero length simulates nothing: give a time after 0 (or none: run until the traffic ends)",
             ));
         }
-        let spec = TopologySpec::from_value(raw.topology)?;
-        let topology = spec.build()?;
         raw.forwarding.check(&topology)?;
         let network = match raw.network {
             Value::Null => NetworkSpec::default(),

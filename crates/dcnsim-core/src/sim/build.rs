@@ -12,7 +12,7 @@ use crate::forwarding::Forwarder;
 use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
-use crate::queue::{Aqm, Aqms, PortContext, Queue};
+use crate::queue::{Aqms, PortAqm, PortContext, Queue};
 use crate::scenario::{PcapTarget, Scenario};
 use crate::topology::NodeKind;
 use crate::units::{Rate, Time};
@@ -36,7 +36,7 @@ impl Simulation {
                 let domains = port.queue.aqm_domains() as u64;
                 port.aqm = Aqms::new(
                     (0..domains)
-                        .map(|d| Aqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d)))
+                        .map(|d| PortAqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d)))
                         .collect(),
                 );
             }

@@ -11,6 +11,8 @@
 //!   their timers;
 //! - `apps.rs`: what sends at the hosts: probes and datagram streams,
 //!   listed flows, and the applications (`crate::app`);
+//! - `plug.rs`: what a Rust program plugs in on the closed-enum axes (a
+//!   discipline, AQM or stage at chosen ports, a forwarding policy);
 //! - `records.rs`: what is recorded (probe rows, queue and flow traces,
 //!   captures) and the output tables, built at the end or streamed in chunks.
 
@@ -19,6 +21,7 @@ mod apps;
 mod build;
 mod dataplane;
 mod hosts;
+mod plug;
 mod records;
 
 use crate::engine::{Event, EventQueue};

@@ -5,8 +5,9 @@
 //!    finds it, or drop it ([`Stage::on_enqueue`]; e.g. [`max_occupancy`],
 //!    BOTCP's buffer-occupancy feedback; [`qjump`]'s policer);
 //! 2. **AQM** — ECN marking or early drop in the queue's AQM domain
-//!    (`queue/aqm.rs`; kept inline in the port's first cache line, where the
-//!    hot path reads it, rather than behind this trait);
+//!    (`crate::queue::aqm`, an axis with its own registry; kept inline in the
+//!    port's first cache line, where the hot path reads it, rather than
+//!    behind this trait);
 //! 3. **discipline** — the queue itself (`queue/`);
 //! 4. **shaper** — classes that may not start now, and when they may
 //!    ([`Stage::held`], [`Stage::release_at`]; e.g. [`token_bucket`],
@@ -24,7 +25,9 @@
 //! event-driven.
 //!
 //! Add a stage by writing one file here that implements [`Stage`] and
-//! adding one line to the `stages!` registry below.
+//! adding one line to the `stages!` registry below. A Rust program can also
+//! run its own stage at chosen ports, unregistered (`Simulation::plug_stage`,
+//! [`PortStage::Plugged`]; see `tests/plugged.rs`).
 
 pub mod max_occupancy;
 pub mod qjump;
@@ -100,6 +103,52 @@ pub trait Stage: Sized {
     fn on_start(&mut self, _class: u8, _size: u32, _start: Time) {}
 }
 
+/// A [`Stage`]'s hooks behind a pointer: what a port calls of a stage a
+/// Rust program plugged in (`Simulation::plug_stage`).
+pub trait DynStage {
+    fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool;
+    fn held(&self, now: Time) -> u8;
+    fn release_at(&self, held: u8) -> Time;
+    fn on_start(&mut self, class: u8, size: u32, start: Time);
+}
+
+/// Any [`Stage`] as a [`DynStage`].
+struct Dyn<S>(S);
+
+impl<S: Stage> DynStage for Dyn<S> {
+    fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
+        self.0.on_enqueue(pkt, found, now)
+    }
+
+    fn held(&self, now: Time) -> u8 {
+        self.0.held(now)
+    }
+
+    fn release_at(&self, held: u8) -> Time {
+        self.0.release_at(held)
+    }
+
+    fn on_start(&mut self, class: u8, size: u32, start: Time) {
+        self.0.on_start(class, size, start);
+    }
+}
+
+/// A plugged-in stage ([`PortStage::Plugged`]).
+pub struct Plugged(Box<dyn DynStage>);
+
+impl Debug for Plugged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Plugged")
+    }
+}
+
+impl PortStage {
+    /// `stage`, one a Rust program declares, at a port.
+    pub fn plugged(stage: impl Stage + 'static) -> PortStage {
+        PortStage::Plugged(Plugged(Box::new(Dyn(stage))))
+    }
+}
+
 /// Which ports a `[[network.stages]]` entry applies to.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(
@@ -126,9 +175,10 @@ macro_rules! stages {
         #[derive(Clone, Debug, PartialEq)]
         pub enum StageParams { $($variant(<$ty as Stage>::Spec),)* }
 
-        /// A stage at one port.
-        #[derive(Clone, Debug)]
-        pub enum PortStage { $($variant($ty),)* }
+        /// A stage at one port: a registered kind, or one a Rust program
+        /// plugged in (`Plugged`, called through a pointer).
+        #[derive(Debug)]
+        pub enum PortStage { $($variant($ty),)* Plugged(Plugged), }
 
         impl StageParams {
             fn parse(kind: StageKind, rest: Value, path: &str) -> Result<StageParams, ScenarioError> {
@@ -164,19 +214,19 @@ macro_rules! stages {
 
         impl PortStage {
             fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
-                match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found, now),)* }
+                match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found, now),)* PortStage::Plugged(s) => s.0.on_enqueue(pkt, found, now), }
             }
 
             fn held(&self, now: Time) -> u8 {
-                match self { $(PortStage::$variant(s) => s.held(now),)* }
+                match self { $(PortStage::$variant(s) => s.held(now),)* PortStage::Plugged(s) => s.0.held(now), }
             }
 
             fn release_at(&self, held: u8) -> Time {
-                match self { $(PortStage::$variant(s) => s.release_at(held),)* }
+                match self { $(PortStage::$variant(s) => s.release_at(held),)* PortStage::Plugged(s) => s.0.release_at(held), }
             }
 
             fn on_start(&mut self, class: u8, size: u32, start: Time) {
-                match self { $(PortStage::$variant(s) => s.on_start(class, size, start),)* }
+                match self { $(PortStage::$variant(s) => s.on_start(class, size, start),)* PortStage::Plugged(s) => s.0.on_start(class, size, start), }
             }
         }
     };
@@ -189,7 +239,7 @@ stages! {
 }
 
 /// The stages of one port, in the order their entries are listed.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Stages(Vec<PortStage>);
 
 impl Stages {

@@ -8,7 +8,9 @@
 //! Add a topology by writing one file here whose type holds the kind's keys
 //! (`Deserialize`, `deny_unknown_fields`) and implements [`Builder`], and
 //! adding one line to the `topologies!` registry below; its snake-case name
-//! is the `kind` users write.
+//! is the `kind` users write. A Rust program can also validate a scenario
+//! whose `[topology]` table is read by a builder of its own, unregistered
+//! (`Scenario::with_topology`; see `tests/plugged.rs`).
 
 mod edges;
 mod fat_tree;
@@ -117,8 +119,9 @@ macro_rules! topologies {
                 })
             }
 
-            fn build_kind(&self) -> Result<Topology, ScenarioError> {
-                match self { $(TopologySpec::$variant(s) => s.build(),)* }
+            /// The nodes and links, checked ([`built_by`]).
+            pub fn build(&self) -> Result<Topology, ScenarioError> {
+                match self { $(TopologySpec::$variant(s) => built_by(s),)* }
             }
         }
     };
@@ -164,12 +167,15 @@ impl TopologySpec {
         };
         TopologySpec::parse(kind, Value::Object(table))
     }
+}
 
-    pub fn build(&self) -> Result<Topology, ScenarioError> {
-        let topo = self.build_kind()?;
-        topo.check_connected()?;
-        Ok(topo)
-    }
+/// The topology `builder` builds, checked: hosts reach each other through
+/// switches only. A registered kind's, or one a Rust program declares
+/// ([`crate::Scenario::with_topology`]).
+pub fn built_by(builder: &impl Builder) -> Result<Topology, ScenarioError> {
+    let topo = builder.build()?;
+    topo.check_connected()?;
+    Ok(topo)
 }
 
 /// Check a count field: at least `min`, and not absurdly large.

@@ -1,0 +1,131 @@
+//! What a Rust program plugs into a built simulation, unregistered, on the
+//! axes whose registered kinds are closed enums: a queue discipline, an AQM
+//! or a port stage at chosen ports, a forwarding policy at every switch.
+//! Each is written as a registered one is (a type implementing
+//! [`Discipline`], [`Aqm`], [`Stage`] or [`ForwardingPolicy`], as in its
+//! axis's folder) and called through a pointer, one more arm of its axis's
+//! `match`; the registered kinds keep theirs. Call these before
+//! [`Simulation::run`]. (A controller is plugged by
+//! [`Simulation::plug_controller`], an agent or an application attached by
+//! [`Simulation::attach_agent`] or [`Simulation::attach_app`]; a topology is
+//! a scenario's, [`crate::Scenario::with_topology`].)
+
+use super::{derive, rng_for, Simulation, RNG_AQM, SALT_ECMP};
+use crate::error::ScenarioError;
+use crate::forwarding::ForwardingPolicy;
+use crate::queue::{Aqm, Aqms, Discipline, PortAqm, PortContext, Queue};
+use crate::stage::{PortStage, Stage};
+use crate::topology::Topology;
+use crate::units::Rate;
+
+impl Simulation {
+    /// Queue the packets of `ports` (port indices,
+    /// [`Topology::port_by_name`]) by discipline `D` with keys `spec`,
+    /// instead of the scenario's. A port with an AQM keeps it, if `D` has as
+    /// many AQM domains as the discipline it replaces. The ports become
+    /// event-driven (only drop-tail ports are scheduled).
+    pub fn plug_discipline<D: Discipline + 'static>(
+        &mut self,
+        spec: &D::Spec,
+        ports: &[u32],
+    ) -> Result<(), ScenarioError> {
+        let slowest = self.slowest_host_link();
+        for &port in ports {
+            let ctx = self.port_context(port, slowest);
+            let at = &self.rec.port_names[port as usize];
+            D::check(spec, ctx.buffer, at)?;
+            let queue = Queue::plugged(D::new(spec, &ctx));
+            let pt = &mut self.net.ports[port as usize];
+            let (domains, had) = (queue.aqm_domains(), pt.queue.aqm_domains());
+            if !pt.aqm.is_empty() && domains != had {
+                return Err(ScenarioError::new(
+                    at.as_str(),
+                    format!("its AQM has {had} domains; the plugged discipline has {domains}"),
+                ));
+            }
+            pt.queue = queue;
+            pt.scheduled = false;
+        }
+        Ok(())
+    }
+
+    /// Judge the packets arriving at `ports` by AQM `A` with keys `spec`,
+    /// one per AQM domain of each port's queue, instead of the scenario's
+    /// (from the random streams the scenario's AQM there would draw from).
+    pub fn plug_aqm<A: Aqm + 'static>(
+        &mut self,
+        spec: &A::Spec,
+        ports: &[u32],
+    ) -> Result<(), ScenarioError> {
+        for &port in ports {
+            A::check(spec, &self.rec.port_names[port as usize])?;
+            let pt = &mut self.net.ports[port as usize];
+            let domains = pt.queue.aqm_domains() as u64;
+            let rng = |d: u64| rng_for(self.seed, RNG_AQM, u64::from(port) << 8 | d);
+            pt.aqm = Aqms::new(
+                (0..domains)
+                    .map(|d| PortAqm::plugged(A::new(spec, rng(d))))
+                    .collect(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Run stage `S` with keys `spec` at `ports`, after the scenario's
+    /// stages there. A shaper makes its port event-driven, as a registered
+    /// one does.
+    pub fn plug_stage<S: Stage + 'static>(
+        &mut self,
+        spec: &S::Spec,
+        ports: &[u32],
+    ) -> Result<(), ScenarioError> {
+        let slowest = self.slowest_host_link();
+        for &port in ports {
+            S::check(spec, &self.rec.port_names[port as usize])?;
+            let ctx = self.port_context(port, slowest);
+            let pt = &mut self.net.ports[port as usize];
+            pt.stages.push(PortStage::plugged(S::new(spec, &ctx)));
+            pt.stamps |= S::ON_ENQUEUE;
+            pt.shaped |= S::SHAPES;
+            pt.scheduled &= !S::SHAPES;
+            if ctx.nic && (S::ON_ENQUEUE || S::SHAPES) {
+                let host = self.net.node_host[pt.node as usize];
+                self.hosts.nic_ahead[host as usize] = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// Forward by policy `P` at every switch instead of the scenario's,
+    /// checked against the scenario's topology `topo` (an error names
+    /// `forwarding.policy`).
+    pub fn plug_policy<P: ForwardingPolicy + 'static>(
+        &mut self,
+        topo: &Topology,
+    ) -> Result<(), ScenarioError> {
+        P::check(topo).map_err(|m| ScenarioError::new("forwarding.policy", m))?;
+        let seed = self.seed;
+        self.fwd.plug::<P>(|i| derive(seed, SALT_ECMP, i));
+        Ok(())
+    }
+
+    /// What a discipline or stage at `port` is built with, in a network
+    /// whose slowest host link is `slowest`.
+    fn port_context(&self, port: u32, slowest: Rate) -> PortContext {
+        let pt = &self.net.ports[port as usize];
+        PortContext {
+            rate: pt.rate,
+            buffer: pt.buffer,
+            nic: self.net.is_host(pt.node),
+            hosts: self.net.host_port.len(),
+            slowest_host_link: slowest,
+        }
+    }
+
+    /// The rate of the slowest host's NIC: its link's.
+    fn slowest_host_link(&self) -> Rate {
+        let net = &self.net;
+        let nics = net.host_port.iter().map(|&p| net.ports[p as usize].rate);
+        nics.min().unwrap_or(Rate(0))
+    }
+}
