@@ -167,7 +167,7 @@ def test_validate_command():
         "  scenario tree3 cores=1 aggs=2 tors=8 hosts_per_tor=16 links 1Gbps 0.2us; single; "
         "1 probes",
         "  network  128 hosts, 11 switches, 138 links (276 ports)",
-        "  traffic  127 probe packets, 0 streams, 0 flows, 0 workloads, 0 incast",
+        "  traffic  127 probe packets, 0 streams, 0 flows",
         "  agents   0",
         "  stops    when traffic ends",
         # Routes: 139 nodes x 16 B, 12 rows (11 switches and the hosts') x 8 ToRs x 4 B
@@ -184,10 +184,15 @@ def test_list_names_what_each_axis_accepts():
     lines = dict(line.split(": ", 1) for line in proc.stdout.splitlines())
     assert lines["topologies"].startswith("star, tree3, fat_tree")
     assert lines["queues"] == "droptail, pfabric, priority"
-    assert lines["agents"] == "pause"
-    assert lines["applications"] == "workloads, incast"
-    assert lines["stages"] == "max_occupancy, token_bucket"
-    assert lines["studies"] == "incast, spraying, spraying-random, latency-difference, pfabric"
+    assert lines["agents"] == "pause, packet_slicing"
+    assert lines["applications"] == (
+        "workloads, incast, periodic, request_response, barrier, shuffle, web_search"
+    )
+    assert lines["stages"] == "max_occupancy, token_bucket, qjump"
+    assert lines["studies"] == (
+        "incast, spraying, spraying-random, latency-difference, pfabric, qjump, botcp, "
+        "packet-slicing"
+    )
     for protocol in ("newreno", "ecn", "dctcp", "d2tcp", "l2dct", "pfabric"):
         assert protocol in lines["protocols"].split(", ")
     # Every listed protocol and queue is accepted by validation.
@@ -397,7 +402,7 @@ def test_progress_line_shows_simulated_time_and_rate(tmp_path):
     progress, last = proc.stderr.rsplit("\n", 2)[:2]
     assert last == "error: interrupted"
     final = progress.split("\r")[-1]  # the bar of the studies and sweeps, then the text
-    assert re.match(r" *\d+%\|[ #]{20}\| simulated ", final), final
+    assert re.match(r" *\d+%\|[^|]{20}\| simulated ", final), final
     assert " of 1000.000 s (" in final and "%)" in final
     assert "packet-hops/s" in final
 

@@ -121,7 +121,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         f"  network  {d['hosts']:,} hosts, {d['switches']:,} switches, {d['links']:,} links "
         f"({d['ports']:,} ports)"
     )
-    apps = ["probe_packets", "streams", "flows", *dict(_core.names())["applications"]]
+    # The datagram sources and listed flows always; an application only when used.
+    apps = ["probe_packets", "streams", "flows"]
+    apps += [k for k in dict(_core.names())["applications"] if d[k]]
     print("  traffic  " + ", ".join(f"{d[k]:,} {k.replace('_', ' ')}" for k in apps))
     print(f"  agents   {d['agents']:,}")
     stop = d["stop_time_s"]

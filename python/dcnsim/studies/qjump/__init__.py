@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dcnsim.studies.qjump import scenarios
+from dcnsim.studies.qjump import samples, scenarios
 from dcnsim.studies.qjump.figures import draw_fig1, draw_fig3, draw_levels
 from dcnsim.studies.qjump.scenarios import (
     CASES,
@@ -67,7 +67,7 @@ def _reduce_case(results: Any) -> dict[str, Any]:
             row["ptp_host"] = mine["host"].to_numpy()
     if (results.flows["origin"] == "shuffle").any():
         row["hadoop"] = _with_unfinished_job(row["hadoop"], ops, stop)
-    return row
+    return samples.encode(row)
 
 
 def _with_unfinished_job(runtimes: np.ndarray, ops: pd.DataFrame, stop: float) -> np.ndarray:
@@ -117,7 +117,7 @@ def run_qjump(
 
 
 def _case(runs: pd.DataFrame, case: str) -> pd.Series:
-    return runs[(runs["kind"] == "case") & (runs["case"] == case)].iloc[0]
+    return samples.decode(runs[(runs["kind"] == "case") & (runs["case"] == case)].iloc[0])
 
 
 def _rms(x: np.ndarray) -> float:

@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.qjump import samples
 
 FIG1_CASES = {"alone": "alone", "contended": "with Hadoop", "qjump": "with Hadoop + QJUMP"}
 
 
 def _cases(runs: pd.DataFrame) -> dict[str, pd.Series]:
     cases = runs[runs["kind"] == "case"]
-    return {row["case"]: row for _, row in cases.iterrows()}
+    return {row["case"]: samples.decode(row) for _, row in cases.iterrows()}
 
 
 def _cdf(ax, values: np.ndarray, label: str) -> None:
