@@ -21,7 +21,7 @@ reference: a new section needs at least two cases here.
 | Forwarding | 5 |
 | Transport / Profiles | 32 / 3 |
 | Traffic / probes / streams / flows / workloads | 3 / 12 / 14 / 14 / 15 |
-| incast / web_search | 15 / 3 |
+| incast / periodic / request_response / barrier / shuffle / web_search | 15 / 2 / 2 / 2 / 2 / 3 |
 | Flow numbering / Trace | 2 / 9 |
 | Outputs (``--out``, CLI only) | 2 |
 
@@ -63,6 +63,10 @@ PRIORITY = {"kind": "priority", "capacity": "100pkt"}
 PAUSE = {"kind": "pause", "switches": "all", "xoff": "20pkt"}
 SLICING = {"kind": "packet_slicing", "switches": "all", "rtt_min": "100us"}
 WEB_SEARCH = {"aggregator": 0, "workers": [1, 2], "total": "10KB"}
+PERIODIC = {"server": 0, "clients": [1, 2], "interval": "1ms"}
+REQUEST_RESPONSE = {"servers": [0], "clients": [1, 2]}
+BARRIER = {"hosts": [0, 1, 2], "iterations": 2}
+SHUFFLE = {"mappers": [0, 1], "reducers": [2, 3], "bytes": "10KB"}
 TREE3 = {"kind": "tree3", "aggs": 2, "tors": 2, "hosts_per_tor": 2}
 LEAF_SPINE = {"kind": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2}
 EDGES_NODES = [
@@ -569,7 +573,7 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
     "Applications": [
         ("application-misspelt", with_("traffic.incasts", [INCAST]), "traffic.incasts",
          "unknown key (expected one of `probes`, `streams`, `flows`, `workloads`, `incast`, "
-         "`web_search`)"),
+         "`periodic`, `request_response`, `barrier`, `shuffle`, `web_search`)"),
         ("incast-a-table", with_("traffic.incast", INCAST), "traffic.incast", "expected a list"),
     ],
     "`[[traffic.probes]]`": [
@@ -724,6 +728,33 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          "traffic.incast[0].round", "unknown key"),
         ("class-of-an-incast", with_("traffic.incast", [INCAST | {"class": 8}]),
          "traffic.incast[0].class", "0 to 7"),
+    ],
+    "`[[traffic.periodic]]`": [
+        ("periodic-zero-interval", with_("traffic.periodic", [PERIODIC | {"interval": "0us"}]),
+         "traffic.periodic[0].interval", "must be longer than zero"),
+        ("periodic-server-a-client", with_("traffic.periodic", [PERIODIC | {"clients": [0]}]),
+         "traffic.periodic[0].clients[0]", "is the server"),
+    ],
+    "`[[traffic.request_response]]`": [
+        ("request-response-no-server",
+         with_("traffic.request_response", [REQUEST_RESPONSE | {"servers": []}]),
+         "traffic.request_response[0].servers", "needs at least one server"),
+        ("request-response-no-clients",
+         with_("traffic.request_response", [REQUEST_RESPONSE | {"clients": []}]),
+         "traffic.request_response[0].clients", "at least one client"),
+    ],
+    "`[[traffic.barrier]]`": [
+        ("barrier-one-host", with_("traffic.barrier", [BARRIER | {"hosts": [0]}]),
+         "traffic.barrier[0].hosts", "at least two hosts"),
+        ("barrier-zero-iterations", with_("traffic.barrier", [BARRIER | {"iterations": 0}]),
+         "traffic.barrier[0].iterations", "must be at least 1"),
+    ],
+    "`[[traffic.shuffle]]`": [
+        ("shuffle-only-itself",
+         with_("traffic.shuffle", [SHUFFLE | {"mappers": [1], "reducers": [1]}]),
+         "traffic.shuffle[0].reducers", "the shuffle sends nothing"),
+        ("shuffle-zero-jobs", with_("traffic.shuffle", [SHUFFLE | {"jobs": 0}]),
+         "traffic.shuffle[0].jobs", "must be at least 1"),
     ],
     "`[[traffic.web_search]]`": [
         ("web-search-total-missing", with_("traffic.web_search", [without(WEB_SEARCH, "total")]),

@@ -81,7 +81,10 @@ def tiny(tmp_path, monkeypatch):
     (tmp_path / "tiny_study.py").write_text(TINY, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     module = importlib.import_module("tiny_study")
-    monkeypatch.setitem(studies.STUDIES, module.STUDY.name, module.STUDY)
+    # As if the file were python/dcnsim/studies/tiny_study.py, and its line in
+    # STUDIES' table of modules `"tiny": "tiny_study",`.
+    monkeypatch.setitem(sys.modules, "dcnsim.studies.tiny_study", module)
+    monkeypatch.setitem(studies.STUDIES._modules, module.STUDY.name, "tiny_study")
     yield module.STUDY
     sys.modules.pop("tiny_study")
 

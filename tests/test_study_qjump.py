@@ -14,6 +14,7 @@ import pytest
 
 from dcnsim import studies
 from dcnsim.studies import qjump
+from dcnsim.studies.qjump import samples
 from dcnsim.studies.qjump.scenarios import CASES, EPOCH_S, FACTORS, level_rate_bps
 from dcnsim.studies.text import Claim
 
@@ -43,14 +44,15 @@ def check_bookkeeping(runs: pd.DataFrame) -> None:
     epoch per host (the shaper's closed form)."""
     cases = runs[runs["kind"] == "case"].set_index("case")
     assert list(cases.index) == CASES
-    for case, row in cases.iterrows():
+    for case, raw in cases.iterrows():
+        row = samples.decode(raw)
         with_apps = case != "hadoop_alone"
         assert (len(row["ptp"]) > 0) == with_apps, case
         assert (len(row["memcached"]) > 0) == with_apps, case
         assert (len(row["naiad"]) > 0) == with_apps, case
         assert (len(row["hadoop"]) > 0) == (case != "alone"), case
         assert np.all(row["ptp"] >= 0), case
-    alone = cases.loc["alone"]
+    alone = samples.decode(cases.loc["alone"])
     # Alone, PTP's latency hardly varies: its offset error stays below a microsecond.
     assert np.max(alone["ptp"]) < 1e-6
     levels = runs[runs["kind"] == "level"].sort_values("f")

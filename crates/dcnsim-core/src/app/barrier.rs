@@ -17,7 +17,7 @@
 //! synchronisation time in seconds: its end minus its start, the same on
 //! every row of the iteration).
 
-use super::keys::{check_bytes, check_class, host_list};
+use super::keys::{check_bytes, check_class, check_count, host_list};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -169,16 +169,10 @@ impl App for Barrier {
         }
         check_class(at, c.class)?;
         let size = check_bytes(join_path(at, "size"), c.size)?;
-        if c.iterations == 0 {
-            return Err(ScenarioError::new(
-                join_path(at, "iterations"),
-                "must be at least 1",
-            ));
-        }
         Ok(vec![BarrierSpec {
             hosts,
             size,
-            iterations: c.iterations,
+            iterations: check_count(at, "iterations", c.iterations)?,
             gap: c.gap,
             start: c.start,
             class: c.class,

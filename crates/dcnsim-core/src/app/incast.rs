@@ -15,7 +15,7 @@
 //! timeouts), written together when the round ends, so only finished rounds
 //! have rows. `rounds.parquet` is their view by round ([`rounds`]).
 
-use super::keys::{check_bytes, check_class, check_host, check_relative_deadline, host_list};
+use super::keys::{check_bytes, check_class, check_count, check_relative_deadline, fan_in};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -201,15 +201,8 @@ impl App for Incast {
     fn parse(v: Value, at: &str, given: &Given) -> Result<Vec<IncastSpec>, ScenarioError> {
         let topo = given.topology;
         let c: RawIncast = parse_at(v, at)?;
-        check_host(topo, join_path(at, "aggregator"), c.aggregator)?;
+        let workers = fan_in(at, c.aggregator, &c.workers, topo)?;
         check_class(at, c.class)?;
-        let workers = host_list(
-            &join_path(at, "workers"),
-            &c.workers,
-            topo,
-            "worker",
-            Some((c.aggregator, "the aggregator")),
-        )?;
         let bytes_per_worker = match (c.sru, c.total) {
             (Some(b), None) => check_bytes(join_path(at, "sru"), b)?,
             (None, Some(t)) => {
@@ -223,18 +216,12 @@ impl App for Incast {
                 ))
             }
         };
-        if c.rounds == 0 {
-            return Err(ScenarioError::new(
-                join_path(at, "rounds"),
-                "must be at least 1",
-            ));
-        }
         check_relative_deadline(at, c.deadline, "the round's start")?;
         Ok(vec![IncastSpec {
             aggregator: c.aggregator,
             workers,
             bytes_per_worker,
-            rounds: c.rounds,
+            rounds: check_count(at, "rounds", c.rounds)?,
             persistent: c.persistent,
             start: c.start,
             spread: c.spread,

@@ -145,6 +145,32 @@ pub fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {
     Ok(b.0)
 }
 
+/// A count of `key` (rounds, queries, iterations, jobs…), at least one.
+pub fn check_count(at: &str, key: &str, n: u32) -> Result<u32, ScenarioError> {
+    if n == 0 {
+        return Err(ScenarioError::new(join_path(at, key), "must be at least 1"));
+    }
+    Ok(n)
+}
+
+/// An `aggregator` and its `workers` (`"all"`: every other host): the hosts
+/// of a fan-in application (incast, web search).
+pub fn fan_in(
+    at: &str,
+    aggregator: u32,
+    workers: &Value,
+    topo: &Topology,
+) -> Result<Vec<u32>, ScenarioError> {
+    check_host(topo, join_path(at, "aggregator"), aggregator)?;
+    host_list(
+        &join_path(at, "workers"),
+        workers,
+        topo,
+        "worker",
+        Some((aggregator, "the aggregator")),
+    )
+}
+
 /// A relative deadline (from a flow's or an operation's start) of zero.
 pub fn check_relative_deadline(
     at: &str,

@@ -11,7 +11,7 @@
 //! `start_s` and `end_s` the job's, `bytes` all flows' bytes, `outcome`
 //! `"done"`, `value` the job runtime in seconds).
 
-use super::keys::{check_bytes, check_class, host_list};
+use super::keys::{check_bytes, check_class, check_count, host_list};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -146,17 +146,11 @@ impl App for Shuffle {
         }
         check_class(at, c.class)?;
         let bytes = check_bytes(join_path(at, "bytes"), c.bytes)?;
-        if c.jobs == 0 {
-            return Err(ScenarioError::new(
-                join_path(at, "jobs"),
-                "must be at least 1",
-            ));
-        }
         Ok(vec![ShuffleSpec {
             mappers,
             reducers,
             bytes,
-            jobs: c.jobs,
+            jobs: check_count(at, "jobs", c.jobs)?,
             gap: c.gap,
             start: c.start,
             class: c.class,

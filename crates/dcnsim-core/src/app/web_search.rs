@@ -17,7 +17,7 @@
 //! `bytes` all answers, `outcome` `"timeout"` if any answer had a
 //! retransmission timeout, else `"done"`, `value` the answers' timeouts).
 
-use super::keys::{check_bytes, check_class, check_host, host_list};
+use super::keys::{check_bytes, check_class, check_count, fan_in};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -152,23 +152,10 @@ impl App for WebSearch {
     fn parse(v: Value, at: &str, given: &Given) -> Result<Vec<WebSearchSpec>, ScenarioError> {
         let topo = given.topology;
         let c: RawWebSearch = parse_at(v, at)?;
-        check_host(topo, join_path(at, "aggregator"), c.aggregator)?;
+        let workers = fan_in(at, c.aggregator, &c.workers, topo)?;
         check_class(at, c.class)?;
-        let workers = host_list(
-            &join_path(at, "workers"),
-            &c.workers,
-            topo,
-            "worker",
-            Some((c.aggregator, "the aggregator")),
-        )?;
         let answer = c.total.0.div_ceil(workers.len() as u64);
         let answer = check_bytes(join_path(at, "total"), Bytes(answer))?;
-        if c.queries == 0 {
-            return Err(ScenarioError::new(
-                join_path(at, "queries"),
-                "must be at least 1",
-            ));
-        }
         if !(28..=65_535).contains(&c.request.0) {
             return Err(ScenarioError::new(
                 join_path(at, "request"),
@@ -182,7 +169,7 @@ impl App for WebSearch {
             aggregator: c.aggregator,
             workers,
             answer,
-            queries: c.queries,
+            queries: check_count(at, "queries", c.queries)?,
             gap: c.gap,
             start: c.start,
             request: c.request.0 as u32,
