@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,12 +20,6 @@ from dcnsim.studies.figures import pyplot, save
 __all__ = ["FIGURES"]
 
 
-def _save_both(fig: Any, path: Path) -> None:
-    """The PNG the study lists and an SVG beside it."""
-    fig.savefig(path.with_suffix(".svg"))
-    save(fig, path)
-
-
 def _fct_by_load(column: str, title: str, runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     table = summary(runs)
     if not len(table):
@@ -42,7 +35,7 @@ def _fct_by_load(column: str, title: str, runs: pd.DataFrame, _t: pd.DataFrame, 
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    _save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def fig11(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
@@ -65,7 +58,7 @@ def fig11(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("average FCT of long flows (ms)")
     ax.set_title("Fig. 11: long flows (≥ 100 KB), web search", fontsize=10)
     ax.legend()
-    _save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _rows(runs: pd.DataFrame, experiment: str) -> list[tuple[str, pd.Series]]:
@@ -96,7 +89,7 @@ def fig8(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     axes[0, 0].legend(fontsize=7, ncol=4)
     axes[-1, 0].set_xlabel("time (ms)")
     fig.suptitle("Fig. 8: two long flows, then five short flows, at one bottleneck")
-    _save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def fig9(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
@@ -117,7 +110,7 @@ def fig9(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     ax.set_title("Fig. 9: extreme flow load, 20 flows of 50 KB every 200 µs to 100", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    _save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def fig10(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
@@ -135,7 +128,7 @@ def fig10(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     ax.set_title("Fig. 10: extreme flow load", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    _save_both(fig, path)
+    save(fig, path, svg=True)
 
 
 def _fig6(runs: pd.DataFrame, t: pd.DataFrame, path: Path) -> None:
