@@ -17,7 +17,7 @@ import pytest
 import tomli_w
 
 import dcnsim
-from dcnsim.sweeps import Sweep, column_name, run_id
+from dcnsim.sweeps import DASK_CONNECT_TIMEOUT_S, Sweep, column_name, run_id
 from simhelp import EXAMPLES, assert_one_error_line, cli, interruptible
 
 #: Web-search flows on a k = 4 fat-tree: 0.2-0.5 s of wall time per run.
@@ -297,12 +297,14 @@ def test_bad_sweep_files_are_one_line_errors(tmp_path, change, expected):
     assert not (tmp_path / "out").exists()
 
 
-def test_unreachable_dask_scheduler_is_one_line_within_ten_seconds(tmp_path):
+def test_unreachable_dask_scheduler_is_one_line_without_hanging(tmp_path):
     path = write_sweep(tmp_path, SMALL)
     address = f"tcp://127.0.0.1:{_free_port()}"
     started = time.monotonic()
     proc = cli("sweep", str(path), "--out", str(tmp_path / "out"), "--dask", address)
-    assert time.monotonic() - started < 10
+    # The connect timeout plus the interpreter's and Dask's start-up, which took 6 s
+    # on a loaded 2-core machine: a hang would never end, so the margin is generous.
+    assert time.monotonic() - started < DASK_CONNECT_TIMEOUT_S + 30
     message = assert_one_error_line(proc)
     assert message.startswith(f"--dask {address}: cannot reach the scheduler"), message
     assert not (tmp_path / "out").exists()
