@@ -303,7 +303,7 @@ def test_b1_is_the_tcp_benchmark_run_for_one_second():
 def test_flowheavy_is_the_latency_difference_background():
     from dcnsim.studies.latency_difference import latency_scenario
 
-    study = latency_scenario("TCP", "64:4:1", 0.5).to_dict()
+    study = latency_scenario("TCP", "64:4:1", 0.5, reading="previous").to_dict()
     flowheavy = bench("flowheavy").to_dict()
     for key in ("topology", "network", "forwarding", "transport"):
         assert flowheavy[key] == study[key], key

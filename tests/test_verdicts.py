@@ -219,7 +219,7 @@ def latency_runs(elr_std_share: float, pfabric_share: float, loads=lat.LATENCY_F
             rows.append(
                 {
                     "scheme": scheme, "oversub": oversub, "load": load, "seed": seed,
-                    "role": "grid", "buffer_pkts": lat.latency_default_buffer(scheme),
+                    "role": "grid", "reading": "default",
                     "mean_us": mean + wiggle, "std_us": std + wiggle / 10,
                     "min_us": mean - std, "max_us": mean + std, "lost": 0, "undecided": 0,
                     "flows_active_half": 1, "flows_active_test": 2, "queue_early_pkts": 0.0,
@@ -248,6 +248,24 @@ def test_latency_verdicts():
     edge = lat.latency_checks(latency_runs(0.75, 0.5, [0.0, *loaded]))  # on the readings' edge
     assert claim_named(edge, "seed: ELR does not shrink").verdict == "within noise"
     assert claim_named(edge, "seed: pFabric's mean and std far below").verdict == "within noise"
+
+
+def test_latency_numbered_point_within_the_runs():
+    """The seed's one run at 10 %, 64:4:1 (TCP: 29-829 µs) holds when each of its numbers
+    lies within dcnsim's runs' range, widened by the seed's 1 µs."""
+    runs = latency_runs(0.9, 0.2, [0.0, 0.1])
+    at = (runs["scheme"] == "TCP") & (runs["oversub"] == "64:4:1") & (runs["load"] == 0.1)
+    runs.loc[at, "min_us"] = 29.4
+    runs.loc[at, "max_us"] = [700.0, 750.0, 800.0, 828.5, 900.0]
+    claim = claim_named(lat.latency_checks(runs), "seed: TCP, 64:4:1, 10%")
+    assert claim.verdict == "yes", claim
+    runs.loc[at, "max_us"] = [700.0, 750.0, 800.0, 810.0, 827.0]  # all below 829 - 1
+    assert claim_named(lat.latency_checks(runs), "seed: TCP, 64:4:1, 10%").verdict == "NO"
+    elr = (runs["scheme"] == "TCP+ELR") & (runs["oversub"] == "64:4:1") & (runs["load"] == 0.1)
+    runs.loc[elr, ["min_us", "max_us"]] = [83.0, 853.0]
+    assert claim_named(lat.latency_checks(runs), "seed: TCP+ELR").verdict == "NO"  # none lost
+    runs.loc[elr, "lost"] = [0, 4, 8, 12, 3]
+    assert claim_named(lat.latency_checks(runs), "seed: TCP+ELR").verdict == "yes"
 
 
 def test_latency_a_flat_step_is_not_growth():

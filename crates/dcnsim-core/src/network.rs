@@ -404,6 +404,9 @@ pub struct Network {
     /// Tier of each node (0 for hosts).
     pub tier: Vec<u32>,
     pub top_tier: u32,
+    /// The traffic classes equal-length routing applies to, one bit each
+    /// (`forwarding.elr_classes`; all by default).
+    pub elr_classes: u8,
     /// The NIC port of host `h`.
     pub host_port: Vec<u32>,
     /// The node id of each host (dense, so the hot path reads no port for it).
@@ -482,6 +485,7 @@ impl Network {
             node_host: num.node_host,
             tier,
             top_tier,
+            elr_classes: u8::MAX,
             host_port: num.host_port,
             routes,
             up_off: Vec::new(),

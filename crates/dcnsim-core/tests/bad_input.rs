@@ -115,6 +115,15 @@ links = [{a = "a", b = "s"}, {a = "b", b = "s"}]"#,
         e.starts_with("forwarding.policy: elr needs the tier"),
         "{e}"
     );
+    let e = error_of(&format!("{STAR}[forwarding]\nelr_classes = [1]"));
+    assert_eq!(e, "forwarding.elr_classes: only with policy = \"elr\"");
+    let e = error_of(&format!(
+        "{STAR}[forwarding]\npolicy = \"elr\"\nelr_classes = [8]"
+    ));
+    assert!(
+        e.starts_with("forwarding.elr_classes: a traffic class is 0 to 7"),
+        "{e}"
+    );
     let e = error_of(&format!("{STAR}[forwarding]\npolicy = \"spray\""));
     assert!(
         e.starts_with("forwarding.policy: unknown variant `spray`"),

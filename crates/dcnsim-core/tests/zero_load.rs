@@ -79,6 +79,30 @@ fn equal_length_routing_makes_every_path_six_hops() {
     }
 }
 
+/// `elr_classes`: only the listed classes climb to the core; the others take
+/// the shortest path (2, 4 or 6 hops), as with ECMP.
+#[test]
+fn equal_length_routing_of_some_classes_only() {
+    let tree = seed_tree("1Gbps", "elr");
+    let test = tree.replace("policy = \"elr\"", "policy = \"elr\"\nelr_classes = [1]");
+    let climbed = run_toml(&test.replace("size = \"1500B\"", "size = \"1500B\"\nclass = 1"));
+    for l in latencies_ps(&climbed) {
+        assert_eq!(l, closed_form_ps(4, 1_000_000_000));
+    }
+    let shortest = run_toml(&test);
+    for (l, d) in latencies_ps(&shortest)
+        .iter()
+        .zip(shortest.probes.i64("dst"))
+    {
+        let upper = match d {
+            1..=15 => 0,
+            16..=63 => 2,
+            _ => 4,
+        };
+        assert_eq!(*l, closed_form_ps(upper, 1_000_000_000), "to {d}");
+    }
+}
+
 #[test]
 fn faster_upper_tiers_follow_the_closed_form() {
     for (rate, bps) in [("2Gbps", 2_000_000_000), ("4Gbps", 4_000_000_000)] {

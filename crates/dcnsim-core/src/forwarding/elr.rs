@@ -9,13 +9,16 @@ use crate::topology::{NodeKind, Topology};
 /// Every packet climbs to the top tier before it descends, so every host
 /// pair sees the same hop count; among equal-length choices it hashes the
 /// five-tuple like ECMP. Whether a packet has reached the top is kept in the
-/// packet ([`Hop::climbed`]).
+/// packet ([`Hop::climbed`]). Only packets of the classes in
+/// `forwarding.elr_classes` climb ([`Network::elr_classes`]): the seed routes
+/// its test packets by equal length ("to manually let all the test packets
+/// cross the core switch"); the others take a shortest path, as with ECMP.
 pub struct Elr;
 
 impl ForwardingPolicy for Elr {
     #[inline(always)]
     fn pick<'n>(net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
-        if net.tier[node as usize] >= net.top_tier {
+        if net.tier[node as usize] >= net.top_tier || net.elr_classes & (1 << pkt.class) == 0 {
             pkt.climbed = true;
         }
         let hops = if pkt.climbed {

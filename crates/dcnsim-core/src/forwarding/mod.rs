@@ -21,7 +21,7 @@ pub mod single;
 
 use crate::error::ScenarioError;
 use crate::network::Network;
-use crate::packet::{Hop, NONE};
+use crate::packet::{Hop, CLASSES, NONE};
 use crate::routing::Hops;
 use crate::topology::Topology;
 use rand::Rng;
@@ -34,15 +34,38 @@ use serde::Deserialize;
 pub struct ForwardingSpec {
     #[serde(default)]
     pub policy: Policy,
+    /// With `elr`: the traffic classes routed by equal length; packets of
+    /// other classes take a shortest path as `ecmp` does. None: every class.
+    #[serde(default)]
+    pub elr_classes: Option<Vec<u8>>,
 }
 
 impl ForwardingSpec {
     /// Check that the topology gives the policy what it needs; the error
-    /// names `forwarding.policy`.
+    /// names `forwarding.policy` (or `forwarding.elr_classes`).
     pub fn check(&self, topo: &Topology) -> Result<(), ScenarioError> {
+        if let Some(classes) = &self.elr_classes {
+            let at = "forwarding.elr_classes";
+            if self.policy != Policy::Elr {
+                return Err(ScenarioError::new(at, "only with policy = \"elr\""));
+            }
+            if let Some(c) = classes.iter().find(|&&c| usize::from(c) >= CLASSES) {
+                return Err(ScenarioError::new(
+                    at,
+                    format!("a traffic class is 0 to 7 (802.1Q priority), got {c}"),
+                ));
+            }
+        }
         self.policy
             .check(topo)
             .map_err(|m| ScenarioError::new("forwarding.policy", m))
+    }
+
+    /// The classes `elr` routes by equal length, one bit per class.
+    pub fn elr_mask(&self) -> u8 {
+        self.elr_classes
+            .as_ref()
+            .map_or(u8::MAX, |cs| cs.iter().fold(0, |m, &c| m | (1 << c)))
     }
 }
 

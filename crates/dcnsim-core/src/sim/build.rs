@@ -20,6 +20,7 @@ use crate::units::{Rate, Time};
 impl Simulation {
     pub fn new(sc: &Scenario) -> Simulation {
         let mut net = Network::build(&sc.topology, &sc.network);
+        net.elr_classes = sc.forwarding.elr_mask();
         let traced_ports = sc.resolved.traced_ports.clone();
         for (i, &p) in traced_ports.iter().enumerate() {
             net.ports[p as usize].trace = Some(i as u32);

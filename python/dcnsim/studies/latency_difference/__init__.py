@@ -22,47 +22,49 @@ from dcnsim.studies.latency_difference.figures import (
     latency_plot,
 )
 from dcnsim.studies.latency_difference.reduction import (
-    latency_buffer_table,
     latency_packets,
     latency_summary,
+    latency_variant_table,
     run_latency_difference,
 )
 from dcnsim.studies.latency_difference.scenario import (
-    LATENCY_BUFFERS,
     LATENCY_FULL,
     LATENCY_OVERSUBSCRIPTIONS,
     LATENCY_QUICK,
+    LATENCY_READINGS,
     LATENCY_SCHEMES,
     LATENCY_SEED,
     PFABRIC_RTT_US,
     PFABRIC_TRANSPORT,
     latency_closed_form_us,
-    latency_default_buffer,
+    latency_host_load,
     latency_offered,
+    latency_queue,
     latency_scenario,
 )
 from dcnsim.studies.latency_difference.tables import latency_extras, latency_tables
 from dcnsim.studies.study import Study
 
 __all__ = [
-    "LATENCY_BUFFERS",
     "LATENCY_FULL",
     "LATENCY_OVERSUBSCRIPTIONS",
     "LATENCY_QUICK",
+    "LATENCY_READINGS",
     "LATENCY_SCHEMES",
     "LATENCY_SEED",
     "PFABRIC_RTT_US",
     "PFABRIC_TRANSPORT",
     "STUDY",
-    "latency_buffer_table",
     "latency_checks",
     "latency_closed_form_us",
-    "latency_default_buffer",
+    "latency_host_load",
     "latency_offered",
     "latency_packets",
+    "latency_queue",
     "latency_scenario",
     "latency_summary",
     "latency_tables",
+    "latency_variant_table",
     "run_latency_difference",
 ]
 

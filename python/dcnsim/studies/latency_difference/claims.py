@@ -87,9 +87,48 @@ def latency_checks(runs: pd.DataFrame) -> list[Claim]:
                 tolerance="the seed's 78 µs to its 1 µs; every packet the same latency to 1 ns",
             )
         )
+    checks += [c for c in (_claim_numbered(grid, *p) for p in NUMBERED) if c is not None]
     checks += [_claim_tcp_grows(summary, grid), _claim_elr_spread(summary, grid)]
     checks += [_claim_pfabric_below(summary, grid), _claim_pfabric_elr(summary, grid)]
     return checks
+
+
+#: The seed's numbered loaded points (§3.1, §3.2): (scheme, oversub, load, smallest
+#: and largest latency in µs, test packets lost or None where the text gives none).
+NUMBERED: list[tuple[str, str, float, float, float, int | None]] = [
+    ("TCP", "64:4:1", 0.1, 29, 829, None),
+    ("TCP+ELR", "64:4:1", 0.1, 83, 853, 8),
+]
+
+
+def _claim_numbered(
+    grid: pd.DataFrame, scheme: str, oversub: str, load: float, low: float, high: float,
+    lost: int | None,
+) -> Claim | None:  # fmt: skip
+    """The seed's one run at a numbered point against dcnsim's runs there: each number
+    (smallest, largest latency, lost packets) must lie within the range of dcnsim's
+    per-run values, widened by the seed's precision (1 µs)."""
+    runs = grid[(grid["scheme"] == scheme) & (grid["oversub"] == oversub) & (grid["load"] == load)]
+    if not len(runs):
+        return None
+    wanted = [("min_us", low, 1.0), ("max_us", high, 1.0)]
+    if lost is not None:
+        wanted.append(("lost", lost, 0.0))
+    inside = [
+        runs[key].min() - slack <= value <= runs[key].max() + slack for key, value, slack in wanted
+    ]
+    shown = "; ".join(
+        f"{name} {runs[key].min():.0f}-{runs[key].max():.0f}"
+        for name, key in (("smallest", "min_us"), ("largest", "max_us"), ("lost", "lost"))
+    )
+    seed = f"{low:g}-{high:g} µs" + (f", {lost} lost" if lost is not None else "")
+    return Claim(
+        f"seed: {scheme}, {oversub}, {load:.0%}: latencies {seed}",
+        seed,
+        f"per run ({len(runs)} runs): {shown} µs / packets",
+        all(inside),
+        tolerance="the seed's one run within the range of dcnsim's runs, +-1 µs (its precision)",
+    )
 
 
 def _by_point(summary: pd.DataFrame, scheme: str) -> pd.DataFrame:

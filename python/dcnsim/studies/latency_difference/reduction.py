@@ -12,20 +12,22 @@ import pandas as pd
 
 from dcnsim.studies.latency_difference.scenario import (
     HOST_DELAY_US,
-    LATENCY_BUFFERS,
     LATENCY_FULL,
     LATENCY_OVERSUBSCRIPTIONS,
     LATENCY_QUICK,
+    LATENCY_READINGS,
     LATENCY_SCHEMES,
     LATENCY_SEED,
     LATENCY_TRACED_PORTS,
+    READING_DEFAULT,
     TEST_PACKET_BYTES,
+    VARIANT_OVERSUB,
     hop_us,
     latency_closed_form_us,
-    latency_default_buffer,
+    latency_queue,
     latency_scenario,
-    latency_timing_us,
     micros,
+    reading_schemes,
     scheme_parts,
 )
 from dcnsim.studies.runner import Progress, run_scenarios
@@ -92,6 +94,7 @@ def _reduce_latency(results: Any) -> dict[str, Any]:
     got = latency[~lost]
     switch_ports = ~results.ports["port"].str.startswith("host")
     return {
+        "stop_ms": stop * 1e3,
         "test_packets": len(latency),
         "received": int((~lost).sum()),
         "lost": int(lost.sum()),
@@ -120,65 +123,69 @@ def run_latency_difference(
     oversubs: Iterable[str] | None = None,
     seeds: Iterable[int] | None = None,
     warmup_ms: float | None = None,
-    buffers: bool = True,
+    readings: Iterable[str] | None = None,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
     """One row per run: the 127 test packets' latencies and the state of the network.
 
-    The grid (``role = "grid"``) is every scheme x oversubscription x load x seed with
-    the default buffers (``LATENCY_FULL``, or ``LATENCY_QUICK`` with ``quick``);
-    with ``buffers`` the buffer-size sensitivity runs (``role = "buffer"``) add the
-    other sizes of ``LATENCY_BUFFERS`` at its one point, when that point is in the
-    grid. Columns: ``scheme, oversub, upper_gbps, load, seed, role, buffer_pkts,
-    warmup_ms, stop_ms, test_packets, received, lost, undecided, mean_us, std_us,
-    min_us, max_us, flows_started, flows_active_half, flows_active_test,
-    queue_early_pkts, queue_late_pkts, switch_drops, drain_bound_ms, sim_time_s,
-    latencies_us, wall_s`` (``latencies_us``: the 127 latencies in packet order,
-    ``nan`` = lost; ``latency_packets`` expands them).
+    The grid (``role = "grid"``) is every scheme x oversubscription x load x seed
+    under the chosen reading (``LATENCY_FULL``, or ``LATENCY_QUICK`` with ``quick``);
+    the named variants (``role = "variant"``, ``readings``: default every one of
+    ``LATENCY_READINGS`` but the chosen) run at 64:4:1, at the plan's
+    ``variant_loads`` and ``variant_seeds`` (``loads``/``seeds`` when given), each for
+    the schemes it changes. ``warmup_ms``: W1's warm-up. Columns: ``scheme, oversub,
+    upper_gbps, load, seed, role, reading, buffer, buffer_pkts, warmup_ms, stop_ms,
+    test_packets, received, lost, undecided, mean_us, std_us, min_us, max_us,
+    flows_started, flows_active_half, flows_active_test, queue_early_pkts,
+    queue_late_pkts, switch_drops, drain_bound_ms, sim_time_s, latencies_us, wall_s``
+    (``buffer``: every queue's capacity, ``buffer_pkts`` the full packets it holds;
+    ``latencies_us``: the 127 latencies in packet order, ``nan`` = lost;
+    ``latency_packets`` expands them).
     """
     plan = LATENCY_QUICK if quick else LATENCY_FULL
     schemes = list(schemes)
     for scheme in schemes:
         scheme_parts(scheme)
-    loads = [float(v) for v in (plan["loads"] if loads is None else loads)]
+    grid_loads = [float(v) for v in (plan["loads"] if loads is None else loads)]
     oversubs = list(plan["oversubs"] if oversubs is None else oversubs)
-    seeds = list(plan["seeds"] if seeds is None else seeds)
+    grid_seeds = list(plan["seeds"] if seeds is None else seeds)
     warmup_ms = float(plan["warmup_ms"] if warmup_ms is None else warmup_ms)
+    variants = [r for r in LATENCY_READINGS if r != READING_DEFAULT]
+    variants = list(variants if readings is None else readings)
     points = [
-        (scheme, oversub, load, seed, "grid", latency_default_buffer(scheme))
+        (scheme, oversub, load, seed, "grid", READING_DEFAULT)
         for scheme in schemes
         for oversub in oversubs
-        for load in loads
-        for seed in seeds
+        for load in grid_loads
+        for seed in grid_seeds
     ]
-    at = (LATENCY_BUFFERS["oversub"], LATENCY_BUFFERS["load"])
-    if buffers and at[0] in oversubs and at[1] in loads:
-        for scheme in schemes:
-            sizes = LATENCY_BUFFERS["pfabric" if scheme.startswith("pFabric") else "droptail"]
-            for size in sizes:
-                if size != latency_default_buffer(scheme):
-                    points += [(scheme, *at, seed, "buffer", size) for seed in seeds]
-    # Busiest runs first (high load, slow upper tiers, deep buffers), so the pool ends evenly.
+    if VARIANT_OVERSUB in oversubs:
+        v_loads = [ld for ld in plan["variant_loads"] if loads is None or ld in grid_loads]
+        v_seeds = plan["variant_seeds"] if seeds is None else grid_seeds
+        points += [
+            (scheme, VARIANT_OVERSUB, load, seed, "variant", reading)
+            for reading in variants
+            for scheme in reading_schemes(reading, schemes)
+            for load in v_loads
+            for seed in v_seeds
+        ]
+    # Busiest runs first (high load, slow upper tiers, warm-ups), so the pool ends evenly.
     order = sorted(
         range(len(points)),
         key=lambda i: (
-            -points[i][2] * (1 + points[i][5] / 100) / LATENCY_OVERSUBSCRIPTIONS[points[i][1]]
+            -points[i][2]
+            * (1 + 10 * (LATENCY_READINGS[points[i][5]]["W"] == "W1"))
+            / LATENCY_OVERSUBSCRIPTIONS[points[i][1]]
         ),
     )
     tasks = [
-        (
-            _reduce_latency,
-            latency_scenario(
-                points[i][0], points[i][1], points[i][2], points[i][3], warmup_ms, points[i][5]
-            ),
-        )
-        for i in order
+        (_reduce_latency, latency_scenario(*points[i][:4], points[i][5], warmup_ms)) for i in order
     ]
     answers = run_scenarios(tasks, jobs=jobs, progress=progress)
     rows: list[dict[str, Any]] = [{}] * len(points)
     for i, answer in zip(order, answers, strict=True):
-        scheme, oversub, load, seed, role, size = points[i]
-        start, stop = latency_timing_us(warmup_ms, size)
+        scheme, oversub, load, seed, role, reading = points[i]
+        capacity, held = latency_queue(scheme, reading)
         rows[i] = {
             "scheme": scheme,
             "oversub": oversub,
@@ -186,9 +193,10 @@ def run_latency_difference(
             "load": load,
             "seed": seed,
             "role": role,
-            "buffer_pkts": size,
-            "warmup_ms": start / 1e3,
-            "stop_ms": stop / 1e3,
+            "reading": reading,
+            "buffer": capacity,
+            "buffer_pkts": held,
+            "warmup_ms": warmup_ms if LATENCY_READINGS[reading]["W"] == "W1" else 0.0,
             **answer,
         }
     return pd.DataFrame(rows)
@@ -197,7 +205,7 @@ def run_latency_difference(
 def latency_packets(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per test packet of every run: the run's keys, ``packet`` (0..126, to
     host packet + 1) and ``latency_us`` (NaN = lost)."""
-    keys = ["scheme", "oversub", "load", "seed", "role", "buffer_pkts"]
+    keys = ["scheme", "oversub", "load", "seed", "role", "reading"]
     frames = []
     for _, run_row in runs.iterrows():
         values = np.array(str(run_row["latencies_us"]).split(), dtype=float)
@@ -253,20 +261,26 @@ def latency_summary(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def latency_buffer_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """The buffer-size sensitivity point: per (scheme, buffer) the means over seeds of
-    the runs' mean and std, the largest latency and lost test packets per run."""
-    oversub, load = LATENCY_BUFFERS["oversub"], LATENCY_BUFFERS["load"]
-    point = runs[(runs["oversub"] == oversub) & (runs["load"] == load)]
-    if not (point["role"] == "buffer").any():
-        return pd.DataFrame(
-            columns=[
-                *("scheme", "buffer_pkts", "default", "runs", "mean_us", "std_us", "max_us"),
-                *("lost_mean", "switch_drops"),
-            ]
-        )
+def latency_variant_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """The named variants beside the chosen reading at 64:4:1: per (reading, scheme,
+    load > 0) the means over seeds of the runs' mean and std, the largest latency,
+    lost test packets per run and switch drops per run (the chosen reading's rows
+    from the grid, with the variants' seeds)."""
+    columns = ["reading", "scheme", "load", "runs", "mean_us", "std_us", "max_us"]
+    columns += ["lost_mean", "switch_drops"]
+    variant = runs[runs["role"] == "variant"]
+    if not len(variant):
+        return pd.DataFrame(columns=columns)
+    seeds = set(variant["seed"])
+    chosen = runs[
+        (runs["role"] == "grid")
+        & (runs["oversub"] == VARIANT_OVERSUB)
+        & runs["seed"].isin(seeds)
+        & runs["load"].isin(set(variant["load"]))
+    ]
+    both = pd.concat([chosen, variant])
     table = (
-        point.groupby(["scheme", "buffer_pkts"], sort=False)
+        both.groupby(["reading", "scheme", "load"], sort=False)
         .agg(
             runs=("seed", "count"),
             mean_us=("mean_us", "mean"),
@@ -277,15 +291,9 @@ def latency_buffer_table(runs: pd.DataFrame) -> pd.DataFrame:
         )
         .reset_index()
     )
-    table.insert(
-        2,
-        "default",
-        [
-            latency_default_buffer(s) == b
-            for s, b in zip(table["scheme"], table["buffer_pkts"], strict=True)
-        ],
-    )
-    order = {s: i for i, s in enumerate(LATENCY_SCHEMES)}
+    readings = {r: i for i, r in enumerate(LATENCY_READINGS)}
+    schemes = {s: i for i, s in enumerate(LATENCY_SCHEMES)}
+    key = {"reading": readings, "scheme": schemes}
     return table.sort_values(
-        ["scheme", "buffer_pkts"], key=lambda c: c.map(order) if c.name == "scheme" else c
-    ).reset_index(drop=True)
+        ["reading", "scheme", "load"], key=lambda c: c.map(key[c.name]) if c.name in key else c
+    ).reset_index(drop=True)[columns]

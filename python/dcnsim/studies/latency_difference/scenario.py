@@ -36,14 +36,57 @@ LATENCY_FULL: dict[str, Any] = {
     "loads": list(LATENCY_LOADS),
     "oversubs": list(LATENCY_OVERSUBSCRIPTIONS),
     "seeds": [1, 2, 3, 4, 5],
-    "warmup_ms": 50.0,
+    "warmup_ms": 50.0,  # W1's warm-up
+    "variant_loads": [0.1, 0.5, 0.9],
+    "variant_seeds": [1, 2, 3],
 }
 LATENCY_QUICK: dict[str, Any] = {
     "loads": [0.0, 0.1, 0.9],
     "oversubs": ["64:4:1", "16:4:1"],
     "seeds": [1],
     "warmup_ms": 10.0,
+    "variant_loads": [0.1],
+    "variant_seeds": [1],
 }
+#: The oversubscription the named variants run at: the seed's numbered one.
+VARIANT_OVERSUB = "64:4:1"
+
+#: The readings of the seed (docs/studies.md, "Readings of the seed"), one letter
+#: per question: A load, C connections, W when the test leaves, B buffers, E ELR,
+#: T TCP, P pFabric. ``default`` is the one the seed's text and pFabric's ns-2
+#: scripts support; each named variant changes one question, ``previous`` is the
+#: study before issue 37.
+READING_DEFAULT = "default"
+_CHOSEN = {"A": "A1", "C": "C1", "W": "W0", "B": "B1", "E": "E1", "T": "T1", "P": "P1"}
+LATENCY_READINGS: dict[str, dict[str, str]] = {
+    READING_DEFAULT: _CHOSEN,
+    **{code: {**_CHOSEN, code[0]: code} for code in ("A2", "C3", "W1", "B2", "E2", "T2")},
+    **{code: {**_CHOSEN, code[0]: code} for code in ("T3", "P2")},
+    "previous": {"A": "A1", "C": "C3", "W": "W1", "B": "Bp", "E": "E2", "T": "T3", "P": "P2"},
+}
+LATENCY_READING_TEXT: dict[str, str] = {
+    READING_DEFAULT: "A1 C1 W0 B1 E1 T1 P1: the seed's text and pFabric's ns-2 scripts",
+    "A2": "load a fraction of the agg->core link",
+    "C3": "a connection with handshake and FIN per flow",
+    "W1": "the test after a warm-up in which the queues fill",
+    "B2": "ns-2's default queue limit, 50 packets (49 held)",
+    "E2": "ELR for every packet",
+    "T2": "the ns2 profile (FullTcp's defaults) with 1460 B segments",
+    "T3": "dcnsim's default TCP",
+    "P2": "pFabric's parameters rescaled to this tree's round trip",
+    "previous": "the study before issue 37: A1 C3 W1, 150/24-packet queues, E2 T3 P2",
+}
+
+
+def reading_schemes(reading: str, schemes: list[str]) -> list[str]:
+    """The schemes of ``schemes`` a reading changes (all for ``default``)."""
+    if reading not in LATENCY_READINGS:
+        raise ValueError(f"reading must be one of {', '.join(LATENCY_READINGS)}, got {reading!r}")
+    only = {"T2": "TCP", "T3": "TCP", "P2": "pFabric", "E2": "+ELR"}.get(reading)
+    if only is None:
+        return schemes
+    return [s for s in schemes if (s.endswith(only) if only == "+ELR" else s.startswith(only))]
+
 
 TEST_PACKETS = 127  # host 0 to each of the other 127 hosts
 TEST_PACKET_BYTES = 1500
@@ -53,18 +96,21 @@ ACK_BYTES = 40
 #: The test packets leave host 0 back to back: one every serialization time of a
 #: 1500 B packet on its 1 Gbps link.
 TEST_INTERVAL_US = TEST_PACKET_BYTES * 8 / 1e3  # 12 µs
-#: Drop-tail switch buffer of the TCP schemes: pFabric's TCP-DropTail baseline,
-#: 225 KB = 150 packets of 1500 B per port.
+#: Drop-tail switch buffer of the TCP schemes before issue 37 (``previous``):
+#: pFabric's TCP-DropTail baseline, 225 KB = 150 packets of 1500 B per port.
 DROPTAIL_BUFFER_PKTS = int(BACKGROUND.get("network.queue.capacity").removesuffix("pkt"))  # 150
 #: pFabric switch (and NIC) buffer: pFabric's 36 KB = 24 packets per port.
 PFABRIC_BUFFER_PKTS = 24
-#: The buffer-size sensitivity runs: one point, three sizes per queue kind.
-LATENCY_BUFFERS: dict[str, Any] = {
-    "load": 0.1,
-    "oversub": "64:4:1",
-    "droptail": [50, DROPTAIL_BUFFER_PKTS, 600],
-    "pfabric": [12, PFABRIC_BUFFER_PKTS, 48],
-}
+#: B1, pFabric's scripts' queues in bytes, as ns-2 counts them, on every port. TCP:
+#: RED (``run_baseline.sh``: ``DCTCP_K=10000``, no marking) drops an arrival once the
+#: bytes queued reach ``limit_ x mean_pktsize_`` = 150 x 1460 (``red.cc``), which
+#: holds 146 full packets, as dcnsim's drop-tail does with 219000 B (queued + arrival
+#: <= capacity). pFabric: the drop-prio queue (``pfabric.patch``, ``DropTail::enque``)
+#: evicts until the bytes are below 24 x 1500, so 35999 B, 23 full packets.
+SCRIPT_QUEUES: dict[str, tuple[str, int]] = {"TCP": ("219000B", 146), "pFabric": ("35999B", 23)}
+#: B2, ns-2's default ``Queue set limit_ 50`` in packets: ``drop-tail.cc`` drops
+#: when ``q_->length() + 1 >= qlim_``, so 49 are held.
+NS2_DEFAULT_QUEUE = ("49pkt", 49)
 #: Switch ports whose queues are traced: the first two upward hops of host 0.
 LATENCY_TRACED_PORTS = ["tor0->agg0", "agg0->core0"]
 
@@ -102,6 +148,34 @@ PFABRIC_TRANSPORT: dict[str, Any] = {
     "probe_after": 5,  # pFabric's default
 }
 
+#: T1, the TCP baseline of pFabric's scripts (``qjump.tcl``, ``run_baseline.sh``):
+#: FullTcp/Sack (the ``ns2_sack`` profile) with 1460 B segments (``pktSize``),
+#: ``windowInit_ 12``, ``window_ 1000000`` (hence ssthresh), ``maxcwnd_`` = queue - 1
+#: = 149 (a cap on the window: ``rwnd``), ``minrto_`` = ``rtxcur_init_`` = 200 µs,
+#: ``maxrto_ 2``, ``tcpTick_`` 1 µs, an ACK per segment, ``dynamic_dupack_ 1000000``
+#: (no fast retransmit), and no TCP Small Queues (ns-2 has none).
+TCP_SCRIPTS: dict[str, Any] = {
+    "profile": "ns2_sack",
+    "mss": "1460B",
+    "init_cwnd": 12,
+    "initial_ssthresh": "1000000pkt",
+    "rwnd": "149pkt",
+    "min_rto": "200us",
+    "initial_rto": "200us",
+    "max_rto": "2s",
+    "rto_granularity": "1us",
+    "dupack_threshold": 1000000,
+    "host_queue_limit": 1000000,
+}
+#: T2: the ``ns2`` profile (ns-2.35 FullTcp's defaults) with the seed's 1460 B segments.
+TCP_NS2: dict[str, Any] = {"profile": "ns2", "mss": "1460B"}
+#: P1: the constants of pFabric's scripts (``run_pfabric.sh``, ``qjump.tcl``;
+#: dcnsim's ``[transport.pfabric]`` defaults are these): init_cwnd 12, max_cwnd 23,
+#: a 45 µs RTO, probe mode after 5 timeouts; no TCP Small Queues.
+PFABRIC_SCRIPTS: dict[str, Any] = {"init_cwnd": 12, "max_cwnd": 23, "rto": "45us", "probe_after": 5}
+#: The test packets' traffic class, the one ELR routes under E1.
+TEST_CLASS = 1
+
 #: What the seed reports in its text (the rest is in its Figures 2-7, not in numbers),
 #: by (scheme, oversubscription, load).
 LATENCY_SEED: dict[tuple[str, str, float], str] = {
@@ -131,10 +205,16 @@ def scheme_parts(scheme: str) -> tuple[bool, bool]:
     return scheme.startswith("pFabric"), scheme.endswith("+ELR")
 
 
-def latency_default_buffer(scheme: str) -> int:
-    """The switch buffer (packets per port) of a scheme unless one is given."""
+def latency_queue(scheme: str, reading: str = READING_DEFAULT) -> tuple[str, int]:
+    """(capacity, full packets it holds) of every queue of ``scheme`` under ``reading``."""
     pfabric, _ = scheme_parts(scheme)
-    return PFABRIC_BUFFER_PKTS if pfabric else DROPTAIL_BUFFER_PKTS
+    buffers = LATENCY_READINGS[reading]["B"]
+    if buffers == "B1":
+        return SCRIPT_QUEUES["pFabric" if pfabric else "TCP"]
+    if buffers == "B2":
+        return NS2_DEFAULT_QUEUE
+    size = PFABRIC_BUFFER_PKTS if pfabric else DROPTAIL_BUFFER_PKTS
+    return f"{size}pkt", size
 
 
 def latency_timing_us(warmup_ms: float, buffer_pkts: int) -> tuple[int, int]:
@@ -149,23 +229,33 @@ def latency_timing_us(warmup_ms: float, buffer_pkts: int) -> tuple[int, int]:
     return start, start + train + margin
 
 
+def latency_host_load(load: float, oversub: str, reading: str = READING_DEFAULT) -> float:
+    """Each host's background load (a fraction of its link) for the seed's ``load``:
+    the same under A1; under A2 what offers ``load`` of an agg->core link (64 hosts
+    send 64/127 of their traffic through it)."""
+    if LATENCY_READINGS[reading]["A"] == "A1":
+        return load
+    return load * LATENCY_OVERSUBSCRIPTIONS[oversub] * 127 / (64 * 64)
+
+
 def latency_scenario(
     scheme: str,
     oversub: str,
     load: float,
     seed: int = 1,
+    reading: str = READING_DEFAULT,
     warmup_ms: float = LATENCY_FULL["warmup_ms"],
-    buffer_pkts: int | None = None,
 ) -> Scenario:
     """The seed's tree with all-to-all background load and 127 test packets from host 0.
 
     1 core, 2 aggregation switches, 8 ToRs, 16 hosts per ToR; 1 Gbps host links, the
     upper tiers at 1, 2 or 4 Gbps (``oversub`` 64:4:1, 32:4:1, 16:4:1); 0.2 µs per
     link, 2.5 µs host delay. Background: every host opens TCP flows (DeTail-style
-    sizes) to every other host at ``load`` of its link from time 0 (none at load 0).
-    The test: one 1500 B packet from host 0 to each other host, back to back, from
-    ``warmup_ms`` on. ``scheme``: ``TCP`` (NewReno, drop-tail), ``pFabric``
-    (pFabric transport and queues), either with ``+ELR``.
+    sizes) to every other host at ``load`` from time 0 (none at load 0). The test:
+    one 1500 B packet from host 0 to each other host, back to back. ``scheme``:
+    ``TCP`` (drop-tail), ``pFabric`` (pFabric transport and queues), either with
+    ``+ELR``. ``reading``: one of ``LATENCY_READINGS`` (docs/studies.md);
+    ``warmup_ms`` is when the test leaves under W1 (under W0 it leaves at 0).
     """
     pfabric, elr = scheme_parts(scheme)
     if oversub not in LATENCY_OVERSUBSCRIPTIONS:
@@ -174,40 +264,55 @@ def latency_scenario(
         )
     if not 0 <= load <= 1:
         raise ValueError(f"load must be within 0..1, got {load}")
-    buffer_pkts = latency_default_buffer(scheme) if buffer_pkts is None else buffer_pkts
-    start, stop = latency_timing_us(warmup_ms, buffer_pkts)
+    reading_schemes(reading, [scheme])
+    parts = LATENCY_READINGS[reading]
+    capacity, held = latency_queue(scheme, reading)
+    start, stop = latency_timing_us(warmup_ms if parts["W"] == "W1" else 0.0, held)
     upper = {"rate": f"{LATENCY_OVERSUBSCRIPTIONS[oversub]}Gbps"}
-    queue = {"kind": "pfabric" if pfabric else "droptail", "capacity": f"{buffer_pkts}pkt"}
+    queue = {"kind": "pfabric" if pfabric else "droptail", "capacity": capacity}
     data = BACKGROUND.to_dict()
     data.update(
-        name=f"latency-difference {scheme} {oversub} load={load:g}",
+        name=f"latency-difference {scheme} {oversub} load={load:g} reading={reading}",
         seed=seed,
         stop_time=f"{stop}us",
     )
     data["topology"].update(tor_agg_link=upper, agg_core_link=dict(upper))
     data["network"]["queue"] = queue
-    if pfabric:
-        # pFabric's priority queues are on every port, the hosts' NICs too.
+    if pfabric or reading != "previous":
+        # pFabric's scripts give every link, the hosts' too, the same queue.
         data["network"]["nic_queue"] = dict(queue)
-        data["transport"] = {
+    transport: dict[str, Any] = {}
+    if pfabric:
+        transport = {
             "protocol": "pfabric",
             "priority": "remaining",
-            "pfabric": dict(PFABRIC_TRANSPORT),
+            "pfabric": dict(PFABRIC_TRANSPORT if parts["P"] == "P2" else PFABRIC_SCRIPTS),
         }
+        if reading != "previous":
+            transport["host_queue_limit"] = TCP_SCRIPTS["host_queue_limit"]
+    elif parts["T"] == "T1":
+        transport = dict(TCP_SCRIPTS)
+    elif parts["T"] == "T2":
+        transport = dict(TCP_NS2)
+    if transport or parts["C"] == "C1":
+        data["transport"] = {**data.get("transport", {}), **transport}
+    if parts["C"] == "C1":
+        data["transport"]["handshake"] = False
+    probe = {
+        "src": 0,
+        "dst": "all",
+        "size": f"{TEST_PACKET_BYTES}B",
+        "time": f"{start}us",
+        "interval": f"{TEST_INTERVAL_US:g}us",
+    }
     if elr:
         data["forwarding"]["policy"] = "elr"
-    workloads = [{**w, "load": load} for w in data["traffic"]["workloads"]]
-    data["traffic"] = {
-        "probes": [
-            {
-                "src": 0,
-                "dst": "all",
-                "size": f"{TEST_PACKET_BYTES}B",
-                "time": f"{start}us",
-                "interval": f"{TEST_INTERVAL_US:g}us",
-            }
-        ]
-    }
+        if parts["E"] == "E1":
+            data["forwarding"]["elr_classes"] = [TEST_CLASS]
+            probe["class"] = TEST_CLASS
+    host_load = latency_host_load(load, oversub, reading)
+    workloads = [{**w, "load": host_load} for w in data["traffic"]["workloads"]]
+    data["traffic"] = {"probes": [probe]}
     if load > 0:
         data["traffic"]["workloads"] = workloads
     data["trace"] = {"queues": list(LATENCY_TRACED_PORTS)}
