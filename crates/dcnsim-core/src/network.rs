@@ -268,25 +268,21 @@ impl Port {
         }
     }
 
-    /// Start loading the queue entry of the packet this port sends next
-    /// when it wakes (an event-driven FIFO's head, or a strict-priority
-    /// queue's head of its highest class).
+    /// Start loading the FIFO entry of the packet this port sends next
+    /// when it wakes (an event-driven FIFO's head).
     #[inline(always)]
     pub fn prefetch_waiting(&self) {
-        match &self.queue {
-            Queue::Droptail(fifo) => fifo.prefetch_waiting(),
-            Queue::Priority(classes) => classes.prefetch_waiting(),
-            _ => {}
+        if let Queue::Droptail(fifo) = &self.queue {
+            fifo.prefetch_waiting();
         }
     }
 
     /// The packet this port sends next when it wakes, if its queue is a
-    /// FIFO or strict-priority queue holding one (nothing paused or held).
+    /// FIFO holding one.
     #[inline(always)]
     pub fn first_waiting(&self) -> Option<u32> {
         match &self.queue {
             Queue::Droptail(fifo) => fifo.first_waiting(),
-            Queue::Priority(classes) => classes.first_waiting(),
             _ => None,
         }
     }

@@ -71,30 +71,6 @@ struct Entry {
     size: u32,
 }
 
-impl Priority {
-    /// The packet the port sends next if no class is paused or held: the
-    /// head of the highest class holding packets.
-    #[inline]
-    fn head(&self) -> Option<&Entry> {
-        let c = highest(self.occupied)?;
-        self.classes[c].fifo.front()
-    }
-
-    /// The arena index of [`Priority::head`]'s packet.
-    #[inline(always)]
-    pub fn first_waiting(&self) -> Option<u32> {
-        self.head().map(|e| e.pkt)
-    }
-
-    /// Start loading [`Priority::head`]'s entry (see `crate::cache`).
-    #[inline(always)]
-    pub fn prefetch_waiting(&self) {
-        if let Some(e) = self.head() {
-            crate::cache::prefetch(e);
-        }
-    }
-}
-
 /// The highest class whose bit is set in `mask`.
 #[inline(always)]
 fn highest(mask: u8) -> Option<usize> {
@@ -358,8 +334,6 @@ mod tests {
             } else {
                 assert_eq!(dropped.pop(), Some(pkt));
             }
-            let top = (0..CLASSES).rev().find(|&c| !model[c].is_empty());
-            assert_eq!(p.first_waiting(), top.map(|c| model[c][0]));
             for _ in 0..rng.random_range(0..3) {
                 let paused: u8 = if rng.random_bool(0.5) {
                     0
