@@ -134,7 +134,7 @@ def test_a_killed_worker_stops_the_sweep_in_one_line_and_it_resumes(tmp_path, un
     assert proc.returncode == 2 and stdout == "", stderr
     before = records(out)
     assert stderr.strip() == (
-        f"error: a worker process died: {out} keeps {len(before)} of the sweep's 24 runs "
+        f"error: a worker process died; {out} keeps {len(before)} of the sweep's 24 runs "
         f"({len(before)} finished now); run the same sweep again to resume"
     )
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
