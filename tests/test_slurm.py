@@ -18,6 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 import tomli_w
 
+from dcnsim.slurm import cluster
+from dcnsim.sweeps import Sweep, SweepError
 from simhelp import assert_one_error_line, cli, interruptible
 
 pytest.importorskip("dask_jobqueue", reason="the dask extra (a test requirement) is missing")
@@ -81,20 +83,43 @@ def timed_error(tmp_path: Path, path: Path, bound_s: float) -> str:
 @pytest.mark.parametrize(
     ("slurm", "expected"),
     [
-        (None, "slurm: --dask slurm needs a [slurm] table in the sweep file"),
         ({"partition": "debug"}, "slurm.partition: unknown key: dask-jobqueue calls it queue"),
-        ({"cores": 1}, "slurm.memory: required"),
         ({"cores": 0, "memory": "1GB"}, "slurm.cores: expected a whole number >= 1, got 0"),
-        ({"cores": 1, "memory": "lots"}, "slurm.memory: 'lots' is not a size"),
+        ({"cores": 1, "memory": 4}, "slurm.memory: expected a non-empty string, got 4"),
         ({"cores": 1, "memory": "1GB", "walltime": "soon"}, "slurm.walltime: 'soon' is not a"),
         ({"cores": 1, "memory": "1GB", "worker_wait": -1}, "slurm.worker_wait: expected seconds"),
         ({"cores": 1, "memory": "1GB", "nodes": 2}, "slurm.nodes: unknown key (expected one"),
+        ({"cores": 1, "job_extra_directives": "-N 1"}, "slurm.job_extra_directives: expected a"),
     ],
 )
-def test_bad_slurm_tables_are_one_line_before_anything_is_submitted(tmp_path, slurm, expected):
-    message = timed_error(tmp_path, write(tmp_path, slurm), 30)
-    assert message.startswith(expected), message
-    assert not (tmp_path / "out").exists()
+def test_bad_slurm_tables_are_refused_when_the_sweep_is_read(slurm, expected):
+    with pytest.raises(SweepError) as refused:
+        Sweep.from_dict({**SWEEP, "slurm": slurm})
+    assert str(refused.value).startswith(expected), refused.value
+
+
+@pytest.mark.parametrize(
+    ("slurm", "expected"),
+    [
+        ({}, "slurm: --dask slurm needs a [slurm] table in the sweep file"),
+        ({"cores": 1}, "slurm.memory: required"),
+        ({"cores": 1, "memory": "lots"}, "slurm.memory: 'lots' is not a size"),
+    ],
+)
+def test_slurm_tables_that_cannot_make_a_cluster_are_refused_before_it(slurm, expected):
+    with pytest.raises(SweepError) as refused:
+        cluster(slurm, jobs=1)
+    assert str(refused.value).startswith(expected), refused.value
+
+
+def test_a_bad_slurm_table_is_one_line_and_exit_2_before_anything_is_submitted(tmp_path):
+    for slurm, expected in [
+        (None, "slurm: --dask slurm needs a [slurm] table in the sweep file"),
+        ({"partition": "debug"}, "slurm.partition: unknown key: dask-jobqueue calls it queue"),
+    ]:
+        message = timed_error(tmp_path, write(tmp_path, slurm), 60)
+        assert message.startswith(expected), message
+        assert not (tmp_path / "out").exists()
 
 
 @on_slurm
@@ -130,7 +155,7 @@ def test_a_sweep_on_slurm_gives_the_local_pool_tables_byte_for_byte(tmp_path):
 
 @on_slurm
 def test_a_partition_that_does_not_exist_is_one_line_before_submitting(tmp_path):
-    message = timed_error(tmp_path, write(tmp_path, table(tmp_path, queue="nosuch")), 30)
+    message = timed_error(tmp_path, write(tmp_path, table(tmp_path, queue="nosuch")), 60)
     assert message == (
         "slurm: Slurm refuses the worker job: allocation failure: Invalid partition name specified"
     ), message
