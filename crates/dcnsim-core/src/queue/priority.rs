@@ -146,7 +146,7 @@ impl Discipline for Priority {
         if in_class && fits(self.capacity, self.packets, self.bytes, q.size) {
             let size = u64::from(q.size);
             class.bytes += size;
-            class.fifo.push_back(q);
+            crate::cache::push_back_checked(&mut class.fifo, q);
             self.bytes += size;
             self.packets += 1;
         } else {
