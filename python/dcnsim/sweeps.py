@@ -29,7 +29,8 @@ that failed keeps its one-line error (simulations are deterministic: it would fa
 again). Runs go to a local process pool, or to Dask (``dask="local"`` for a
 LocalCluster on this machine, ``"tcp://HOST:PORT"`` for a running scheduler,
 ``"slurm"`` for a dask-jobqueue SLURMCluster configured by the ``[slurm]`` table:
-its options, and ``workers``). Results land in a sweep directory (``dcnsim.store``).
+``dcnsim.cluster``, ``dcnsim.slurm``). Results land in a sweep directory
+(``dcnsim.store``).
 """
 
 from __future__ import annotations
