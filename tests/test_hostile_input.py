@@ -7,6 +7,7 @@ import fcntl
 import os
 import random
 import re
+import resource
 import signal
 import stat
 import subprocess
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+import tomli_w
 
 import dcnsim
 from dcnsim import ScenarioError, limits
@@ -321,6 +323,42 @@ def test_a_run_beyond_the_address_space_limit_is_refused_naming_it(tmp_path):
         r"\(ulimit -v\); memory_limit / --memory-limit to change\)$",
         last,
     ), last
+
+
+#: Two 10 Gbps sources of 64 B packets into a 1 Gbps host behind a switch buffer of a
+#: billion packets: some 37 M packets a second pile up in the buffer, which the memory
+#: estimate (a few KB: ports and routes) does not count.
+DEEP_BUFFER = {"stop_time": "1s",
+               "topology": {"kind": "star", "hosts": 3, "link": {"rate": "10Gbps"},
+                            "host_rates": ["1Gbps", "10Gbps", "10Gbps"]},
+               "network": {"queue": {"kind": "droptail", "capacity": "1000000000pkt"}},
+               "traffic": {"streams": [{"src": s, "dst": 0, "rate": "10Gbps", "size": "64B"}
+                                       for s in (1, 2)]}}  # fmt: skip
+
+
+def test_a_run_that_outgrows_its_estimate_under_a_limit_ends_in_one_line(tmp_path):
+    # Under a 1.5 GB address-space limit, above the estimate but below what the queued
+    # packets take, this aborted the interpreter (SIGABRT, "memory allocation of
+    # 536870912 bytes failed" in the packet arena's growth).
+    path = tmp_path / "deep.toml"
+    path.write_text(tomli_w.dumps(DEEP_BUFFER))
+    proc = subprocess.run(
+        [sys.executable, "-m", "dcnsim", "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(
+            resource.RLIMIT_AS, (1_500_000_000, resource.RLIM_INFINITY)
+        ),
+    )
+    message = assert_one_error_line(proc)
+    assert re.fullmatch(
+        r"scenario: the run outgrew the memory the process may take: a table's growth to "
+        r"\d+\.\d MB was refused at 0\.\d{6} s of simulated time \(more held at once than the "
+        r"estimate "
+        r"before the run counted: packets queued in deep buffers, events, flows\)",
+        message,
+    ), message
 
 
 def fake_cgroups(root: Path, v2: bool, limits_by_group: dict[str, tuple[str, str]]) -> None:

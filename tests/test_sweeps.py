@@ -132,11 +132,11 @@ def test_a_killed_worker_stops_the_sweep_in_one_line_and_it_resumes(tmp_path, un
     os.kill(int(children[0]), signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 2 and stdout == "", stderr
-    assert stderr.strip() == (
-        "error: a worker process died; the runs that finished are kept: run the sweep again "
-        "to resume"
-    )
     before = records(out)
+    assert stderr.strip() == (
+        f"error: a worker process died; {out} keeps {len(before)} of the sweep's 24 runs "
+        f"({len(before)} finished now); run the same sweep again to resume"
+    )
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert f"ran {24 - len(before)}, {len(before)} already done, 0 failed" in again.stdout
     for mine, whole in zip(tables(out), tables(uninterrupted), strict=True):
@@ -345,7 +345,7 @@ def test_the_dask_install_hint_works_as_written():
     lists them (not "dcnsim[dask]": dcnsim is not on a package index)."""
     import tomllib
 
-    from dcnsim.sweeps import dask_hint
+    from dcnsim.cluster import dask_hint
 
     pyproject = tomllib.loads((EXAMPLES.parent / "pyproject.toml").read_text())
     hint = dask_hint()

@@ -29,7 +29,8 @@ that failed keeps its one-line error (simulations are deterministic: it would fa
 again). Runs go to a local process pool, or to Dask (``dask="local"`` for a
 LocalCluster on this machine, ``"tcp://HOST:PORT"`` for a running scheduler,
 ``"slurm"`` for a dask-jobqueue SLURMCluster configured by the ``[slurm]`` table:
-its options, and ``workers``). Results land in a sweep directory (``dcnsim.store``).
+``dcnsim.cluster``, ``dcnsim.slurm``). Results land in a sweep directory
+(``dcnsim.store``).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -148,9 +149,9 @@ class Sweep:
             _check_key(base, key, values[0])
         if len(set(keys)) < len(keys):
             raise SweepError("grid: a key appears twice (in [grid] and [[zip]] together)")
-        slurm = data.get("slurm", {})
-        if not isinstance(slurm, Mapping):
-            raise SweepError("slurm: expected a table of SLURMCluster options")
+        from dcnsim.slurm import check_table  # it raises SweepError: imported here
+
+        slurm = check_table(data.get("slurm", {}))
         tables = _tables(data.get("tables", ["flows"]))
         columns = [*(column_name(k) for k in keys), "seed"]
         seeds = _seeds(data.get("seeds", DEFAULT_SEEDS))
@@ -163,7 +164,7 @@ class Sweep:
             seeds=seeds,
             tables=tables,
             figures=_figures(data.get("figures", []), tables, columns),
-            slurm=dict(slurm),
+            slurm=slurm,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -464,16 +465,23 @@ def run_sweep(
                 else:
                     yield r
 
+        runs = todo()
+        first = next(runs, None)  # none left: nothing is started, no job submitted
+        runs = itertools.chain([] if first is None else [first], runs)
         # Connect first: a scheduler that cannot be reached leaves nothing behind.
-        client = stack.enter_context(_dask_client(dask, jobs, sweep.slurm)) if dask else None
+        client = None
+        if dask and first is not None:
+            from dcnsim import cluster
+
+            client, watch = stack.enter_context(cluster.connect(dask, jobs, sweep.slurm))
         directory = store.open_sweep_dir(out, sweep.to_dict())
         window = 2 * jobs  # runs made ahead: each worker has its next one at hand
         answers = (
-            _on_dask(client, todo(), sweep, window)
+            cluster.on_dask(client, watch, runs, sweep.tables, window)
             if client is not None
-            else _on_pool(todo(), sweep, jobs, window)
+            else _on_pool(runs, sweep, jobs, window)
         )
-        interrupted = False
+        stopped: BaseException | None = None
         try:
             # closing: on Ctrl-C the runs already handed out are stopped at once.
             with closing(answers):
@@ -483,18 +491,22 @@ def run_sweep(
                     failed += "error" in answer
                     bar.set_postfix(failed=failed, refresh=False)
                     bar.update(1)
-        except KeyboardInterrupt:
-            interrupted = True
+        except (KeyboardInterrupt, SweepError) as exc:  # Ctrl-C, a cluster with no worker
+            stopped = exc
         finally:
             catalog = store.write_catalog(directory, sweep.iter_runs(), sweep.columns())
             where = dask or "local"
             store.note_session(directory, started, time.perf_counter() - clock, ran, where)
-        if interrupted:
+        if stopped is not None:
             kept = int((catalog["status"] != "pending").sum())
-            raise SweepInterrupted(
-                f"interrupted: {out} keeps {kept:,} of the sweep's {total:,} runs ({ran:,} "
+            said = "interrupted:" if isinstance(stopped, KeyboardInterrupt) else f"{stopped};"
+            line = (
+                f"{said} {out} keeps {kept:,} of the sweep's {total:,} runs ({ran:,} "
                 "finished now); run the same sweep again to resume"
             )
+            if isinstance(stopped, KeyboardInterrupt):
+                raise SweepInterrupted(line)
+            raise SweepError(line)
     return SweepOutcome(total, ran, skipped, failed, time.perf_counter() - clock, directory)
 
 
@@ -542,34 +554,7 @@ def _finished(pending: dict[Any, Run]) -> Iterator[tuple[Run, dict[str, Any]]]:
     """Wait for one or more of the ``pending`` futures; take them out as answered."""
     done, _ = wait(pending, return_when=FIRST_COMPLETED)
     for future in done:
-        yield pending.pop(future), _answer(future)
-
-
-def _on_dask(
-    client: Any, todo: Iterator[Run], sweep: Sweep, window: int
-) -> Iterator[tuple[Run, dict[str, Any]]]:
-    """(run, answer) as each run finishes on a Dask cluster (which reruns the runs of a
-    worker it loses), with at most ``window`` runs submitted at a time."""
-    from distributed import as_completed as dask_completed
-
-    def submit(r: Run) -> Any:
-        future = client.submit(execute, r.scenario.to_json(), sweep.tables, key=f"run-{r.id}")
-        pending[future] = r
-        return future
-
-    pending: dict[Any, Run] = {}
-    started = [submit(r) for r in itertools.islice(todo, window)]
-    if not started:
-        return
-    finished = dask_completed(started)
-    try:
-        for future in finished:
-            yield pending.pop(future), _answer(future)
-            following = next(todo, None)
-            if following is not None:
-                finished.add(submit(following))
-    finally:
-        client.cancel(list(pending))
+        yield pending.pop(future), future_answer(future)
 
 
 #: A run with no traffic: its tables have every column, with its type, and no row.
@@ -614,72 +599,11 @@ def one_line(exc: BaseException, named: bool = True) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _answer(future: Any) -> dict[str, Any]:
+def future_answer(future: Any) -> dict[str, Any]:
     """A future's answer; a worker that died counts as the run's failure."""
     try:
         return future.result()
     except BrokenProcessPool:
-        raise SweepError(
-            "a worker process died; the runs that finished are kept: run the sweep again to resume"
-        ) from None
+        raise SweepError("a worker process died") from None  # run_sweep says what is kept
     except Exception as exc:  # a Dask worker lost too often, an answer that did not arrive
         return {"error": one_line(exc)}
-
-
-def dask_hint() -> str:
-    """How to install the ``dask`` extra, as commands that work as typed: in the clone,
-    or anywhere with the extra's requirements read from the installed metadata."""
-    from importlib.metadata import requires
-
-    extra = [
-        r.split(";")[0].strip()
-        for r in requires("dcnsim") or []
-        if ";" in r and "extra" in r.split(";")[1] and "dask" in r.split(";")[1]
-    ]
-    return 'pip install ".[dask]" in the dcnsim clone, or pip install ' + " ".join(
-        f'"{r}"' for r in extra
-    )
-
-
-#: How long to wait for a Dask scheduler before saying it cannot be reached.
-DASK_CONNECT_TIMEOUT_S = 5
-
-
-@contextmanager
-def _dask_client(dask: str, jobs: int, slurm: Mapping[str, Any]) -> Iterator[Any]:
-    """A connected Dask client, closed (with the cluster this made) on the way out."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise SweepError(f"--dask: Dask is not installed: {dask_hint()}") from None
-    with ExitStack() as stack:
-        try:
-            if dask == "local":
-                cluster = LocalCluster(
-                    n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
-                )
-            elif dask == "slurm":
-                from dask_jobqueue import SLURMCluster
-
-                options = dict(slurm)
-                workers = int(options.pop("workers", jobs))
-                cluster = SLURMCluster(**options)
-                cluster.scale(workers)
-            elif "://" in dask:
-                cluster = None
-            else:
-                raise SweepError(
-                    f"--dask: expected local, slurm or a scheduler address such as "
-                    f"tcp://HOST:8786, got '{dask}'"
-                )
-            if cluster is not None:
-                stack.callback(cluster.close)
-            client = Client(cluster or dask, timeout=f"{DASK_CONNECT_TIMEOUT_S}s")
-        except (OSError, TimeoutError) as exc:
-            raise SweepError(
-                f"--dask {dask}: cannot reach the scheduler: {one_line(exc)}"
-            ) from None
-        except ImportError as exc:
-            raise SweepError(f"--dask {dask}: {exc}: {dask_hint()}") from None
-        stack.callback(client.close)
-        yield client

@@ -6,6 +6,9 @@
 //! kernel for transparent huge pages, so that their pages' translations
 //! stay cached too.
 
+use std::cell::Cell;
+use std::collections::VecDeque;
+
 /// Start loading every cache line of `value` (a hint: nothing happens on
 /// targets without a prefetch instruction, and results never depend on it).
 #[inline(always)]
@@ -46,12 +49,113 @@ pub fn push_advised<T>(table: &mut Vec<T>, x: T) {
     if table.len() == table.capacity()
         && 2 * table.capacity() * std::mem::size_of::<T>() >= HUGE_TABLE
     {
-        let mut bigger = Vec::with_capacity(2 * table.capacity());
-        advise_huge_pages(&bigger);
-        bigger.append(table);
-        *table = bigger;
+        grow_large(table);
     }
     table.push(x);
+}
+
+/// Push `x` onto the back of `queue` (a port's FIFO), its growth past
+/// [`HUGE_TABLE`] refusable as a large table's ([`grow_large`]).
+#[inline]
+pub fn push_back_checked<T>(queue: &mut VecDeque<T>, x: T) {
+    if queue.len() == queue.capacity()
+        && 2 * queue.capacity() * std::mem::size_of::<T>() >= HUGE_TABLE
+    {
+        grow_deque(queue);
+    }
+    queue.push_back(x);
+}
+
+/// Bytes of address space a run holds untouched while it goes (no memory is
+/// used until written), given back when the process refuses a large
+/// table's growth: room for the smaller growths until the run ends. Half as
+/// much, and so on down to an eighth, where the process refuses that much.
+const HEADROOM: usize = 1 << 30;
+
+thread_local! {
+    /// Bytes of the last large growth the process refused on this thread (0:
+    /// none since [`take_refused`]). A thread runs one simulation at a time.
+    static REFUSED: Cell<usize> = const { Cell::new(0) };
+    /// The running simulation's [`HEADROOM`], while not given back.
+    static HELD: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// [`HEADROOM`] held for the run on this thread while the guard lives (none
+/// if the process refuses even that).
+pub struct Headroom;
+
+impl Headroom {
+    pub fn hold() -> Headroom {
+        let mut room = Vec::new();
+        let mut bytes = HEADROOM;
+        while room.try_reserve_exact(bytes).is_err() && bytes > HEADROOM / 8 {
+            bytes /= 2;
+        }
+        HELD.set(room);
+        REFUSED.set(0);
+        Headroom
+    }
+}
+
+impl Drop for Headroom {
+    fn drop(&mut self) {
+        drop(HELD.take());
+    }
+}
+
+/// Note a refused growth of `bytes` for the run to end with, and give its
+/// headroom back.
+fn refused(bytes: usize) {
+    drop(HELD.take());
+    REFUSED.set(bytes);
+}
+
+/// Move a full large table into a buffer twice as large, offered for huge
+/// pages. The scenario's memory estimate is checked against what the process
+/// may take before a run, but what a run holds at once (packets queued in a
+/// deep buffer, events, flows) can outgrow it; then an address-space limit
+/// refuses the doubling, and instead of aborting the process (Rust's answer
+/// to a failed allocation) the refusal is kept for the event loop, which
+/// ends the run with it at its next check ([`take_refused`]), and the table
+/// grows in place by an eighth (a sixty-fourth if even that is refused) into
+/// the run's [`Headroom`], given back for this, to get there. Only a refusal
+/// of the last aborts. (A cgroup limit is not an allocation failure but the
+/// kernel's OOM killer: the budget before the run is all there is.)
+#[cold]
+#[inline(never)]
+fn grow_large<T>(table: &mut Vec<T>) {
+    let mut bigger = Vec::new();
+    let want = 2 * table.capacity();
+    if bigger.try_reserve_exact(want).is_err() {
+        refused(want * std::mem::size_of::<T>());
+        let cap = table.capacity();
+        if table.try_reserve_exact(cap / 8).is_err() {
+            table.reserve_exact(cap / 64);
+        }
+        return;
+    }
+    advise_huge_pages(&bigger);
+    bigger.append(table);
+    *table = bigger;
+}
+
+/// [`grow_large`] for a queue: twice as large, or an eighth more once refused.
+#[cold]
+#[inline(never)]
+fn grow_deque<T>(queue: &mut VecDeque<T>) {
+    let cap = queue.capacity();
+    if queue.try_reserve_exact(cap).is_err() {
+        refused(2 * cap * std::mem::size_of::<T>());
+        if queue.try_reserve_exact(cap / 8).is_err() {
+            queue.reserve_exact(cap / 64);
+        }
+    }
+}
+
+/// Bytes of a large growth the process refused on this thread since the last
+/// call (0: none), which ends the run.
+pub fn take_refused() -> usize {
+    REFUSED.replace(0)
 }
 
 /// Ask the kernel to back the 2 MiB-aligned pages inside `table`'s buffer

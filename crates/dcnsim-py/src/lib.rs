@@ -3,7 +3,7 @@
 //! turns into DataFrames, packet captures as a dict of name → pcap bytes.
 //! Runs release the GIL.
 
-use dcnsim_core::{Column, Progress, Scenario, Sink, Table};
+use dcnsim_core::{Aborted, Column, Progress, Scenario, Sink, Table};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::prelude::*;
@@ -187,7 +187,16 @@ fn run<'py>(
     });
     let out = match result {
         Ok(out) => out,
-        Err(_) => {
+        Err(Aborted::OutOfMemory { bytes, at }) => {
+            return Err(ScenarioError::new_err(format!(
+                "scenario: the run outgrew the memory the process may take: a table's growth \
+                 to {:.1} MB was refused at {:.6} s of simulated time (more held at once than the estimate \
+                 before the run counted: packets queued in deep buffers, events, flows)",
+                bytes as f64 / 1e6,
+                at.0 as f64 / 1e12
+            )))
+        }
+        Err(Aborted::Hook) => {
             return Err(failure
                 .into_inner()
                 .expect("not poisoned")

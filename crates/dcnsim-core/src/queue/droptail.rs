@@ -190,11 +190,14 @@ impl Discipline for DropTail {
     fn enqueue(&mut self, q: Queued, dropped: &mut Vec<u32>) {
         if self.admits(q.size) {
             self.bytes += u64::from(q.size);
-            self.fifo.push_back(Entry {
-                pkt: q.pkt,
-                size: q.size,
-                class: q.class,
-            });
+            crate::cache::push_back_checked(
+                &mut self.fifo,
+                Entry {
+                    pkt: q.pkt,
+                    size: q.size,
+                    class: q.class,
+                },
+            );
         } else {
             dropped.push(q.pkt);
         }

@@ -167,10 +167,13 @@ impl Discipline for Priority {
         if in_class && fits(self.capacity, self.packets, self.bytes, q.size) {
             let size = u64::from(q.size);
             class.bytes += size;
-            class.fifo.push_back(Entry {
-                pkt: q.pkt,
-                size: q.size,
-            });
+            crate::cache::push_back_checked(
+                &mut class.fifo,
+                Entry {
+                    pkt: q.pkt,
+                    size: q.size,
+                },
+            );
             self.occupied |= 1 << c;
             self.bytes += size;
             self.packets += 1;

@@ -51,9 +51,16 @@ pub struct Progress {
     pub recorded_rows: u64,
 }
 
-/// The run was stopped by its progress hook.
+/// Why a run stopped before its end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Aborted;
+pub enum Aborted {
+    /// Its progress hook (or sink) said stop.
+    Hook,
+    /// The process refused a table's growth of `bytes` (an address-space or
+    /// cgroup limit) at simulated time `at`: the run held more than its
+    /// estimate ([`crate::cache::take_refused`]).
+    OutOfMemory { bytes: usize, at: Time },
+}
 
 /// A value derived from the scenario seed for one component (`component`,
 /// `index`): the root of every random stream and per-seed hash salt.
@@ -128,6 +135,7 @@ impl Simulation {
         hook: &mut dyn FnMut(&Progress) -> bool,
         mut sink: Option<&mut Sink>,
     ) -> Result<Output, Aborted> {
+        let _headroom = crate::cache::Headroom::hold();
         let started = Instant::now();
         let mut last_report = 0.0;
         let mut stopped = false;
@@ -159,16 +167,17 @@ impl Simulation {
                 self.resume_flows();
             }
             if self.n.events & 0xffff == 0 {
+                Self::check_memory(t)?;
                 if let Some(sink) = sink.as_deref_mut() {
                     if self.held_rows() >= sink.chunk_rows && !self.send_rows(sink, false) {
-                        return Err(Aborted);
+                        return Err(Aborted::Hook);
                     }
                 }
                 let wall = started.elapsed().as_secs_f64();
                 if wall - last_report >= 0.25 {
                     last_report = wall;
                     if !hook(&self.progress(wall)) {
-                        return Err(Aborted);
+                        return Err(Aborted::Hook);
                     }
                 }
             }
@@ -177,14 +186,24 @@ impl Simulation {
             (true, Some(s)) => s,
             _ => last_active,
         };
+        Self::check_memory(end)?;
         // The event loop's wall time: the rows sent below are output.
         let wall = started.elapsed().as_secs_f64();
         if let Some(sink) = sink {
             if !self.send_rows(sink, true) {
-                return Err(Aborted);
+                return Err(Aborted::Hook);
             }
         }
         Ok(self.finish(wall, end, stopped))
+    }
+
+    /// End the run if the process refused a table's growth since the last
+    /// check (at simulated time `at`).
+    fn check_memory(at: Time) -> Result<(), Aborted> {
+        match crate::cache::take_refused() {
+            0 => Ok(()),
+            bytes => Err(Aborted::OutOfMemory { bytes, at }),
+        }
     }
 
     /// Handle every event but the TCP timers. Called in one place, the loop,
