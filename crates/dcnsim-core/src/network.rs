@@ -145,13 +145,15 @@ pub struct Port {
     /// wake-up events ([`crate::queue::DropTail::commit`]); nothing pauses
     /// it.
     pub scheduled: bool,
-    /// Whether `outages` and `pcap` have entries: read on every packet, so
-    /// kept on this line rather than read from the vectors further down.
-    has_outages: bool,
+    /// Whether an arrival has more to pass than the AQM: `outages` has
+    /// entries or a stage rewrites packets on enqueue (`stamps`). Read on
+    /// every packet, so one test for both, kept on this line.
+    guarded: bool,
+    /// Whether `pcap` has entries: read on every packet, so kept on this
+    /// line rather than read from the vector further down.
     captured: bool,
-    /// Whether a stage rewrites packets on enqueue: read on every packet,
-    /// so kept on this line.
-    pub stamps: bool,
+    /// Whether a stage rewrites packets on enqueue ([`Port::add_stamps`]).
+    stamps: bool,
     pub queue: Queue,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
@@ -245,7 +247,7 @@ impl Port {
     /// Whether an outage drops what arrives at `now`.
     #[inline]
     pub fn is_down(&self, now: Time) -> bool {
-        self.has_outages && self.outages.iter().any(|&(a, b)| a <= now && now < b)
+        self.guarded && self.outages.iter().any(|&(a, b)| a <= now && now < b)
     }
 
     /// Start loading the lines of the port an arrival reads (see the
@@ -334,7 +336,25 @@ impl Port {
     /// Drop every packet offered in `[start, stop)`.
     pub fn add_outage(&mut self, start: Time, stop: Time) {
         self.outages.push((start, stop));
-        self.has_outages = true;
+        self.guarded = true;
+    }
+
+    /// A stage of this port rewrites packets on enqueue.
+    pub fn add_stamps(&mut self) {
+        self.stamps = true;
+        self.guarded = true;
+    }
+
+    /// Whether a stage of this port rewrites packets on enqueue.
+    pub fn stamps(&self) -> bool {
+        self.stamps
+    }
+
+    /// Whether an arrival must pass an outage window or an on-enqueue stage
+    /// ([`Port::is_down`], [`Port::stamps`]).
+    #[inline(always)]
+    pub fn guarded(&self) -> bool {
+        self.guarded
     }
 
     /// Record what this port sends in capture `c`.
@@ -458,7 +478,7 @@ impl Network {
                 pause_latest: Time::ZERO,
                 scheduled: false,
                 control: VecDeque::new(),
-                has_outages: false,
+                guarded: false,
                 outages: Vec::new(),
                 captured: false,
                 pcap: Vec::new(),

@@ -9,10 +9,11 @@
 //! the packet and the switch (the event loop then plans it a few events
 //! before the packet arrives and prefetches the port, [`Forwarder::plan`]),
 //! or by a random draw on arrival ([`Forwarder::egress`]). Dispatch is a
-//! `match` on the closed enum [`Policy`] the registry makes: forwarding runs
-//! at every packet-hop. A Rust program can also forward by its own policy,
+//! `match` on a closed enum the registry makes: forwarding runs at every
+//! packet-hop. A Rust program can also forward by its own policy,
 //! unregistered (`Simulation::plug_policy`, [`Forwarder::plug`]; see
-//! `tests/plugged.rs`): a test of one pointer per hop picks it.
+//! `tests/plugged.rs`): one more arm of that `match`, called through a
+//! pointer, so the registered policies pay no test for it.
 
 pub mod ecmp;
 pub mod elr;
@@ -108,12 +109,28 @@ macro_rules! policies {
         #[strum(serialize_all = "snake_case")]
         pub enum Policy { $($(#[$attr])* $variant,)* }
 
-        impl Policy {
-            #[inline(always)]
-            fn pick<'n>(self, net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
-                match self { $(Policy::$variant => <$ty>::pick(net, node, pkt),)* }
+        /// What a [`Forwarder`] runs: a registered policy, or one a Rust
+        /// program plugged in, flat, so that a hop dispatches on one tag.
+        enum Running { $($variant,)* Plugged(Box<dyn DynPolicy>), }
+
+        impl Running {
+            fn registered(policy: Policy) -> Running {
+                match policy { $(Policy::$variant => Running::$variant,)* }
             }
 
+            /// [`Forwarder::plan`]: each registered policy's pick is fused
+            /// with the hashing ([`take`]); a plugged one is planned out of
+            /// line ([`plan_plugged`]).
+            #[inline(always)]
+            fn plan(&self, salt: &[u64], net: &Network, node: u32, pkt: &mut Hop) -> Option<u32> {
+                match self {
+                    $(Running::$variant => take(<$ty>::pick(net, node, pkt), salt, node, pkt),)*
+                    Running::Plugged(plugged) => plan_plugged(plugged.as_ref(), salt, net, node, pkt),
+                }
+            }
+        }
+
+        impl Policy {
             fn salt(self, node: u64, per_seed: u64) -> u64 {
                 match self { $(Policy::$variant => <$ty>::salt(node, per_seed),)* }
             }
@@ -136,9 +153,7 @@ policies! {
 /// The forwarding state of every switch: the policy, a random stream per
 /// switch (spraying) and a hash salt per switch.
 pub struct Forwarder {
-    policy: Policy,
-    /// A policy a Rust program plugged in instead (`Simulation::plug_policy`).
-    plugged: Option<Box<dyn DynPolicy>>,
+    running: Running,
     rng: Vec<Xoshiro256PlusPlus>,
     salt: Vec<u64>,
 }
@@ -168,8 +183,7 @@ impl Forwarder {
         per_seed_salt: impl Fn(u64) -> u64,
     ) -> Forwarder {
         Forwarder {
-            policy,
-            plugged: None,
+            running: Running::registered(policy),
             rng: (0..nodes).map(rng).collect(),
             salt: (0..nodes)
                 .map(|i| policy.salt(i, per_seed_salt(i)))
@@ -183,7 +197,7 @@ impl Forwarder {
         for (i, salt) in self.salt.iter_mut().enumerate() {
             *salt = P::salt(i as u64, per_seed_salt(i as u64));
         }
-        self.plugged = Some(Box::new(Dyn::<P>(std::marker::PhantomData)));
+        self.running = Running::Plugged(Box::new(Dyn::<P>(std::marker::PhantomData)));
     }
 
     /// The egress port of switch `node` for packet `pkt`: the one
@@ -209,40 +223,37 @@ impl Forwarder {
     /// [`Hop::route`] for [`Forwarder::egress`].
     #[inline(always)]
     pub fn plan(&self, net: &Network, node: u32, pkt: &mut Hop) -> Option<u32> {
-        if let Some(plugged) = &self.plugged {
-            return self.plan_plugged(plugged.as_ref(), net, node, pkt);
-        }
-        self.take(self.policy.pick(net, node, pkt), node, pkt)
+        self.running.plan(&self.salt, net, node, pkt)
     }
+}
 
-    /// [`Forwarder::plan`] by a plugged-in policy: out of line, so that a
-    /// registered policy's pick stays fused with the hashing.
-    #[inline(never)]
-    fn plan_plugged(
-        &self,
-        plugged: &dyn DynPolicy,
-        net: &Network,
-        node: u32,
-        pkt: &mut Hop,
-    ) -> Option<u32> {
-        self.take(plugged.pick(net, node, pkt), node, pkt)
-    }
+/// [`Forwarder::plan`] by a plugged-in policy: out of line, so that a
+/// registered policy's pick stays fused with the hashing.
+#[inline(never)]
+fn plan_plugged(
+    plugged: &dyn DynPolicy,
+    salt: &[u64],
+    net: &Network,
+    node: u32,
+    pkt: &mut Hop,
+) -> Option<u32> {
+    take(plugged.pick(net, node, pkt), salt, node, pkt)
+}
 
-    /// The port `pick` gives `pkt` at `node`, kept in [`Hop::route`], if
-    /// it is a hashed one.
-    #[inline(always)]
-    fn take(&self, pick: Pick<'_>, node: u32, pkt: &mut Hop) -> Option<u32> {
-        let Pick::Hash(hops, hash) = pick else {
-            return None;
-        };
-        // Hashed even onto a single next hop (the pick is then 0): a branch
-        // on the list's length, one port or several in a random mix of a
-        // packet's hops, was mispredicted about once in three hops
-        // (docs/performance.md, item 26).
-        let port = hops.get(pick_hashed(hash, self.salt[node as usize], hops.len()));
-        pkt.route = port;
-        Some(port)
-    }
+/// The port `pick` gives `pkt` at `node` (whose hash salt is `salt[node]`),
+/// kept in [`Hop::route`], if it is a hashed one.
+#[inline(always)]
+fn take(pick: Pick<'_>, salt: &[u64], node: u32, pkt: &mut Hop) -> Option<u32> {
+    let Pick::Hash(hops, hash) = pick else {
+        return None;
+    };
+    // Hashed even onto a single next hop (the pick is then 0): a branch
+    // on the list's length, one port or several in a random mix of a
+    // packet's hops, was mispredicted about once in three hops
+    // (docs/performance.md, item 26).
+    let port = hops.get(pick_hashed(hash, salt[node as usize], hops.len()));
+    pkt.route = port;
+    Some(port)
 }
 
 /// A 64-bit mixing function (the splitmix64 finalizer): a fixed, portable hash.

@@ -170,7 +170,7 @@ impl Simulation {
         self.hosts.nic_ahead = (0..net.host_port.len())
             .map(|h| {
                 let nic = &net.ports[net.host_port[h] as usize];
-                unobserved(nic) && !nic.stamps && !nic.shaped
+                unobserved(nic) && !nic.stamps() && !nic.shaped
             })
             .collect();
         for h in datagram_sources {
@@ -244,7 +244,9 @@ fn attach_stages(net: &mut Network, sc: &Scenario) -> Vec<serde_json::Value> {
                 reports.extend(spec.params.report(&ctx));
             }
             pt.stages.push(spec.params.build(&ctx));
-            pt.stamps |= spec.params.on_enqueue();
+            if spec.params.on_enqueue() {
+                pt.add_stamps();
+            }
             pt.shaped |= spec.params.shapes();
         }
     }

@@ -330,17 +330,12 @@ impl Simulation {
     #[inline(always)]
     fn offer(&mut self, port: u32, p: u32, now: Time) {
         let pt = &mut self.net.ports[port as usize];
-        if pt.is_down(now) {
-            pt.drops += 1;
-            self.drop_at(port, p);
-            return;
-        }
         if pt.scheduled {
             if let Queue::Droptail(fifo) = &mut pt.queue {
                 fifo.retire(now, pt.busy_until <= now);
             }
         }
-        if pt.stamps && !run_stamps(pt, &mut self.arena, p, now) {
+        if pt.guarded() && !passes_guards(pt, &mut self.arena, p, now) {
             pt.drops += 1;
             self.drop_at(port, p);
             return;
@@ -349,25 +344,34 @@ impl Simulation {
         let class = pkt.class;
         if !pt.aqm.is_empty() {
             let (domain, packets, bytes) = pt.occupancy(class);
-            // Only RED's idle decay needs the idle time and the slot.
-            let (idle, slot) = if pt.aqm[domain].decays_when_idle() {
+            let ecn_capable = pkt.ecn != NOT_ECT;
+            // Only RED's idle decay needs the idle time and the slot; the
+            // others' domain is looked up once.
+            let aqm = &mut pt.aqm[domain];
+            let verdict = if aqm.decays_when_idle() {
                 let idle = packets == 0 && pt.queue_empty() && pt.busy_until < now;
                 let since = if idle {
                     now - pt.busy_until
                 } else {
                     Time::ZERO
                 };
-                (since, pt.serialization(1500))
+                let occ = Occupancy {
+                    packets,
+                    bytes,
+                    idle: since,
+                    slot: pt.serialization(1500),
+                };
+                pt.aqm[domain].on_arrival(occ, ecn_capable, class)
             } else {
-                (Time::ZERO, Time::ZERO)
+                let occ = Occupancy {
+                    packets,
+                    bytes,
+                    idle: Time::ZERO,
+                    slot: Time::ZERO,
+                };
+                aqm.on_arrival(occ, ecn_capable, class)
             };
-            let occ = Occupancy {
-                packets,
-                bytes,
-                idle,
-                slot,
-            };
-            match pt.aqm[domain].on_arrival(occ, pkt.ecn != NOT_ECT, class) {
+            match verdict {
                 Verdict::Pass => {}
                 Verdict::Mark => pkt.ecn = CE,
                 Verdict::Drop => {
@@ -377,35 +381,40 @@ impl Simulation {
                 }
             }
         }
-        // Every discipline lets a class neither paused nor held by a
-        // shaper bypass an empty queue (nothing pauses or holds a scheduled
-        // port).
-        let start = if pt.busy_until <= now
+        let start = if pt.scheduled {
+            // Nothing pauses or holds a scheduled port, and once its wire is
+            // free every packet it committed has started (`retire` above):
+            // an idle wire is an empty queue.
+            if pt.busy_until <= now {
+                now
+            } else {
+                let Queue::Droptail(fifo) = &mut pt.queue else {
+                    unreachable!("only FIFO ports are scheduled")
+                };
+                if !fifo.admits_committed(pkt.size) {
+                    pt.drops += 1;
+                    self.drop_at(port, p);
+                    return;
+                }
+                let start = pt.busy_until;
+                fifo.commit(start, pkt.size);
+                pt.note_depth();
+                start
+            }
+        } else if pt.busy_until <= now
             && pt.queue_empty()
-            && (pt.scheduled
-                || pt.pause_latest <= now && !pt.shaped
+            && (pt.pause_latest <= now && !pt.shaped
                 || pt.queue.may_bypass(class, pt.paused(now) | pt.held(now)))
         {
+            // Every discipline lets a class neither paused nor held by a
+            // shaper bypass an empty queue.
             if pt.shaped {
                 pt.stages.on_start(class, pkt.size, now);
             }
             now
-        } else if !pt.scheduled {
+        } else {
             self.enqueue_waiting(port, p);
             return;
-        } else {
-            let Queue::Droptail(fifo) = &mut pt.queue else {
-                unreachable!("only FIFO ports are scheduled")
-            };
-            if !fifo.admits_committed(pkt.size) {
-                pt.drops += 1;
-                self.drop_at(port, p);
-                return;
-            }
-            let start = pt.busy_until;
-            fifo.commit(start, pkt.size);
-            pt.note_depth();
-            start
         };
         self.transmit_at(port, p, start);
     }
@@ -662,14 +671,17 @@ impl Simulation {
     }
 }
 
-/// Run the on-enqueue stages of port `pt` on packet `p`, which finds the
-/// port's buffer as it is at `now`; `false`: a stage refuses it. Out of
-/// line: most ports have none. Given the port and the arena, not the
+/// Whether packet `p` passes the outage windows and the on-enqueue stages
+/// of port `pt` (it finds the port's buffer as it is at `now`); `false`: an
+/// outage drops it or a stage refuses it. Out of line: most ports have
+/// neither ([`Port::guarded`]). Given the port and the arena, not the
 /// simulation, so that the arrival keeps its hold on both across the test:
 /// taking them again after a call on the whole simulation cost every arrival
 /// some 10 instructions.
 #[inline(never)]
-fn run_stamps(pt: &mut Port, arena: &mut Arena, p: u32, now: Time) -> bool {
-    let found = pt.found();
-    pt.stages.on_enqueue(arena.hop_mut(p), found, now)
+fn passes_guards(pt: &mut Port, arena: &mut Arena, p: u32, now: Time) -> bool {
+    if pt.is_down(now) {
+        return false;
+    }
+    !pt.stamps() || pt.stages.on_enqueue(arena.hop_mut(p), pt.found(), now)
 }

@@ -85,7 +85,9 @@ impl Simulation {
             let ctx = self.port_context(port, slowest);
             let pt = &mut self.net.ports[port as usize];
             pt.stages.push(PortStage::plugged(S::new(spec, &ctx)));
-            pt.stamps |= S::ON_ENQUEUE;
+            if S::ON_ENQUEUE {
+                pt.add_stamps();
+            }
             pt.shaped |= S::SHAPES;
             pt.scheduled &= !S::SHAPES;
             if ctx.nic && (S::ON_ENQUEUE || S::SHAPES) {
