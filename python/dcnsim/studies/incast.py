@@ -116,7 +116,7 @@ def incast_scenario(
     ``size - 40`` (ns-2's ``packetSize_``/``segsize_``) plus its 40 B header
     (``tcpip_base_hdr_size_``, counted in the queue's bytes). DCTCP marks at
     K = 20 packets of the payload, 20 x (``size`` - 40) bytes of queue, as ns-2's
-    byte-mode RED with ``mean_pktsize_`` = ``packetSize`` does; α starts at 0
+    byte-mode RED with ``mean_pktsize_`` = ``packetSize`` does; alpha starts at 0
     (ns-2.35 ``Agent/TCP set dctcp_alpha_ 0.0``, tcl/lib/ns-default.tcl) with
     g = 1/16, and DCTCP's cut leaves at least 2 segments, the seed's minimum window
     ("the minimum value (i.e., 2)", §III.D; eq. 4's max(2, w/k)) where ns-2.35's
@@ -144,9 +144,7 @@ def incast_scenario(
                 "hosts": workers + 1,
                 "link": {"rate": "1Gbps", "delay": "25us"},
             },
-            "network": {
-                "queue": {"capacity": INCAST_BUFFER, "aqm": {"kind": "threshold", "k": k}}
-            },
+            "network": {"queue": {"capacity": INCAST_BUFFER, "aqm": {"kind": "threshold", "k": k}}},
             "transport": transport,
             "traffic": {
                 "incast": [
