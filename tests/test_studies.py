@@ -234,18 +234,18 @@ def test_spraying_random_full_bounds(random_full):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fig", [7, 9])
-def test_spraying_random_full_seed_claims(random_full, fig):
-    """Fig. 7 (about 20 % out of order with rps) and Fig. 9 (short flows slower with 20
-    short flows than with 10)."""
-    reproduced(random_claim(random_full, fig))
+def test_spraying_random_full_seed_claims(random_full):
+    """Fig. 7 (about 20 % out of order with rps)."""
+    reproduced(random_claim(random_full, 7))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fig", [5, 6, 8])
+@pytest.mark.parametrize("fig", [5, 6, 8, 9])
 def test_spraying_random_full_seed_claims_not_reproduced(random_full, fig):
-    """Figs. 5, 6 and 8 as the seed states them: rps's long flows faster and short flows
-    faster than single path's, long flows slower with 20 short flows than with 10."""
+    """Figs. 5, 6, 8 and 9 as the seed states them: rps's long flows faster and short
+    flows faster than single path's, long flows slower and short flows slower with 20
+    short flows than with 10 (Fig. 9 within noise since ns-3.23's slow start counts
+    ACKs, not bytes)."""
     not_reproduced(random_claim(random_full, fig))
 
 
@@ -262,26 +262,23 @@ def incast_claim(detail: pd.DataFrame, size: int):
 
 
 @pytest.mark.parametrize("size", [1500, 500, 250])
-def test_incast_quick_collapse_points_with_the_ns2_profile(incast_quick, size):
-    """The seed's maxima (25, 76, 146 workers) in dcnsim's brackets, with the ns2 profile
-    (FullTcp: no limited transmit)."""
+def test_incast_quick_collapse_points_with_the_chosen_profile(incast_quick, size):
+    """The seed's maxima (25, 76, 146 workers) in dcnsim's brackets, with ns-2's
+    FullTcp/Sack (``INCAST_PROFILE``: no limited transmit)."""
+    assert set(incast_quick["profile"]) == {incast.INCAST_PROFILE} == {"ns2_sack"}
     not_reproduced(incast_claim(incast_quick, size))
 
 
 @pytest.fixture(scope="module")
-def incast_quick_lt() -> pd.DataFrame:
-    """ns-2's one-way Agent/TCP has limited transmit (singledup_ 1): the quick grid with it."""
-    return incast.run_incast(quick=True, sizes=[1500, 500, 250], jobs=2, limited_transmit=True)
+def incast_quick_oneway() -> pd.DataFrame:
+    """ns-2's one-way Agent/TCP/Newreno + TCPSink (limited transmit, singledup_ 1)."""
+    return incast.run_incast(quick=True, sizes=[1500, 500, 250], jobs=2, profile="ns2_oneway")
 
 
-def test_incast_quick_with_limited_transmit_1500_is_the_seeds(incast_quick_lt):
-    reproduced(incast_claim(incast_quick_lt, 1500))
-
-
-@pytest.mark.parametrize("size", [500, 250])
-def test_incast_quick_with_limited_transmit_collapses_below_the_seeds(incast_quick_lt, size):
-    """500 B and 250 B collapse below the seed's 76 and 146 even with limited transmit."""
-    not_reproduced(incast_claim(incast_quick_lt, size))
+@pytest.mark.parametrize("size", [1500, 500, 250])
+def test_incast_quick_with_the_oneway_agent(incast_quick_oneway, size):
+    """The one-way reading of the seed's agent, against the same seed numbers."""
+    not_reproduced(incast_claim(incast_quick_oneway, size))
 
 
 def test_incast_probability_is_the_seeds_equations_1_and_2():
@@ -308,10 +305,10 @@ def test_incast_quick_collapse_is_timeouts_and_shrinks_with_packet_size(incast_q
     assert collapsed["steady_timeout_rounds"] > 0 and collapsed["timeout_fraction"] > 0.5
 
     summary = incast.incast_summary(detail).set_index("size_B")
-    assert (summary["bound"] == "=").all(), summary
+    assert (summary.loc[[1500, 500], "bound"] == "=").all(), summary
     largest, first = summary["dcnsim_max_workers"], summary["first_collapse"]
     assert largest[1500] < largest[500] < largest[250], summary
-    assert first[1500] < first[500] < first[250], summary
+    assert first[1500] < first[500], summary
 
 
 def test_incast_scenario_is_the_seed_setup():
@@ -320,12 +317,15 @@ def test_incast_scenario_is_the_seed_setup():
     assert scenario.to_dict() == {
         "name": "incast S=500B N=12",
         "topology": {"kind": "star", "hosts": 13, "link": {"rate": "1Gbps", "delay": "25us"}},
-        "network": {"queue": {"capacity": "64KB", "aqm": {"kind": "threshold", "k": "20pkt"}}},
+        # K = 20 packets of payload: ns-2's byte-mode RED with mean_pktsize_ = packetSize.
+        "network": {"queue": {"capacity": "64KB", "aqm": {"kind": "threshold", "k": "9200B"}}},
         "transport": {
-            "profile": "ns2",
+            "profile": "ns2_sack",
             "protocol": "dctcp",
             "mss": "460B",
             "min_rto": "200ms",
+            "dctcp": {"alpha_init": 0.0},
+            "ecn_floor": 2,
         },
         "traffic": {
             "incast": [
@@ -335,8 +335,12 @@ def test_incast_scenario_is_the_seed_setup():
     }
     with pytest.raises(ValueError):
         incast.incast_scenario(63, 2)
-    lt = incast.incast_scenario(500, 12, limited_transmit=True)
-    assert lt.to_dict()["transport"]["limited_transmit"] is True
+    oneway = incast.incast_scenario(500, 12, profile="ns2_oneway")
+    assert oneway.to_dict()["transport"]["profile"] == "ns2_oneway"
+    oneway.validate()
+    with pytest.raises(ValueError, match="profile must be one of") as error:
+        incast.incast_scenario(500, 12, profile="linux")
+    assert "\n" not in str(error.value)
 
 
 def _point(size: int, workers: int, timeout_rounds: int, goodput: float) -> dict:

@@ -1,7 +1,8 @@
 """Incast: the Packet Slicing seed, §II.C, Fig. 6(b).
 
-N DCTCP workers answer one aggregator at once, round after round, with TCP as
-ns-2.35 has it (``transport.profile = "ns2"``); the study finds, per packet size,
+N DCTCP workers answer one aggregator at once, round after round, with TCP and
+DCTCP as ns-2.35 has them (``transport.profile = "ns2_sack"``, ``INCAST_PROFILE``:
+why that agent, in ``docs/studies.md``); the study finds, per packet size,
 the largest N without a timeout in steady state and prints it beside the seed's
 maximum and the seed's analytic Incast probability (its equations 1-2).
 ``run_incast`` / ``incast_summary`` / ``incast_probability`` from Python.
@@ -24,6 +25,8 @@ from dcnsim.studies.text import Claim, format_table, int_text, num_text
 
 __all__ = [
     "INCAST_FULL",
+    "INCAST_PROFILE",
+    "INCAST_PROFILES",
     "INCAST_QUICK",
     "INCAST_ROUNDS",
     "INCAST_SEED",
@@ -45,7 +48,8 @@ INCAST_SEED: dict[int, tuple[int, str, str]] = {
 }
 
 #: Worker counts per packet size: the full grid and the quick one (a few points
-#: bracketing the collapse; 64 B only up to 450, large N at 64 B is slow).
+#: around the seed's number, which each grid holds with one point above it; 64 B only
+#: up to 450, large N at 64 B is slow).
 INCAST_FULL: dict[int, list[int]] = {
     1500: sorted([*range(2, 41, 2), 25]),
     500: [20, 30, 40, 50, 56, 60, 64, 68, 72, 76, 80, 90, 100],
@@ -55,11 +59,27 @@ INCAST_FULL: dict[int, list[int]] = {
 INCAST_QUICK: dict[int, list[int]] = {
     1500: [4, 8, 10, 12, 16, 20, 24, 25, 26, 28],
     500: [40, 64, 68, 72, 80],
-    250: [80, 125, 130, 140],
+    250: [80, 125, 140, 146, 150],
     64: [100, 300, 450],
 }
 
 INCAST_ROUNDS = 8
+
+#: The ns-2 agent the seed most likely ran: ns-2.35's own DCTCP example
+#: (tcl/ex/dctcp-example.tcl) defaults to ``DC-TCP-Sack``, Agent/TCP/FullTcp/Sack at
+#: both ends; the seed traces sequence numbers "on bytes" (Fig. 10(a)), which
+#: FullTcp counts and the one-way agents do not (packets), and changes a flow's packet
+#: size mid-connection, which needs a byte sequence space.
+INCAST_PROFILE = "ns2_sack"
+#: Every reading of the agent: the chosen one, the one-way Agent/TCP/Newreno with
+#: Agent/TCPSink (the example's ``DC-TCP-Newreno``: limited transmit, no handshake)
+#: and plain FullTcp (no SACK).
+INCAST_PROFILES = ("ns2_sack", "ns2_oneway", "ns2")
+
+#: DCTCP's marking threshold K in packets of the script's ``mean_pktsize_``: ns-2's
+#: RED counts a byte queue against ``K * mean_pktsize_`` (queue/red.cc), and the
+#: example sets ``mean_pktsize_`` to ``packetSize``, the payload.
+INCAST_K_PACKETS = 20
 
 #: The switch's output buffer, as the scenario writes it and in bytes.
 INCAST_BUFFER = "64KB"
@@ -87,27 +107,35 @@ def incast_scenario(
     size: int,
     workers: int,
     rounds: int = INCAST_ROUNDS,
-    limited_transmit: bool | None = None,
+    profile: str = INCAST_PROFILE,
 ) -> Scenario:
     """``workers`` DCTCP senders, one 64 KB response each per round, to host 0.
 
     1 Gbps star, 25 µs per link (100 µs round trip through the switch), 64 KB
-    output buffers with DCTCP marking at K = 20 packets, RTO_min 200 ms, packets of
-    ``size`` bytes on the wire (payload ``size - 40``), TCP as ns-2.35's
-    ``Agent/TCP/FullTcp`` has it (the ``ns2`` profile: initial window 2, window_
-    20, no limited transmit), persistent connections over ``rounds`` rounds.
-    ``limited_transmit`` overrides the profile's (off) when given.
+    output buffers, RTO_min 200 ms, packets of ``size`` bytes on the wire: payload
+    ``size - 40`` (ns-2's ``packetSize_``/``segsize_``) plus its 40 B header
+    (``tcpip_base_hdr_size_``, counted in the queue's bytes). DCTCP marks at
+    K = 20 packets of the payload, 20 x (``size`` - 40) bytes of queue, as ns-2's
+    byte-mode RED with ``mean_pktsize_`` = ``packetSize`` does; alpha starts at 0
+    (ns-2.35 ``Agent/TCP set dctcp_alpha_ 0.0``, tcl/lib/ns-default.tcl) with
+    g = 1/16, and DCTCP's cut leaves at least 2 segments, the seed's minimum window
+    ("the minimum value (i.e., 2)", §III.D; eq. 4's max(2, w/k)) where ns-2.35's
+    floor is 1. TCP is ``profile``'s (``INCAST_PROFILES``), persistent connections
+    over ``rounds`` rounds.
     """
     if size <= 40 + 23:
         raise ValueError(f"packet size must leave at least 24 B of payload, got {size} B")
+    if profile not in INCAST_PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(INCAST_PROFILES)}, got {profile!r}")
     transport: dict[str, Any] = {
-        "profile": "ns2",
+        "profile": profile,
         "protocol": "dctcp",
         "mss": f"{size - 40}B",
         "min_rto": "200ms",
+        "dctcp": {"alpha_init": 0.0},
+        "ecn_floor": 2,
     }
-    if limited_transmit is not None:
-        transport["limited_transmit"] = limited_transmit
+    k = f"{INCAST_K_PACKETS * (size - 40)}B"
     return Scenario(
         {
             "name": f"incast S={size}B N={workers}",
@@ -116,9 +144,7 @@ def incast_scenario(
                 "hosts": workers + 1,
                 "link": {"rate": "1Gbps", "delay": "25us"},
             },
-            "network": {
-                "queue": {"capacity": INCAST_BUFFER, "aqm": {"kind": "threshold", "k": "20pkt"}}
-            },
+            "network": {"queue": {"capacity": INCAST_BUFFER, "aqm": {"kind": "threshold", "k": k}}},
             "transport": transport,
             "traffic": {
                 "incast": [
@@ -160,15 +186,16 @@ def run_incast(
     grid: Mapping[int, Sequence[int]] | None = None,
     rounds: int = INCAST_ROUNDS,
     progress: Progress | None = None,
-    limited_transmit: bool | None = None,
+    profile: str = INCAST_PROFILE,
 ) -> pd.DataFrame:
     """One row per (packet size, workers): steady-state goodput and timeouts.
 
     ``grid`` (packet size -> worker counts) defaults to ``INCAST_QUICK`` or
     ``INCAST_FULL``; ``sizes`` keeps only some of its sizes. Steady state is rounds
     1..rounds-1 (round 0 is slow start from the initial window and is reported
-    apart). ``limited_transmit`` overrides the ns2 profile's (off). Columns:
-    ``size_B, workers, rounds, round0_goodput_mbps, round0_timeout, steady_rounds,
+    apart). ``profile``: the reading of the seed's ns-2 agent (``INCAST_PROFILES``).
+    Columns:
+    ``size_B, workers, profile, rounds, round0_goodput_mbps, round0_timeout, steady_rounds,
     steady_goodput_mbps, steady_timeout_rounds,
     timeout_fraction, steady_timeouts, drops, sim_time_s, wall_s, seed_P``
     (``seed_P``: the seed's equation (2) for w = 2).
@@ -181,7 +208,7 @@ def run_incast(
     points = [(s, n) for s in grid for n in sorted(grid[s])]
     # Largest runs first: they dominate the wall time, so the pool ends evenly.
     order = sorted(range(len(points)), key=lambda i: -points[i][1] * 1500 / points[i][0])
-    tasks = [(_reduce_incast, incast_scenario(*points[i], rounds, limited_transmit)) for i in order]
+    tasks = [(_reduce_incast, incast_scenario(*points[i], rounds, profile)) for i in order]
     answers = run_scenarios(tasks, jobs=jobs, progress=progress)
     rows = [None] * len(points)
     for i, answer in zip(order, answers, strict=True):
@@ -189,6 +216,7 @@ def run_incast(
         rows[i] = {
             "size_B": size,
             "workers": workers,
+            "profile": profile,
             **answer,
             "seed_P": incast_probability(size, workers),
         }
@@ -261,11 +289,14 @@ INCAST_NOTES = [
     "  initial window of 2 and is not counted). Goodput = mean of the steady rounds'",
     "  goodput (8 x workers x 64 KB / round time). Collapse need not be monotonic in N:",
     "  a larger N can happen to avoid timeouts (see --verbose); the first timeout counts.",
-    "TCP is ns-2.35's Agent/TCP/FullTcp (profile ns2), which has no limited transmit: with",
-    "  windows of 2-3 segments one loss leaves one duplicate ACK and waits for the 200 ms",
-    "  timeout, so 1500 B collapses far below the seed's 25 (reported as measured).",
-    "  ns-2's one-way Agent/TCP has limited transmit (singledup_ 1); with it",
-    "  (dcnsim.studies.incast.run_incast(limited_transmit=True)) 1500 B reaches 25.",
+    "TCP: the seed names no ns-2 agent; ns-2.35's DCTCP example defaults to FullTcp/Sack",
+    "  (profile ns2_sack, the study's), which has no limited transmit: with windows of 2-3",
+    "  segments one loss leaves too few duplicate ACKs and waits for the 200 ms timeout.",
+    "  The one-way Agent/TCP/Newreno + TCPSink (profile ns2_oneway) has limited transmit",
+    "  (singledup_ 1): run_incast(profile='ns2_oneway'); plain FullTcp: profile='ns2'.",
+    "K = 20 packets of payload (ns-2's byte-mode RED, mean_pktsize_ = packetSize): 20 x",
+    "  (S - 40) bytes of queue; DCTCP's alpha starts at 0 as in ns-2.35; its cut leaves",
+    "  at least 2 segments, the seed's minimum window (ns-2.35's floor is 1).",
     "eq. (2) P = the seed's Incast probability 1 - (1 - (1 - B/(N s w))^w)^N for w = 2,",
     "  B = 64 KB (64 000 B, the scenario's buffer) and s the packet size.",
     "Packet size: the seed's s is the packet on the wire for 1500 B (payload 1460 + 40 B",
@@ -280,6 +311,7 @@ INCAST_NOTES = [
 
 def _incast_tables(detail: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
     summary = incast_summary(detail)
+    profile = ", ".join(sorted(set(detail["profile"])))
     shown = pd.DataFrame(
         {
             "packet size": [f"{s} B" for s in summary["size_B"]],
@@ -304,8 +336,8 @@ def _incast_tables(detail: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
     )
     lines = [
         "Incast: the Packet Slicing seed, §II.C, Fig. 6(b): N DCTCP workers -> 1 aggregator,",
-        '  TCP as ns-2.35 Agent/TCP/FullTcp has it (transport.profile = "ns2")',
-        "  1 Gbps star, 100 µs RTT, 64 KB buffer per port, K = 20 packets, RTO_min 200 ms,",
+        f'  TCP and DCTCP as ns-2.35 has them (transport.profile = "{profile}")',
+        "  1 Gbps star, 100 µs RTT, 64 KB buffer per port, K = 20 x payload, RTO_min 200 ms,",
         f"  SRU 64 KB per worker per round, {int(detail['rounds'].max())} rounds, "
         "persistent connections, init_cwnd 2 (ns-2's windowInit_)",
         "",

@@ -299,6 +299,7 @@ impl Controller for Botcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::SlowStart;
 
     fn bocc() -> Botcp {
         Botcp::new(&BotcpSpec::default())
@@ -413,11 +414,12 @@ mod tests {
     fn a_flow_turns_long_after_x_bytes_and_the_window_is_in_segments() {
         let mut b = bocc();
         let mss = 1000.0;
-        let mut w = Window {
-            cwnd: b.initial_window(10, mss),
-            ssthresh: f64::INFINITY,
+        let mut w = Window::new(
+            b.initial_window(10, mss),
+            f64::INFINITY,
             mss,
-        };
+            SlowStart::Bytes,
+        );
         assert_eq!(w.cwnd, mss, "initial window: 1 MSS");
         let sent = |bytes_sent| FlowState {
             now: Time::ZERO,
@@ -439,11 +441,7 @@ mod tests {
     fn below_one_segment_one_segment_per_rtt_over_cw() {
         let b = bocc();
         let mss = 1000.0;
-        let w = |cw: f64| Window {
-            cwnd: cw * mss,
-            ssthresh: f64::INFINITY,
-            mss,
-        };
+        let w = |cw: f64| Window::new(cw * mss, f64::INFINITY, mss, SlowStart::Bytes);
         let rtt = Some(Time::from_us(100));
         assert_eq!(b.pacing_rate(&w(1.0), rtt), None);
         assert_eq!(b.pacing_rate(&w(0.25), None), None);

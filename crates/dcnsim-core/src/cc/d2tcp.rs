@@ -96,6 +96,7 @@ impl Build for D2tcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::SlowStart;
 
     fn state(deadline: Option<u64>, remaining: u64) -> FlowState {
         FlowState {
@@ -113,11 +114,7 @@ mod tests {
             d_min: 0.5,
             d_max: 2.0,
         };
-        let w = Window {
-            cwnd: 10_000.0,
-            ssthresh: 0.0,
-            mss: 1000.0,
-        };
+        let w = Window::new(10_000.0, 0.0, 1000.0, SlowStart::Bytes);
         // No deadline: DCTCP's cut, 10000·(1 − 0.25).
         assert_eq!(d.cut(0.5, &w, &state(None, 100_000)), 7500.0);
         // 100 kB at ¾·10 kB per 100 us needs 1333 us; 1000 us left: d = 1.33.

@@ -106,6 +106,7 @@ impl Build for L2dct {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::SlowStart;
     use crate::units::Time;
 
     fn sent(bytes_sent: u64) -> FlowState {
@@ -130,11 +131,7 @@ mod tests {
         assert!((l.weight(600 * 1460, mss) - (2.5 - 2.375 / 2.0)).abs() < 1e-12);
         assert_eq!(l.weight(1000 * 1460, mss), 0.125);
         assert_eq!(l.weight(10_000 * 1460, mss), 0.125);
-        let w = Window {
-            cwnd: 10_000.0,
-            ssthresh: 0.0,
-            mss,
-        };
+        let w = Window::new(10_000.0, 0.0, mss, SlowStart::Bytes);
         // α = 0.5: a new flow cuts by 0.5^2.5/2 ≈ 8.8%, an old one by 0.5^0.125/2 ≈ 45.9%.
         let young = l.cut(0.5, &w, &sent(0));
         let old = l.cut(0.5, &w, &sent(5_000_000));

@@ -2,7 +2,7 @@
 //!
 //! The TCP machine (`tcp/`) owns sequence space, loss detection and
 //! timers; a controller owns the reactions ([`Controller`]): the initial
-//! window, growth on ACKs, the cut on ECE and its floor, the reaction to the
+//! window, growth on ACKs, the cut on ECE, the reaction to the
 //! duplicate-ACK threshold (or none: no fast retransmit), the timeout reaction,
 //! the window floor for sending (below one segment with pacing), a fixed
 //! retransmission timeout, probe mode, a pacing rate, and a timer of its own
@@ -29,7 +29,7 @@ pub use dctcp::{Dctcp, DctcpSpec};
 pub use ecn::Ecn;
 pub use l2dct::{L2dct, L2dctSpec};
 pub use pfabric::{Pfabric, PfabricSpec};
-pub use reno::NewReno;
+pub use reno::{NewReno, SlowStart};
 
 use crate::error::{parse_at, ScenarioError};
 use crate::units::Time;
@@ -37,12 +37,25 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// The sender's window, in bytes.
+/// The sender's window, in bytes, and how ACKs grow it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Window {
     pub cwnd: f64,
     pub ssthresh: f64,
     pub mss: f64,
+    /// The profile's rule for what an ACK adds ([`reno::grow`]).
+    pub slow_start: SlowStart,
+}
+
+impl Window {
+    pub fn new(cwnd: f64, ssthresh: f64, mss: f64, slow_start: SlowStart) -> Window {
+        Window {
+            cwnd,
+            ssthresh,
+            mss,
+            slow_start,
+        }
+    }
 }
 
 /// What a controller may look at when it reacts.
@@ -88,12 +101,6 @@ pub trait Controller: std::fmt::Debug + Send {
     /// The window after reacting to ECE (called at most once per window).
     fn ecn_cut(&self, w: &Window, _f: &FlowState) -> f64 {
         w.cwnd / 2.0
-    }
-
-    /// The least window an ECE cut leaves: two segments (RFC 3168 §6.1.2;
-    /// Linux's DCTCP).
-    fn ecn_floor(&self, w: &Window) -> f64 {
-        2.0 * w.mss
     }
 
     /// Whether the duplicate-ACK threshold triggers fast retransmit.
@@ -303,9 +310,6 @@ impl Cc {
     }
     pub fn ecn_cut(&self, w: &Window, f: impl FnOnce() -> FlowState) -> f64 {
         each!(self, c => c.ecn_cut(w, &f()))
-    }
-    pub fn ecn_floor(&self, w: &Window) -> f64 {
-        each!(self, c => c.ecn_floor(w))
     }
     pub fn fast_retransmit(&self) -> bool {
         each!(self, c => c.fast_retransmit())

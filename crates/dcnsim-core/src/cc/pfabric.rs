@@ -107,6 +107,7 @@ impl Controller for Pfabric {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::SlowStart;
 
     fn flow() -> FlowState {
         FlowState {
@@ -122,11 +123,12 @@ mod tests {
     fn starts_at_a_bdp_grows_to_the_cap_and_halves_into_slow_start_on_timeout() {
         let mut p = Pfabric::new(&PfabricSpec::default());
         let mss = 1460.0;
-        let mut w = Window {
-            cwnd: p.initial_window(10, mss),
-            ssthresh: f64::INFINITY,
+        let mut w = Window::new(
+            p.initial_window(10, mss),
+            f64::INFINITY,
             mss,
-        };
+            SlowStart::Bytes,
+        );
         assert_eq!(w.cwnd, 12.0 * mss);
         for _ in 0..100 {
             p.on_ack(&mut w, 1460, &flow());

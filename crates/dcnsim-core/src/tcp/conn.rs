@@ -3,9 +3,10 @@
 //! timers ([`super::timers`]), and the parameters its protocol's connections
 //! share ([`Params`]).
 
+use super::prr::Prr;
 use super::rack::Rack;
 use super::recovery::Undo;
-use super::spec::{PrioScheme, TransportSpec};
+use super::spec::{PrioScheme, Recovery, SsthreshFrom, TransportSpec};
 use super::{Outcome, Seg, State, Stats, NO_TS};
 use crate::cc::{Cc, Controller, FlowState, Protocol, Window};
 use crate::units::{Capacity, Time};
@@ -23,6 +24,12 @@ pub struct Params {
     pub(super) granularity: f64,
     pub(super) dupthresh: u32,
     pub(super) limited_transmit: bool,
+    /// Fast recovery by PRR (RFC 6937) instead of the classic one.
+    pub(super) prr: bool,
+    pub(super) ssthresh_from: SsthreshFrom,
+    pub(super) rto_keeps_ssthresh: bool,
+    /// The least window an ECE cut leaves, in segments.
+    pub(super) ecn_floor: f64,
     pub(super) undo: bool,
     /// SACK blocks per ACK, 0 without SACK.
     pub(super) sack_blocks: u32,
@@ -73,6 +80,10 @@ impl Params {
             granularity: t.rto_granularity.0 as f64,
             dupthresh: t.dupack_threshold,
             limited_transmit: t.limited_transmit && cc.fast_retransmit(),
+            prr: t.recovery == Recovery::Prr,
+            ssthresh_from: t.ssthresh_from,
+            rto_keeps_ssthresh: t.rto_keeps_ssthresh,
+            ecn_floor: t.ecn_floor,
             undo: t.undo,
             sack_blocks: if t.sack { t.sack_blocks } else { 0 },
             dsack: t.dsack,
@@ -127,6 +138,11 @@ pub struct Conn {
     pub(super) high_rxt: u64,
     /// What to restore if the last fast retransmit proves spurious.
     pub(super) undo: Option<Undo>,
+    /// PRR's counters during a recovery, with `recovery = "prr"`.
+    pub(super) prr: Option<Box<Prr>>,
+    /// A timeout's data is not yet all acknowledged (`recover` not reached):
+    /// a further timeout repeats it (`rto_keeps_ssthresh`).
+    pub(super) in_loss: bool,
     /// RACK-TLP state, with `rack`.
     pub(super) rack: Option<Box<Rack>>,
     /// When the RACK reordering timer and the tail loss probe timer expire.
@@ -217,19 +233,21 @@ impl Conn {
             snd_nxt: 0,
             snd_max: 0,
             data_end: 1 + size,
-            win: Window {
-                cwnd: cc.initial_window(p.init_cwnd, f64::from(mss)),
-                ssthresh: t
-                    .initial_ssthresh
+            win: Window::new(
+                cc.initial_window(p.init_cwnd, f64::from(mss)),
+                t.initial_ssthresh
                     .map_or(f64::INFINITY, |c| capacity_bytes(c, t) as f64),
-                mss: f64::from(mss),
-            },
+                f64::from(mss),
+                t.slow_start,
+            ),
             cc,
             dupacks: 0,
             limited_sent: 0,
             sacked: Vec::new(),
             high_rxt: 0,
             undo: None,
+            prr: None,
+            in_loss: false,
             rack: t.rack.then(|| Box::new(Rack::new())),
             reo_at: None,
             tlp_at: None,

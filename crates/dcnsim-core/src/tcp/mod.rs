@@ -10,7 +10,8 @@
 //!   ACKs, every second full segment or after the delayed-ACK timeout (the
 //!   first `quick_acks` data segments at once);
 //! - slow start and congestion avoidance by bytes acknowledged (RFC 5681,
-//!   RFC 3465) through [`crate::cc`];
+//!   RFC 3465), or per ACK or per segment as the profile's reference counts
+//!   (`slow_start`), through [`crate::cc`];
 //! - limited transmit (RFC 3042): one new segment on each of the first two
 //!   duplicate ACKs, not counted in the ssthresh of a later fast retransmit;
 //! - fast retransmit on the third duplicate ACK and NewReno fast recovery with
@@ -26,7 +27,11 @@
 //!   SACK-based loss recovery (RFC 6675: a scoreboard, IsLost by bytes SACKed
 //!   above, cwnd = ssthresh on entry, and while cwnd − pipe ≥ one segment the
 //!   next lost hole above HighRxt, else new data); with `dsack`, a duplicate
-//!   segment reported in the first block (RFC 2883 §4);
+//!   segment reported in the first block (RFC 2883 §4); with `recovery =
+//!   "prr"`, the window during that recovery by PRR (RFC 6937, [`prr`]);
+//! - ssthresh on a loss halved from the flight, the window or the pipe
+//!   (`ssthresh_from`), kept on a repeated timeout with
+//!   `rto_keeps_ssthresh`;
 //! - with `rack`, RACK-TLP (RFC 8985, [`rack`]): losses marked by time
 //!   instead of IsLost, the reordering timer (`reo_at`), and the tail loss
 //!   probe (`tlp_at`): after a PTO of 2·SRTT (plus the worst-case delayed
@@ -61,9 +66,12 @@
 //!
 //! Rooms: `conn.rs` (the state and [`Params`]), `sender.rs`, `receiver.rs`,
 //! `recovery.rs` (undo, the SACK scoreboard and RFC 6675, RACK's per-ACK
-//! steps), `rack.rs` (RACK-TLP's segment list), `timers.rs`, `spec.rs`
+//! steps), `prr.rs` (RFC 6937), `rack.rs` (RACK-TLP's segment list), `timers.rs`, `spec.rs`
 //! (`[transport]` and its profiles).
 mod conn;
+#[cfg(test)]
+mod profile_tests;
+mod prr;
 mod rack;
 mod receiver;
 mod recovery;
@@ -75,7 +83,7 @@ mod timers;
 
 pub use conn::{Conn, MakeController, Params};
 pub use sender::linux_pacing_rate;
-pub use spec::{PrioScheme, Profile, TransportSpec, MAX_MSS, MIN_MSS};
+pub use spec::{PrioScheme, Profile, Recovery, SsthreshFrom, TransportSpec, MAX_MSS, MIN_MSS};
 
 use crate::cc::Protocol;
 use crate::packet::{Sack, TcpHeader};

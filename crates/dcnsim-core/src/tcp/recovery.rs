@@ -1,8 +1,11 @@
 //! Loss recovery beside the timers: the window kept for undo (Eifel,
 //! RFC 3522 / RFC 4015; D-SACK, RFC 3708), the SACK scoreboard and RFC 6675's
-//! IsLost, pipe and NextSeg, and RACK's per-ACK steps (RFC 8985, [`super::rack`]).
+//! IsLost, pipe and NextSeg, what a loss halves into ssthresh, PRR's window
+//! ([`super::prr`]) and RACK's per-ACK steps (RFC 8985, [`super::rack`]).
 
+use super::prr::Prr;
 use super::rack::ProbeOutcome;
+use super::spec::SsthreshFrom;
 use super::{Conn, Seg};
 use crate::packet::Sack;
 use crate::units::Time;
@@ -65,6 +68,38 @@ impl Conn {
         b.saturating_sub(a) - covered
     }
 
+    /// Bytes SACKed above `snd_una`.
+    pub(super) fn sacked_bytes(&self) -> u64 {
+        self.sacked.iter().map(|&(s, e)| e - s).sum()
+    }
+
+    /// What a loss halves into ssthresh ([`SsthreshFrom`]); `flight` is the
+    /// flight the caller counts (less limited transmit's on fast retransmit).
+    /// The window is counted in whole segments and made even, so that the
+    /// controller's halving gives `(int)(window() / 2)` segments (ns-2.35
+    /// `TcpAgent::slowdown`; Linux `cwnd >> 1`).
+    pub(super) fn ssthresh_base(&self, flight: u64) -> u64 {
+        match self.p.ssthresh_from {
+            SsthreshFrom::Flight => flight,
+            SsthreshFrom::Pipe => self.pipe(),
+            SsthreshFrom::Window => {
+                let mss = u64::from(self.mss);
+                let window = (self.win.cwnd.max(0.0) as u64).min(self.p.rwnd);
+                window / (2 * mss) * 2 * mss
+            }
+        }
+    }
+
+    /// PRR's window after an ACK of the recovery that reported `delivered`
+    /// bytes (`advanced`: it moved snd_una).
+    pub(super) fn prr_window(&mut self, delivered: u64, advanced: bool) {
+        let pipe = self.pipe();
+        if let Some(prr) = &mut self.prr {
+            let mss = u64::from(self.mss);
+            self.win.cwnd = prr.on_ack(delivered, pipe, self.win.ssthresh, mss, advanced);
+        }
+    }
+
     /// RFC 6675 §4 SetPipe: outstanding bytes neither SACKed nor lost, plus
     /// those retransmitted (below HighRxt).
     pub(super) fn pipe(&self) -> u64 {
@@ -110,11 +145,17 @@ impl Conn {
             });
         }
         let flight = self.flight() - self.limited_sent.min(self.flight());
-        self.cc.on_dupacks(&mut self.win, flight);
+        let base = self.ssthresh_base(flight);
+        self.cc.on_dupacks(&mut self.win, base);
         self.recover = self.snd_max;
         self.ecn_recover = self.snd_max;
         self.in_recovery = true;
-        if self.p.sack_blocks > 0 {
+        if self.p.prr {
+            // RFC 6937: RecoverFS is the pipe now; the ACK's own share
+            // follows once the fast retransmit is out (`Conn::on_ack`).
+            self.prr = Some(Box::new(Prr::new(self.pipe())));
+            self.prr_window(0, false);
+        } else if self.p.sack_blocks > 0 {
             self.win.cwnd = self.win.ssthresh;
         }
     }
@@ -125,6 +166,7 @@ impl Conn {
         self.win.cwnd = u.cwnd;
         self.win.ssthresh = u.ssthresh;
         self.in_recovery = false;
+        self.prr = None;
         self.undo = None;
     }
 

@@ -36,6 +36,9 @@ impl Conn {
         } else {
             (0, ACK | FIN)
         };
+        if let Some(prr) = &mut self.prr {
+            prr.sent(u64::from(payload));
+        }
         self.send_data(now, seq, payload, flags, out)
     }
 
@@ -226,6 +229,10 @@ impl Conn {
             self.snd_nxt = self.snd_una.max(ack);
         }
         let ts_echo = (seg.hdr.ts_echo != NO_TS).then_some(seg.hdr.ts_echo);
+        // PRR's DeliveredData: the change in snd_una plus in SACKed bytes
+        // (RFC 6937 §3), counted from before this ACK's blocks.
+        let una_before = self.snd_una;
+        let sacked_before = if self.p.prr { self.sacked_bytes() } else { 0 };
         let dsack = if self.p.sack_blocks > 0 {
             dsack_block(&seg.hdr.sack, seg.hdr.ack)
         } else {
@@ -246,7 +253,6 @@ impl Conn {
         if let Some((l, _)) = dsack {
             self.count_dsack(l);
         }
-        let una_before = self.snd_una;
         let mut left_recovery = false;
         if ack > self.snd_una {
             self.consecutive_timeouts = 0;
@@ -280,6 +286,7 @@ impl Conn {
                 grow = false;
                 if ack >= self.recover {
                     self.in_recovery = false;
+                    self.prr = None;
                     left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
                 } else if self.p.sack_blocks > 0 {
@@ -295,11 +302,12 @@ impl Conn {
             }
             self.dupacks = 0;
             self.limited_sent = 0;
+            self.in_loss &= self.snd_una < self.recover;
             if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
                 grow = false;
+                let floor = self.p.ecn_floor * self.win.mss;
                 let (cc, win, fs) = self.controller(now);
-                // Never below two segments (RFC 3168 §6.1.2; Linux's DCTCP).
-                let cut = cc.ecn_cut(win, fs).max(cc.ecn_floor(win));
+                let cut = cc.ecn_cut(win, fs).max(floor);
                 self.win.cwnd = cut;
                 self.win.ssthresh = cut;
                 self.ecn_recover = self.snd_max;
@@ -352,6 +360,11 @@ impl Conn {
         if let Some(value) = seg.hdr.echo {
             let (cc, win, fs) = self.controller(now);
             cc.on_feedback(win, value, fs);
+        }
+        if self.in_recovery && self.prr.is_some() {
+            let delivered =
+                (self.snd_una - una_before + self.sacked_bytes()).saturating_sub(sacked_before);
+            self.prr_window(delivered, self.snd_una > una_before);
         }
         self.repace();
         if seg.hdr.flags & FIN != 0 && self.closing && self.snd_una >= self.final_seq() {

@@ -5,7 +5,7 @@
 //! from ([`Profile`]); keys written in the scenario override the profile's.
 
 use super::HEADER;
-use crate::cc::{CcSettings, Protocol};
+use crate::cc::{CcSettings, Protocol, SlowStart};
 use crate::error::{parse_at, ScenarioError};
 use crate::packet::MAX_SACK_BLOCKS;
 use crate::units::{Bytes, Capacity, Time};
@@ -26,6 +26,43 @@ pub enum PrioScheme {
     Size,
     /// Bytes sent so far (least attained service, sizes unknown).
     Sent,
+}
+
+/// `transport.recovery`: how the window moves during a fast recovery.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// NewReno's inflation by duplicate ACKs (RFC 6582) or, with SACK,
+    /// cwnd = ssthresh and sending by pipe (RFC 6675): ns-3's
+    /// `TcpClassicRecovery`, the default up to ns-3.31.
+    #[default]
+    Classic,
+    /// Proportional Rate Reduction (RFC 6937, [`super::prr`]): the default
+    /// of Linux (`tcp_cwnd_reduction`, net/ipv4/tcp_input.c) and of ns-3
+    /// since 3.32 (`TcpPrrRecovery`). Needs `sack`.
+    Prr,
+}
+
+/// `transport.ssthresh_from`: what a loss halves into ssthresh, on the
+/// duplicate-ACK threshold and on a timeout.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshFrom {
+    /// FlightSize, snd_max − snd_una (RFC 5681 eq. 4), less what limited
+    /// transmit sent (RFC 3042 §2): ns-3.23 `TcpNewReno::Retransmit` and
+    /// `DupAck` (`BytesInFlight ()` = `m_highTxMark` − head, tcp-newreno.cc,
+    /// tcp-socket-base.cc).
+    #[default]
+    Flight,
+    /// The window min(cwnd, rwnd) in whole segments: ns-2.35
+    /// `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF)`, `(int)(window() / 2)`
+    /// (tcp/tcp.cc); Linux `tcp_reno_ssthresh`, `cwnd >> 1`
+    /// (net/ipv4/tcp_cong.c).
+    Window,
+    /// RFC 6675's pipe, outstanding bytes neither SACKed nor lost: ns-3 since
+    /// 3.27 (`TcpSocketBase::ReTxTimeout` and `EnterRecovery` pass
+    /// `BytesInFlight()`, `TcpTxBuffer::BytesInFlight`, to `GetSsThresh`).
+    Pipe,
 }
 
 /// TCP parameters (`[transport]`). The defaults are the `dcnsim` profile; the
@@ -57,6 +94,24 @@ pub struct TransportSpec {
     /// Limited transmit (RFC 3042): one new segment on each of the first two
     /// duplicate ACKs.
     pub limited_transmit: bool,
+    /// What an ACK adds to the window ([`SlowStart`]).
+    pub slow_start: SlowStart,
+    /// How the window moves in fast recovery ([`Recovery`]).
+    pub recovery: Recovery,
+    /// What a loss halves into ssthresh ([`SsthreshFrom`]).
+    pub ssthresh_from: SsthreshFrom,
+    /// A timeout repeated before the first one's data is acknowledged
+    /// (the head already retransmitted) leaves ssthresh as it is: ns-3
+    /// since 3.27 (`ReTxTimeout`: ssthresh only when not in `CA_LOSS` or
+    /// the head not retransmitted), Linux (`tcp_enter_loss`: "Reduce
+    /// ssthresh if it has not yet been made inside this window").
+    pub rto_keeps_ssthresh: bool,
+    /// The least window, in segments, an ECE cut leaves (cwnd and ssthresh):
+    /// 2 for RFC 3168 §6.1.2 and Linux's DCTCP (`dctcp_ssthresh`:
+    /// `max(..., 2U)`), 1 for ns-2.35's DCTCP (`slowdown`: `if (cwnd_ < 1)
+    /// cwnd_ = 1`), 0 for ns-3's `TcpDctcp::GetSsThresh` (no floor; the
+    /// sender still sends one segment at a time).
+    pub ecn_floor: f64,
     /// Undo a fast retransmit found spurious by its timestamps (Eifel,
     /// RFC 3522 / RFC 4015): cwnd and ssthresh go back.
     pub undo: bool,
@@ -131,6 +186,11 @@ impl Default for TransportSpec {
             rto_granularity: Time::ZERO,
             dupack_threshold: 3,
             limited_transmit: true,
+            slow_start: SlowStart::Bytes,
+            recovery: Recovery::Classic,
+            ssthresh_from: SsthreshFrom::Flight,
+            rto_keeps_ssthresh: false,
+            ecn_floor: 2.0,
             undo: false,
             sack: false,
             sack_blocks: 3,
@@ -178,8 +238,13 @@ pub enum Profile {
     Ns2,
     /// ns-2.35 `Agent/TCP/FullTcp/Sack`.
     Ns2Sack,
+    /// ns-2.35 `Agent/TCP/Newreno` with `Agent/TCPSink` (the one-way
+    /// agents).
+    Ns2Oneway,
     /// ns-3.23 `TcpNewReno`.
     Ns3,
+    /// ns-3.48 `TcpNewReno` (the current release).
+    Ns3Current,
 }
 
 const PROFILES: &str = include_str!("profiles.toml");
@@ -305,7 +370,12 @@ impl TransportSpec {
                 ),
             );
         }
-        for (key, on) in [("rack", self.rack), ("dsack", self.dsack)] {
+        let prr = self.recovery == Recovery::Prr;
+        for (key, on) in [
+            ("rack", self.rack),
+            ("dsack", self.dsack),
+            ("recovery", prr),
+        ] {
             if on && !self.sack {
                 return bad(
                     key,
@@ -326,6 +396,12 @@ impl TransportSpec {
                     "must be from {MIN_PMTU} B (the Ethernet minimum) to 65535 B, got {}",
                     self.min_pmtu.0
                 ),
+            );
+        }
+        if !(0.0..=1000.0).contains(&self.ecn_floor) {
+            return bad(
+                "ecn_floor",
+                format!("must be from 0 to 1000 segments, got {}", self.ecn_floor),
             );
         }
         if self.dupack_threshold == 0 {
@@ -381,6 +457,50 @@ mod tests {
             },
             ns2,
             "FullTcp/Sack is FullTcp with SACK"
+        );
+    }
+
+    /// The one-way agents and ns-3's current release, and each profile's
+    /// rules for growth, recovery, ssthresh and the ECN floor.
+    #[test]
+    fn oneway_current_ns3_and_the_loss_rules() {
+        let get = |p: &str| TransportSpec::from_value(json!({ "profile": p })).unwrap();
+        let one = get("ns2_oneway");
+        assert_eq!(one.mss, Bytes(1000), "packetSize_ 1000, the payload");
+        assert_eq!(one.header, Bytes(40));
+        assert!(one.limited_transmit && !one.handshake && !one.delayed_ack && !one.sack);
+        assert_eq!(one.rwnd, Some(Capacity::Packets(20)));
+        let cur = get("ns3_current");
+        assert_eq!(cur.init_cwnd, 10);
+        assert!(cur.sack && cur.limited_transmit && cur.delayed_ack);
+        assert_eq!(cur.recovery, Recovery::Prr);
+        assert_eq!(cur.min_rto, Time::from_us(1_000_000));
+        let rules = |p: &str| {
+            let t = get(p);
+            (
+                t.slow_start,
+                t.recovery,
+                t.ssthresh_from,
+                t.rto_keeps_ssthresh,
+                t.ecn_floor,
+            )
+        };
+        use {Recovery::*, SlowStart as S, SsthreshFrom as F};
+        assert_eq!(rules("dcnsim"), (S::Bytes, Classic, F::Flight, false, 2.0));
+        assert_eq!(rules("linux"), (S::Segments, Prr, F::Window, true, 2.0));
+        assert_eq!(rules("ns2"), (S::Ack, Classic, F::Window, false, 1.0));
+        assert_eq!(
+            rules("ns2_oneway"),
+            (S::Ack, Classic, F::Window, false, 1.0)
+        );
+        assert_eq!(rules("ns3"), (S::Ack, Classic, F::Flight, false, 0.0));
+        assert_eq!(rules("ns3_current"), (S::Ack, Prr, F::Pipe, true, 0.0));
+        let e = TransportSpec::from_value(json!({"recovery": "prr"}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("transport.recovery: needs sack = true"),
+            "{e}"
         );
     }
 

@@ -3,7 +3,7 @@
 //! transmissions.
 
 use super::*;
-use crate::cc::Window;
+use crate::cc::{SlowStart, Window};
 use crate::units::Capacity;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -455,11 +455,7 @@ fn pfabric_times_out_at_a_fixed_rto_then_probes_with_one_byte() {
 #[test]
 fn linux_pacing_rate_follows_the_ss_and_ca_ratios() {
     let srtt = Some(Time::from_us(100));
-    let mut w = Window {
-        cwnd: 10_000.0,
-        ssthresh: f64::INFINITY,
-        mss: 1000.0,
-    };
+    let mut w = Window::new(10_000.0, f64::INFINITY, 1000.0, SlowStart::Bytes);
     assert_eq!(linux_pacing_rate(&w, srtt), Some(2.0 * 10_000.0 / 100e-6));
     w.ssthresh = 15_000.0;
     assert_eq!(linux_pacing_rate(&w, srtt), Some(1.2 * 10_000.0 / 100e-6));

@@ -218,10 +218,16 @@ impl Conn {
                 self.backoff += 1;
                 self.consecutive_timeouts += 1;
                 if !self.probing {
-                    let flight = self.flight();
-                    self.cc.on_timeout(&mut self.win, flight);
+                    let base = self.ssthresh_base(self.flight());
+                    let kept = self.win.ssthresh;
+                    self.cc.on_timeout(&mut self.win, base);
+                    if self.in_loss && self.p.rto_keeps_ssthresh {
+                        self.win.ssthresh = kept;
+                    }
                 }
+                self.in_loss = true;
                 self.in_recovery = false;
+                self.prr = None;
                 self.dupacks = 0;
                 self.limited_sent = 0;
                 // A timeout forgets the SACK scoreboard (the receiver may

@@ -46,6 +46,10 @@ def _transport(protocol: str, size: int) -> dict[str, Any]:
         "mss": f"{size - 40}B",
         "min_rto": "200ms",
         "limited_transmit": True,
+        # The seed's windows never go below 2 segments ("the minimum value (i.e.,
+        # 2)", §III.D; eq. 4's max(2, w/k); Fig. 10(b): "keeps the small congestion
+        # window as 2 and 3"), where ns-2.35's DCTCP floor is 1 (the ns2 profile's).
+        "ecn_floor": 2,
     }
 
 
