@@ -17,7 +17,8 @@ import pytest
 import tomli_w
 
 import dcnsim
-from dcnsim.sweeps import DASK_CONNECT_TIMEOUT_S, Sweep, column_name, run_id
+from dcnsim.cluster import DASK_CONNECT_TIMEOUT_S
+from dcnsim.sweeps import Sweep, column_name, run_id
 from simhelp import EXAMPLES, assert_one_error_line, cli, interruptible
 
 #: Web-search flows on a k = 4 fat-tree: 0.2-0.5 s of wall time per run.
