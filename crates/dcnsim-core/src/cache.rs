@@ -38,6 +38,14 @@ pub fn prefetch_bytes<T>(value: &T, bytes: usize) {
 /// Tables smaller than this are left on ordinary pages.
 const HUGE_TABLE: usize = 4 << 20;
 
+/// Whether a full table of `T` (`len == capacity`) would grow into a buffer of
+/// at least [`HUGE_TABLE`] bytes: the growth [`push_advised`] and
+/// [`push_back_checked`] take out of line.
+#[inline]
+fn next_is_large<T>(len: usize, capacity: usize) -> bool {
+    len == capacity && 2 * capacity * std::mem::size_of::<T>() >= HUGE_TABLE
+}
+
 /// Push `x` onto `table`. When the table is full and its next buffer
 /// (twice as large) holds at least [`HUGE_TABLE`] bytes, that buffer is
 /// offered for transparent huge pages ([`advise_huge_pages`]) before the
@@ -46,9 +54,7 @@ const HUGE_TABLE: usize = 4 << 20;
 /// much later, if ever.
 #[inline]
 pub fn push_advised<T>(table: &mut Vec<T>, x: T) {
-    if table.len() == table.capacity()
-        && 2 * table.capacity() * std::mem::size_of::<T>() >= HUGE_TABLE
-    {
+    if next_is_large::<T>(table.len(), table.capacity()) {
         grow_large(table);
     }
     table.push(x);
@@ -58,9 +64,7 @@ pub fn push_advised<T>(table: &mut Vec<T>, x: T) {
 /// [`HUGE_TABLE`] refusable as a large table's ([`grow_large`]).
 #[inline]
 pub fn push_back_checked<T>(queue: &mut VecDeque<T>, x: T) {
-    if queue.len() == queue.capacity()
-        && 2 * queue.capacity() * std::mem::size_of::<T>() >= HUGE_TABLE
-    {
+    if next_is_large::<T>(queue.len(), queue.capacity()) {
         grow_deque(queue);
     }
     queue.push_back(x);
