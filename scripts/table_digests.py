@@ -4,7 +4,8 @@ A refactoring that must not change behaviour is checked by running this before a
 after it and comparing: every column of every table (flows, probes, queues, ports,
 rounds, flow traces, any table a run returns) of every run is hashed, in the order
 the runs happen, per case (an example file, a benchmark's quick run, a study's quick
-variant run with one job so its runs happen in a fixed order)::
+variant run with one job so its runs happen in a fixed order); and every column of
+every file an example writes (``run(..., out=DIR)``), as pyarrow reads it back::
 
     python scripts/table_digests.py --out before.json
     ... change ...
@@ -22,7 +23,8 @@ import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,29 +66,52 @@ class Recorder:
         self.case = ""
         self._run = _core.run
 
-    def __call__(self, text: str, reporter: Any, check: Any, sink: Any, chunk_rows: int) -> Any:
-        streamed: dict[str, list[dict[str, str]]] = {}
-
-        def digesting_sink(name: str, columns: dict[str, Any]) -> None:
-            streamed.setdefault(name, []).append(_table_digest(columns))
-            sink(name, columns)
-
-        raw = self._run(text, reporter, check, digesting_sink if sink else None, chunk_rows)
+    def __call__(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        raw = self._run(text, *args, **kwargs)
         entry: dict[str, Any] = {"summary": _summary_digest(raw["summary"])}
         entry["events"] = raw["summary"].get("events")
         for name, value in sorted(raw.items()):
-            if name == "summary":
+            if name in ("summary", "probe_latency"):  # the latter: statistics, not a table
                 continue
             if name == "pcaps":
                 entry[name] = {
                     k: hashlib.sha256(bytes(b)).hexdigest()[:16] for k, b in sorted(value.items())
                 }
-            elif isinstance(value, dict):
+            elif isinstance(value, Mapping):
                 entry[name] = _table_digest(value)
-        for name, chunks in streamed.items():
-            entry[f"{name} (streamed)"] = chunks
         self.cases.setdefault(self.case, []).append(entry)
         return raw
+
+
+def _file_digests(directory: Path) -> dict[str, dict[str, str]]:
+    """Every column of every Parquet file in ``directory``: its Arrow type and values
+    as pyarrow reads them back."""
+    import pyarrow.parquet as pq
+
+    files = {}
+    for path in sorted(directory.glob("*.parquet")):
+        table = pq.read_table(path)
+        files[path.name] = {
+            field.name: _column_digest([str(field.type), table[field.name].to_pylist()])
+            for field in table.schema
+        }
+    return files
+
+
+def _example_files() -> dict[str, Callable[[], None]]:
+    """Each example run with ``out``: the files it writes, read back."""
+
+    def case(path: Path) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            dcnsim.run(dcnsim.Scenario.from_toml(path), out=Path(tmp) / "out")
+            recorder = _core.run
+            assert isinstance(recorder, Recorder)
+            recorder.cases[recorder.case].append(_file_digests(Path(tmp) / "out"))
+
+    return {
+        f"files of {path.name}": lambda p=path: case(p)
+        for path in sorted((ROOT / "examples").glob("*.toml"))
+    }
 
 
 def _examples() -> dict[str, Callable[[], None]]:
@@ -121,7 +146,7 @@ def main() -> int:
 
     recorder = Recorder()
     _core.run = recorder
-    cases = {**_examples(), **_benchmarks(), **_studies()}
+    cases = {**_examples(), **_example_files(), **_benchmarks(), **_studies()}
     for name, run_case in cases.items():
         if args.only and args.only not in name:
             continue

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 
 import dcnsim
@@ -149,7 +148,7 @@ def test_results_write_is_whole_or_nothing(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pq, "write_table", broken)
+    monkeypatch.setattr(dcnsim.results, "write_table", broken)
     with pytest.raises(OSError):
         results.write(out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

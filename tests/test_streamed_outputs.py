@@ -129,19 +129,26 @@ def test_chunk_rows_must_be_positive(tmp_path):
 
 
 def test_a_failed_streamed_run_leaves_no_directory(tmp_path, monkeypatch):
-    calls = []
+    # The core wrote its chunks into the temporary directory; the run then fails.
+    def fail_after_writing(*args):
+        raw = core_run(*args)
+        assert raw["written"] == ["flow_trace", "probes", "queues"]
+        raise RuntimeError("disk full")
 
-    def fail_on_second_chunk(self, name, columns):
-        calls.append(name)
-        if len(calls) == 2:
-            raise RuntimeError("disk full")
-        written(self, name, columns)
-
-    written = results_module._RecordedFiles.__call__
-    monkeypatch.setattr(results_module._RecordedFiles, "__call__", fail_on_second_chunk)
+    core_run = results_module._core.run
+    monkeypatch.setattr(results_module._core, "run", fail_after_writing)
     with pytest.raises(RuntimeError, match="disk full"):
         dcnsim.run(BUSY, out=tmp_path / "out", chunk_rows=1000)
     assert list(tmp_path.iterdir()) == []  # neither the output nor its temporary directory
+
+
+def test_a_write_failing_in_the_core_is_an_os_error_naming_its_file():
+    # /dev/full: every write fails with ENOSPC, as on a full disk.
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    with pytest.raises(OSError) as failed:
+        dcnsim._core.write_parquet("/dev/full", {"x": [str(i) for i in range(10**5)]})
+    assert failed.value.errno == 28 and failed.value.filename == "/dev/full"
 
 
 def test_streamed_runs_are_checked_against_the_rows_they_hold(tmp_path):
@@ -269,10 +276,9 @@ def test_import_and_validate_load_no_table_library():
     assert loaded_after(["validate", TREE3]) == []
 
 
-def test_run_loads_only_the_table_libraries(tmp_path):
-    # The files are written from the core's columns with pyarrow, no DataFrame made;
-    # pyarrow's array constructor imports pandas itself, to recognize its objects.
-    assert loaded_after(["run", TREE3, "--out", str(tmp_path / "out")]) == ["pandas", "pyarrow"]
+def test_run_with_outputs_loads_no_table_library(tmp_path):
+    # The core writes the files from its own columns (tests/test_parquet.py).
+    assert loaded_after(["run", TREE3, "--out", str(tmp_path / "out")]) == []
 
 
 def test_run_without_outputs_loads_no_table_library():

@@ -9,9 +9,12 @@ before the command line (argparse, the scenario code) is imported, and
 (tens of ms: its handler not yet installed, or its site and runpy imports) comes
 before it: a Ctrl-C there ends the process as it ends any Python program, by the
 signal (status 130 to a shell), having run nothing of dcnsim. numpy is
-imported in that phase too, for the commands that run simulations: imported
+imported in that phase too, for the commands that run many simulations: imported
 first by the core, on its first array, a Ctrl-C during the import would be a
-panic inside the core instead of a KeyboardInterrupt. Once the command runs,
+panic inside the core instead of a KeyboardInterrupt. ``run`` does without it:
+the core makes a column's array only when asked for (``_core.Columns``), and the
+command's summary imports numpy itself before it asks for one, so ``dcnsim run
+--out`` on a run without TCP flows loads no numpy at all. Once the command runs,
 Ctrl-C raises KeyboardInterrupt, so that what it was writing is cleaned up
 before :func:`dcnsim.cli.main` prints the line; once it has returned, Ctrl-C is
 ignored while the process exits.
@@ -29,8 +32,8 @@ EXIT_INTERRUPTED = 130
 #: What a command ended by Ctrl-C prints on stderr.
 INTERRUPTED = "error: interrupted"
 
-#: The commands that run simulations, so import numpy before they start.
-_SIMULATING = {"run", "bench", "study", "sweep"}
+#: The commands that run many simulations, so import numpy before they start.
+_SIMULATING = {"bench", "study", "sweep"}
 
 
 def _exit_at_once(signum: int, frame: object) -> None:

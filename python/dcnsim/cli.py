@@ -344,14 +344,13 @@ def _no_flow_warning(results: Results) -> list[str]:
 
 def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
     """TCP flows: how many finished, losses, FCT mean and 99th percentile, slowdown.
-    Computed on the core's columns, so a summary needs no DataFrame (nor pandas)."""
-    if "kind" not in flows:
+    Computed on the core's columns, so a summary needs no DataFrame (nor pandas, nor
+    numpy for a run without TCP flows)."""
+    if "kind" not in flows or "tcp" not in flows["kind"]:
         return []
     import numpy as np
 
     tcp = np.asarray(flows["kind"]) == "tcp"
-    if not tcp.any():
-        return []
     fct = np.asarray(flows["fct_s"], dtype=float)
     done = tcp & ~np.isnan(fct)
     retransmits = int(np.asarray(flows["retransmits"])[tcp].sum())
@@ -388,7 +387,7 @@ def _op_lines(ops: Mapping[str, Any]) -> list[str]:
 
 def _round_lines(rounds: Mapping[str, Any]) -> list[str]:
     """Incast rounds: how many, mean round time and goodput, share with a timeout."""
-    if "round_time_s" not in rounds or not len(rounds["round_time_s"]):
+    if "round_time_s" not in rounds or not rounds.rows:
         return []
     import numpy as np
 

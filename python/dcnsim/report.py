@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from dcnsim import outdir
+from dcnsim.html import environment
 from dcnsim.scenario import Scenario
 
 if TYPE_CHECKING:
@@ -35,15 +36,7 @@ Section = dict[str, Any]
 
 def page(title: str, sections: Iterable[Section]) -> str:
     """A whole HTML page: ``title`` and its sections, through the template."""
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("dcnsim", "templates"),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("report.html").render(title=title, sections=list(sections))
+    return environment().get_template("report.html").render(title=title, sections=list(sections))
 
 
 def table_html(table: pd.DataFrame, verdicts: str | None = None) -> Any:

@@ -1,18 +1,19 @@
 """Running a scenario and handling its results: tables, summary, output directory.
 
-pandas and pyarrow are imported where the tables are made, not with this module, so
-the command line and ``import dcnsim`` start without them.
+pandas is imported where the tables are made, not with this module, so the command
+line and ``import dcnsim`` start without it; the core writes the Parquet files
+(``_core.write_parquet``), so writing them needs neither pandas nor pyarrow.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -24,10 +25,7 @@ from dcnsim.memory import check_memory
 from dcnsim.scenario import Scenario, as_scenario
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
 __all__ = [
     "CHUNK_ROWS",
@@ -41,6 +39,9 @@ __all__ = [
     "pcap_file_names",
     "run",
 ]
+
+# The core's tables are read-only mappings of column name to values.
+Mapping.register(_core.Columns)
 
 #: Every file ``Results.write`` may produce at the top of an output directory; a
 #: directory holding anything else is not replaced (it is probably not one of ours).
@@ -70,7 +71,7 @@ RECORDED = {
 }
 
 #: Rows held (in the core, across all recorded tables) before they leave for the
-#: output files as one parquet row group each: 2^18 rows, about 20 MB of probe rows,
+#: output files as one Parquet row group each: 2^18 rows, about 20 MB of probe rows,
 #: a few copies of that while a chunk is converted and written. Measured on 19.5 M
 #: probe rows: peak RSS 166 / 255 / 404 MB with chunks of 2^16 / 2^18 / 2^20 rows,
 #: and probes.parquet 26% / 12% / 0% larger than as one row group.
@@ -98,38 +99,34 @@ class Results:
     """
 
     def __init__(
-        self,
-        raw: Mapping[str, Any],
-        scenario: Scenario,
-        probe_latency: LatencyStats | None = None,
-        stored: Path | None = None,
+        self, raw: Mapping[str, Any], scenario: Scenario, held: Iterable[str] = tuple(RECORDED)
     ) -> None:
+        """``raw`` is what ``_core.run`` returned; ``held``, the recorded tables it
+        holds (a streamed run: those it neither wrote to a file nor dropped)."""
         self.scenario = scenario
         self.summary: dict[str, Any] = dict(raw["summary"])
         self.pcaps: dict[str, bytes] = {str(k): bytes(v) for k, v in raw["pcaps"].items()}
-        # Each table as the core returned it (columns of numpy arrays, strings as
-        # lists) until it is first asked for as a DataFrame: a run whose caller only
-        # reads the summary never imports pandas.
-        self._columns: dict[str, Mapping[str, Any]] = {
-            name: raw[name] for name in ("flows", "ops", "ports", "rounds", "agent_rows")
+        # Each table as the core returned it (``_core.Columns``: numpy arrays and
+        # lists of strings, made when asked for) until it is first asked for as a
+        # DataFrame: a run whose caller only reads the summary never imports pandas,
+        # nor numpy if it looks at no column.
+        self._columns: dict[str, Any] = {
+            name: raw[name] for name in ("flows", "ops", "ports", "rounds", "agent_rows", *held)
         }
         # The DataFrames made so far: from `_columns`, or read from the file of a
         # recorded table a streamed run wrote into `out_dir`.
         self._held: dict[str, pd.DataFrame] = {}
         #: The directory a streamed run wrote (``run(..., out=DIR)``), else None.
-        self.out_dir = stored
-        if probe_latency is None:
-            self._columns.update({name: raw[name] for name in RECORDED})
-            probe_latency = LatencyStats()
-            probe_latency.add(raw["probes"]["latency_s"])
+        self.out_dir: Path | None = None
         #: Count, and mean, spread and range of the latencies, of the probe rows.
-        self.probe_latency = probe_latency
+        self.probe_latency = LatencyStats(**raw["probe_latency"])
 
     def columns(self, name: str) -> Mapping[str, Any]:
         """The columns of table ``name`` (``flows``, ``ops``, ``ports``, ``rounds``,
         ``agent_rows``; of a run kept in memory also ``probes``, ``queues`` and
-        ``flow_trace``) as the core returned them: numpy arrays, strings as lists, no
-        DataFrame made."""
+        ``flow_trace``) as the core returned them: a mapping of column name to numpy
+        array (strings as lists), each made when asked for, with ``rows``, the number
+        of rows; no DataFrame made."""
         return self._columns[name]
 
     @property
@@ -167,7 +164,7 @@ class Results:
         if name not in self._held:
             import pandas as pd
 
-            self._held[name] = pd.DataFrame(self._columns[name])
+            self._held[name] = pd.DataFrame(dict(self._columns[name]))
         return self._held[name]
 
     def _recorded(self, name: str) -> pd.DataFrame:
@@ -186,6 +183,12 @@ class Results:
             f"rounds={len(self.rounds)}, pcaps={len(self.pcaps)}, "
             f"events={s.get('events')}, packet_hops={s.get('packet_hops')})"
         )
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the scenario, the summary numbers, the tables' rows."""
+        from dcnsim.notebook import results_html
+
+        return results_html(self)
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
         """Write the output files into ``out_dir``, whole or not at all: the run's
@@ -214,9 +217,9 @@ class Results:
                     shutil.copyfile(self.out_dir / file, directory / file)
                 continue
             columns = self._columns[name]
-            if _rows(columns) or asked_by is None or self.scenario.get(asked_by):
+            if columns.rows or asked_by is None or self.scenario.get(asked_by):
                 write_table(directory / file, columns)
-        if _rows(self._columns["agent_rows"]):
+        if self._columns["agent_rows"].rows:
             write_table(directory / "agent_rows.parquet", self._columns["agent_rows"])
         if self.pcaps:
             (directory / PCAP_DIR).mkdir()
@@ -227,116 +230,26 @@ class Results:
             f.write("\n")
 
 
+@dataclass(frozen=True)
 class LatencyStats:
     """Count, mean, standard deviation (population), minimum and maximum of the
-    latencies of probe rows arriving in chunks; NaN latencies (dropped or in flight)
-    count as rows but not as received. Chunks are merged exactly as one sample
-    (Chan, Golub and LeVeque's pairwise update of the mean and sum of squares)."""
+    latencies of a run's probe rows, as the core summarized them (also of rows it
+    streamed out, chunk by chunk); NaN latencies (dropped or in flight) count as
+    rows but not as received."""
 
-    def __init__(self) -> None:
-        self.rows = 0
-        self.received = 0
-        self.mean = math.nan
-        self._m2 = 0.0
-        self.min = math.nan
-        self.max = math.nan
-
-    @property
-    def std(self) -> float:
-        return math.sqrt(self._m2 / self.received) if self.received else math.nan
-
-    def add(self, latency_s: np.ndarray) -> None:
-        import numpy as np
-
-        latency = np.asarray(latency_s, dtype=float)
-        self.rows += len(latency)
-        x = latency[~np.isnan(latency)]
-        if not len(x):
-            return
-        n, mean = len(x), float(x.mean())
-        m2 = float(((x - mean) ** 2).sum())
-        if not self.received:
-            self.mean, self._m2 = mean, m2
-            self.min, self.max = float(x.min()), float(x.max())
-        else:
-            total = self.received + n
-            delta = mean - self.mean
-            self.mean += delta * n / total
-            self._m2 += m2 + delta * delta * self.received * n / total
-            self.min, self.max = min(self.min, float(x.min())), max(self.max, float(x.max()))
-        self.received += n
-
-
-class _RecordedFiles:
-    """The sink of a streamed run: each chunk of recorded rows is appended to its
-    table's parquet file in ``directory`` (None: not kept) as one row group, then
-    dropped; the probe latencies are summarized on the way."""
-
-    def __init__(self, directory: Path | None, scenario: Scenario) -> None:
-        self.directory = directory
-        self.scenario = scenario
-        self.latency = LatencyStats()
-        self.writers: dict[str, pq.ParquetWriter] = {}
-        #: Tables left empty and not written: their columns, for ``Results``.
-        self.empty: dict[str, Mapping[str, Any]] = {}
-
-    def __call__(self, name: str, columns: dict[str, Any]) -> None:
-        if name == "probes":
-            self.latency.add(columns["latency_s"])
-        if self.directory is None:
-            return
-        file, asked_by = RECORDED[name]
-        if not _rows(columns):
-            if name in self.writers:
-                return
-            # The last chunk of a table with no rows: written if always or asked for.
-            if asked_by is not None and not self.scenario.get(asked_by):
-                self.empty[name] = columns
-                return
-        # Imported by the first chunk written, so a run that keeps no rows loads none.
-        import pyarrow.parquet as pq
-
-        table = _arrow_table(columns)
-        if name not in self.writers:
-            self.writers[name] = pq.ParquetWriter(self.directory / file, table.schema)
-        self.writers[name].write_table(table)
-
-    def close(self) -> None:
-        for writer in self.writers.values():
-            writer.close()
-        self.writers.clear()
-
-
-def _arrow_table(columns: Mapping[str, Any]) -> pa.Table:
-    """A table of the core's columns as an Arrow table: numpy arrays keep their
-    types, with NaN (a flow not finished, a probe not received) as null, as pandas
-    converted it; strings (lists) become ``large_string``, also in a table without
-    rows. So a file's types depend neither on its rows nor on the installed pandas
-    (whose ``DataFrame.to_parquet`` wrote strings as ``string`` before pandas 3, as
-    ``large_string`` since, and an empty string column as ``double``)."""
-    import pyarrow as pa
-
-    return pa.table(
-        {
-            name: pa.array(values, type=pa.large_string())
-            if isinstance(values, list)
-            else pa.array(values, from_pandas=True)
-            for name, values in columns.items()
-        }
-    )
+    rows: int
+    received: int
+    mean: float
+    std: float
+    min: float
+    max: float
 
 
 def write_table(path: Path, columns: Mapping[str, Any]) -> None:
-    """Write a table of the core's columns to the parquet file ``path``: with
-    pyarrow, no DataFrame made (``dcnsim run --out`` and a sweep's store)."""
-    import pyarrow.parquet as pq
-
-    pq.write_table(_arrow_table(columns), path)
-
-
-def _rows(columns: Mapping[str, Any]) -> int:
-    """The number of rows of a table of columns (0 without columns)."""
-    return len(next(iter(columns.values()), ()))
+    """Write a table of the core's columns (float64 or int64 arrays, lists of
+    strings) to the Parquet file ``path``, as the core writes the tables it streams:
+    no DataFrame made (``Results.write`` and a sweep's store)."""
+    _core.write_parquet(path, columns)
 
 
 def pcap_file_names(names: Iterable[str]) -> dict[str, str]:
@@ -426,32 +339,35 @@ def _run_streamed(
     directory: Path | None,
     chunk_rows: int,
 ) -> Results:
-    files = _RecordedFiles(directory, scenario)
-    try:
-        raw = _run_core(scenario, progress, memory_limit, files, chunk_rows)
-    finally:
-        files.close()
-    results = Results(raw, scenario, probe_latency=files.latency)
-    results._columns.update(files.empty)
-    return results
+    """A run whose recorded rows leave the core in chunks: to their files in
+    ``directory`` (each table always written, or when the scenario asks for it, or
+    when it has rows; the others are held, empty), or dropped without one."""
+    files = {
+        name: (directory / file, asked_by is None or bool(scenario.get(asked_by)))
+        for name, (file, asked_by) in RECORDED.items()
+        if directory is not None
+    }
+    raw = _run_core(scenario, progress, memory_limit, chunk_rows, files)
+    held = [name for name in files if name not in raw["written"]]
+    return Results(raw, scenario, held)
 
 
 def _run_core(
     scenario: Scenario,
     progress: bool,
     memory_limit: int | None,
-    sink: Callable[[str, dict[str, Any]], None] | None = None,
-    chunk_rows: int = CHUNK_ROWS,
+    chunk_rows: int | None = None,
+    files: Mapping[str, tuple[Path, bool]] | None = None,
 ) -> dict[str, Any]:
     """``_core.run``: the scenario parsed once, its memory estimate checked on the way."""
     check = partial(check_memory, limit=memory_limit)
     reporter = (
-        _ProgressLine(sys.stderr, streamed=sink is not None, eta=lasts_to_stop_time(scenario))
+        _ProgressLine(sys.stderr, streamed=chunk_rows is not None, eta=lasts_to_stop_time(scenario))
         if progress
         else None
     )
     try:
-        return _core.run(scenario.to_json(), reporter, check, sink, chunk_rows)
+        return _core.run(scenario.to_json(), reporter, check, chunk_rows, files)
     finally:
         if reporter is not None:
             reporter.close()

@@ -195,6 +195,12 @@ class Scenario:
 
     __hash__ = None  # type: ignore[assignment]  # mutable content
 
+    def _repr_html_(self) -> str:
+        """A notebook's view: name, what the scenario sets and what it contains."""
+        from dcnsim.notebook import scenario_html
+
+        return scenario_html(self)
+
     def __repr__(self) -> str:
         topology = self._data.get("topology")
         kind = topology.get("kind") if isinstance(topology, Mapping) else None

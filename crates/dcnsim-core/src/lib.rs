@@ -55,7 +55,7 @@ pub mod units;
 pub mod workload;
 
 pub use bench::BENCH_SCENARIOS;
-pub use records::{Column, Output, Sink, Summary, Table};
+pub use records::{Column, LatencyStats, Output, Sink, Summary, Table};
 pub use scenario::{Scenario, ScenarioError};
 
 /// What a scenario may name on each axis (`dcnsim list`), from the registries

@@ -160,3 +160,98 @@ pub struct Output {
     /// Packet captures: (requested host or port name, pcap file bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
 }
+
+/// Count, mean, population standard deviation, minimum and maximum of probe
+/// latencies arriving in chunks (a streamed run's probe rows, or a whole
+/// table); NaN latencies (dropped or in flight) count as rows but not as
+/// received. Chunks merge exactly as one sample would: Chan, Golub and
+/// LeVeque's pairwise update of the mean and the sum of squared deviations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LatencyStats {
+    pub rows: u64,
+    pub received: u64,
+    pub mean: f64,
+    /// Sum of squared deviations from the mean.
+    m2: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Default for LatencyStats {
+    fn default() -> LatencyStats {
+        LatencyStats {
+            rows: 0,
+            received: 0,
+            mean: f64::NAN,
+            m2: 0.0,
+            min: f64::NAN,
+            max: f64::NAN,
+        }
+    }
+}
+
+impl LatencyStats {
+    /// Adds a chunk of latencies.
+    pub fn add(&mut self, latency_s: &[f64]) {
+        self.rows += latency_s.len() as u64;
+        let received = || latency_s.iter().copied().filter(|x| !x.is_nan());
+        let n = received().count() as u64;
+        if n == 0 {
+            return;
+        }
+        let mean = received().sum::<f64>() / n as f64;
+        let m2: f64 = received().map(|x| (x - mean) * (x - mean)).sum();
+        let (lo, hi) = received().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+        if self.received == 0 {
+            (self.mean, self.m2, self.min, self.max) = (mean, m2, lo, hi);
+        } else {
+            let total = (self.received + n) as f64;
+            let delta = mean - self.mean;
+            self.mean += delta * n as f64 / total;
+            self.m2 += m2 + delta * delta * self.received as f64 * n as f64 / total;
+            (self.min, self.max) = (self.min.min(lo), self.max.max(hi));
+        }
+        self.received += n;
+    }
+
+    /// The population standard deviation of the latencies received (NaN if none).
+    pub fn std(&self) -> f64 {
+        if self.received == 0 {
+            f64::NAN
+        } else {
+            (self.m2 / self.received as f64).sqrt()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LatencyStats;
+
+    #[test]
+    fn chunks_merge_as_one_sample() {
+        // 1, 2, 3, 4, 10 with two losses: mean 4, squared deviations 9+4+1+0+36 = 50,
+        // std sqrt(50/5) = sqrt(10), whichever way the rows are cut into chunks.
+        let rows = [1.0, f64::NAN, 2.0, 3.0, 4.0, f64::NAN, 10.0];
+        for cut in 0..=rows.len() {
+            let mut s = LatencyStats::default();
+            s.add(&rows[..cut]);
+            s.add(&[]);
+            s.add(&rows[cut..]);
+            assert_eq!((s.rows, s.received), (7, 5));
+            assert!((s.mean - 4.0).abs() < 1e-12, "{cut}: {}", s.mean);
+            assert!((s.std() - 10f64.sqrt()).abs() < 1e-12, "{cut}: {}", s.std());
+            assert_eq!((s.min, s.max), (1.0, 10.0));
+        }
+    }
+
+    #[test]
+    fn no_latency_received_has_no_statistics() {
+        let mut s = LatencyStats::default();
+        s.add(&[f64::NAN, f64::NAN]);
+        assert_eq!((s.rows, s.received), (2, 0));
+        assert!(s.mean.is_nan() && s.std().is_nan() && s.min.is_nan() && s.max.is_nan());
+    }
+}
