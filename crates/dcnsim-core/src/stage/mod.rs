@@ -213,6 +213,7 @@ macro_rules! stages {
         }
 
         impl PortStage {
+            #[inline]
             fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
                 match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found, now),)* PortStage::Plugged(s) => s.0.on_enqueue(pkt, found, now), }
             }
@@ -248,9 +249,14 @@ impl Stages {
     }
 
     /// Run every stage's enqueue hook on `pkt`, which finds `found` at
-    /// `now`, until one refuses it (`false`: drop it).
+    /// `now`, until one refuses it (`false`: drop it). A port of one stage
+    /// (BOTCP's stamp on every switch port) calls it without the loop.
+    #[inline]
     pub fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
-        self.0.iter_mut().all(|s| s.on_enqueue(pkt, found, now))
+        match self.0.as_mut_slice() {
+            [only] => only.on_enqueue(pkt, found, now),
+            all => all.iter_mut().all(|s| s.on_enqueue(pkt, found, now)),
+        }
     }
 
     /// Classes some stage holds at `now`.
