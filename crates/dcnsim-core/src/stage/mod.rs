@@ -213,6 +213,7 @@ macro_rules! stages {
         }
 
         impl PortStage {
+            #[inline]
             fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
                 match self { $(PortStage::$variant(s) => s.on_enqueue(pkt, found, now),)* PortStage::Plugged(s) => s.0.on_enqueue(pkt, found, now), }
             }
@@ -248,12 +249,17 @@ impl Stages {
     }
 
     /// Run every stage's enqueue hook on `pkt`, which finds `found` at
-    /// `now`, until one refuses it (`false`: drop it). Inline in
-    /// `run_stamps`, its one caller: out of line, the call cost each packet
-    /// through QJUMP's NICs some 22 instructions (docs/performance.md).
+    /// `now`, until one refuses it (`false`: drop it). A port of one stage
+    /// (BOTCP's stamp on every switch port) calls it without the loop.
+    /// Inline in `run_stamps`, its one caller: out of line, the call cost
+    /// each packet through QJUMP's NICs some 22 instructions
+    /// (docs/performance.md).
     #[inline]
     pub fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, now: Time) -> bool {
-        self.0.iter_mut().all(|s| s.on_enqueue(pkt, found, now))
+        match self.0.as_mut_slice() {
+            [only] => only.on_enqueue(pkt, found, now),
+            all => all.iter_mut().all(|s| s.on_enqueue(pkt, found, now)),
+        }
     }
 
     /// Classes some stage holds at `now`.
