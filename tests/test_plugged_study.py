@@ -1,5 +1,5 @@
 """The study axis's "add one by" (docs/architecture.md, "Plug-in axes"): a module
-ending with ``STUDY = Study(...)`` plus its line in ``STUDIES`` is all ``dcnsim study
+ending with ``STUDY = Study(...)`` plus its line in ``MODULES`` is all ``dcnsim study
 NAME`` needs. A tiny study, written in a temporary module as a user would write one,
 is registered so and run through the command, then through ``run_study``.
 
@@ -77,14 +77,14 @@ TINY = textwrap.dedent(
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
     """The tiny study's module, imported from a temporary directory and listed in
-    ``STUDIES`` (the one line a new study adds there)."""
+    ``MODULES`` (the one line a new study adds there)."""
     (tmp_path / "tiny_study.py").write_text(TINY, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     module = importlib.import_module("tiny_study")
     # As if the file were python/dcnsim/studies/tiny_study.py, and its line in
-    # STUDIES' table of modules `"tiny": "tiny_study",`.
+    # MODULES `"tiny": "tiny_study",`.
     monkeypatch.setitem(sys.modules, "dcnsim.studies.tiny_study", module)
-    monkeypatch.setitem(studies.STUDIES._modules, module.STUDY.name, "tiny_study")
+    monkeypatch.setitem(studies.MODULES, module.STUDY.name, "tiny_study")
     yield module.STUDY
     sys.modules.pop("tiny_study")
 

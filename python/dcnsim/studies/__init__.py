@@ -8,7 +8,7 @@ with the seed's reported results next to dcnsim's::
     dcnsim study NAME [--quick] [--jobs N] [--out DIR] [--verbose]
 
 Each study is one module of this package ending with ``STUDY = Study(...)`` and one
-line in ``STUDIES`` below, ``"its-name": "its_module"``. The shared pieces: ``runner``
+line in ``MODULES`` below, ``"its-name": "its_module"``. The shared pieces: ``runner``
 (parallel runs), ``stats`` (95 % intervals over seeds), ``text`` (tables and the seed-vs-dcnsim
 claims), ``figures`` and ``study`` (running a study and writing its files and
 ``report.html``). Nothing here tunes the simulator towards the seed's numbers:
@@ -25,13 +25,28 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from dcnsim.studies.study import Study, StudyOutput, run_study, write_study
 
-__all__ = ["STUDIES", "Study", "StudyOutput", "run_study", "write_study"]
+__all__ = ["MODULES", "STUDIES", "Study", "StudyOutput", "run_study", "write_study"]
+
+
+#: Every study, by the name ``dcnsim study NAME`` takes: the module of this package
+#: whose ``STUDY`` it is. A new study adds its one line here.
+MODULES: dict[str, str] = {
+    "incast": "incast",
+    "spraying": "spraying",
+    "spraying-random": "spraying_random",
+    "latency-difference": "latency_difference",
+    "pfabric": "pfabric",
+    "qjump": "qjump",
+    "botcp": "botcp",
+    "packet-slicing": "packet_slicing",
+}
 
 
 class _Registry(Mapping[str, "Study"]):
-    """Studies by name, each module imported when its study is first asked for: the
-    names (``dcnsim list``, the ``study`` command's choices) import no study, nor pandas.
-    ``tests/test_studies.py`` checks each module's ``STUDY.name`` is its name here."""
+    """The studies of ``MODULES`` by name, each module imported when its study is first
+    asked for: the names (``dcnsim list``, the ``study`` command's choices) import no
+    study, nor pandas. ``tests/test_studies.py`` checks each module's ``STUDY.name`` is
+    its name here."""
 
     def __init__(self, modules: dict[str, str]) -> None:
         self._modules = modules
@@ -50,20 +65,8 @@ class _Registry(Mapping[str, "Study"]):
         return len(self._modules)
 
 
-#: Every study, by the name ``dcnsim study NAME`` takes: the module of this package
-#: whose ``STUDY`` it is.
-STUDIES: Mapping[str, Study] = _Registry(
-    {
-        "incast": "incast",
-        "spraying": "spraying",
-        "spraying-random": "spraying_random",
-        "latency-difference": "latency_difference",
-        "pfabric": "pfabric",
-        "qjump": "qjump",
-        "botcp": "botcp",
-        "packet-slicing": "packet_slicing",
-    }
-)
+#: Every study of ``MODULES``, by name.
+STUDIES: Mapping[str, Study] = _Registry(MODULES)
 
 
 def __getattr__(name: str) -> object:
