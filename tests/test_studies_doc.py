@@ -3,9 +3,13 @@ what the checked-in results files (docs/results/) make of them."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
+import pytest
+
+from dcnsim.studies import STUDIES
 from simhelp import REPO
 
 SCRIPT = REPO / "scripts" / "studies_doc.py"
@@ -42,3 +46,23 @@ def test_every_study_has_its_block(tmp_path):
     (tmp_path / "studies.md").write_text(text, encoding="utf-8")
     proc = check(tmp_path / "studies.md")
     assert proc.returncode == 1 and "pfabric" in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def studies_doc():
+    """scripts/studies_doc.py as a module (it imports the installed dcnsim)."""
+    spec = importlib.util.spec_from_file_location("studies_doc", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_each_study_block_is_its_results_files(studies_doc, name):
+    """Every study, the three added after the generator included, has one block, which
+    is what its checked-in results files make (its runs, variant and claims)."""
+    text = DOC.read_text(encoding="utf-8")
+    blocks = {m.group(2): m.group(3) for m in studies_doc.BLOCK.finditer(text)}
+    assert name in blocks, f"docs/studies.md has no results block for {name}"
+    assert (studies_doc.RESULTS / f"{name}.csv").exists()
+    assert blocks[name] == studies_doc.block(name), f"{name}: rerun make studies-doc"

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dcnsim.studies import incast, pfabric, spraying, spraying_random
+from dcnsim.studies import botcp, incast, pfabric, qjump, spraying, spraying_random
 from dcnsim.studies import latency_difference as lat
+from dcnsim.studies.packet_slicing import claims as slicing
 from dcnsim.studies.text import EXACT, Claim, claim_lines, claims_table, compare, every, within
 from simhelp import claim_named
 
@@ -314,3 +315,122 @@ def test_pfabric_verdicts():
     assert [c.verdict for c in noisy if not c.check] == ["within noise", "yes", "yes", "yes"]
     worse = pfabric.pfabric_checks(pfabric_runs({**schemes, "pfabric": 1.6}, {**tie, "pfabric": 4}))
     assert [c.verdict for c in worse if not c.check] == ["NO", "yes", "yes", "NO"]
+
+
+# --- qjump (no seeds: every comparison exact, a tie does not hold) ---------------------------
+
+
+def qjump_runs(rms: dict[str, float], throughput: list[float]) -> pd.DataFrame:
+    """Each case's samples all equal to ``rms[case]`` (so its RMS, p99 and max are that
+    number), Hadoop's 1 s alone and ``rms["hadoop_" + case]`` with it; the level sweep's
+    throughputs as given, its latency std growing, every latency within the epoch."""
+    rows = []
+    for case in qjump.scenarios.CASES:
+        value = rms.get(case, 1e-6)
+        rows.append(
+            {
+                "kind": "case", "case": case,
+                "ptp": np.full(20, value) if case != "hadoop_alone" else np.array([]),
+                "memcached": np.full(20, value) if case != "hadoop_alone" else np.array([]),
+                "naiad": np.full(20, value) if case != "hadoop_alone" else np.array([]),
+                "hadoop": np.full(3, rms.get(f"hadoop_{case}", 1.0)),
+            }
+        )  # fmt: skip
+    for i, (f, t) in enumerate(zip(qjump.scenarios.FACTORS, throughput, strict=True)):
+        rows.append(
+            {
+                "kind": "level", "f": f, "throughput_bps": t, "latency_std_s": 1e-7 * (i + 1),
+                "latency_max_s": 0.5 * qjump.scenarios.EPOCH_S, "epoch_s": qjump.scenarios.EPOCH_S,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_qjump_verdicts():
+    rms = {"alone": 1e-6, "contended": 3e-6, "pause": 3e-6, "ecn_wred": 2e-6, "dctcp": 2e-6,
+           "qjump": 1.1e-6, "hadoop_contended": 1.3, "hadoop_pause": 1.3,
+           "hadoop_ecn_wred": 1.5, "hadoop_dctcp": 1.5, "hadoop_qjump": 1.1}  # fmt: skip
+    claims = qjump.qjump_claims(qjump_runs(rms, [1e6, 2e6, 3e6, 6e6, 12e6]))
+    assert all(c.tolerance for c in claims) and not any(c.check for c in claims)
+    assert claim_named(claims, "Fig. 3: QJUMP's").verdict == "yes"
+    assert claim_named(claims, "f: a level's throughput").verdict == "yes"
+    assert claim_named(claims, "memcached with Hadoop: p99").verdict == "NO"  # 3x, not 1.5x
+    assert claim_named(claims, "Fig. 3: PAUSE").verdict == "NO"  # a tie with contended
+    # A tie for the closest to 1 (QJUMP's Hadoop as ECN/WRED's) and a flat step in f.
+    tied = qjump.qjump_claims(
+        qjump_runs({**rms, "hadoop_qjump": 1.5, "hadoop_ecn_wred": 0.5}, [1e6, 2e6, 2e6, 6e6, 12e6])
+    )
+    assert claim_named(tied, "Fig. 3: QJUMP's").verdict == "NO"
+    assert claim_named(tied, "f: a level's throughput").verdict == "NO"
+
+
+# --- botcp (the load grid over seeds: paired intervals; one run each for Figs. 8-10) --------
+
+
+def botcp_runs(botcp_s: float, noise: float, seeds=(1, 2, 3)) -> pd.DataFrame:
+    """Loads 0.3 and 0.7: TCP-ECN's short flows 1 ms, DCTCP's 1.2 ms at 0.3 and 0.8 ms
+    at 0.7, BOTCP's ``botcp_s`` ms, each seed off by ``noise`` x WIGGLE (BOTCP only)."""
+    rows = []
+    for load, scheme, (seed, w) in itertools.product(
+        (0.3, 0.7), botcp.SCHEMES, zip(seeds, WIGGLE, strict=False)
+    ):
+        base = {"botcp": botcp_s + noise * w, "tcp_ecn": 1.0,
+                "dctcp": 1.2 if load == 0.3 else 0.8}[scheme]  # fmt: skip
+        rows.append(
+            {
+                "experiment": "load", "scheme": scheme, "load": load, "seed": seed,
+                "short_mean_s": base * 1e-3, "short_p99_s": 3 * base * 1e-3,
+                "long_mean_s": 0.01, "short_n": 10, "short_unfinished": 0, "long_n": 5,
+                "long_unfinished": 0, "drops": 0, "timeouts": 0,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("botcp_ms", "noise", "verdict"),
+    [(0.5, 0.01, "yes"), (2.0, 0.01, "NO"), (0.75, 0.1, "within noise"), (0.8, 0.0, "NO")],
+)
+def test_botcp_verdicts(botcp_ms, noise, verdict):
+    # 0.75 +- 0.25 (half-width 0.1 x 2.48) against DCTCP's 0.8 at 0.7; 0.8: a tie with it
+    claims = botcp.botcp_checks(botcp_runs(botcp_ms, noise))
+    assert claim_named(claims, "Fig. 6: BOTCP's short-flow average").verdict == verdict
+    assert claim_named(claims, "Fig. 7: BOTCP's short-flow p99").tolerance.startswith("95 %")
+    assert claim_named(claims, "Fig. 6: at load 0.3 TCP-ECN's").verdict == "yes"
+    assert claim_named(claims, "Fig. 6: at load 0.7 DCTCP's").verdict == "yes"
+    assert claim_named(claims, "Fig. 11").verdict == "yes"
+    one = botcp.botcp_checks(botcp_runs(botcp_ms, noise, seeds=(1,)))
+    assert claim_named(one, "Fig. 6: BOTCP's short-flow average").tolerance.startswith("exact")
+
+
+# --- packet-slicing (no seeds: exact, ties do not hold, grid ends are not "more") ------------
+
+
+def slicing_runs(goodput_on: float, most_on: int) -> pd.DataFrame:
+    """Fig. 12's buffer sizes (sliced goodput ``goodput_on`` against 50 Mbps) and
+    §IV.B.3 at 10 Gbps (timeouts above 45 flows without slicing, above ``most_on`` with;
+    the grid ends at the seed's 900)."""
+    rows = [
+        {"experiment": "fig12_buffer", "protocol": "dctcp", "slicing": on, "buffer_KB": b,
+         "goodput_mbps": goodput_on if on else 50.0}
+        for b in (64, 128) for on in (False, True)
+    ]  # fmt: skip
+    rows += [
+        {"experiment": "10g", "protocol": "dctcp", "slicing": on, "workers": n,
+         "timeouts": int(n > (most_on if on else 45))}
+        for n in (20, 45, 50, 600, 900) for on in (False, True)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("goodput_on", "most_on", "fig12", "more"),
+    [(60.0, 900, "yes", "n/a"), (50.0, 600, "NO", "NO"), (40.0, 900, "NO", "n/a")],
+)
+def test_packet_slicing_verdicts(goodput_on, most_on, fig12, more):
+    claims = slicing.simulated_claims(slicing_runs(goodput_on, most_on))
+    assert claim_named(claims, "Fig. 12: DCTCP_PS above DCTCP").verdict == fig12  # 50: a tie
+    assert claim_named(claims, "§IV.B.3 10 Gbps: DCTCP's most").verdict == "yes"  # 45
+    # no timeout up to the grid's end at 900 cannot show "> 900"
+    assert claim_named(claims, "§IV.B.3 10 Gbps: with slicing").verdict == more
+    assert all(c.tolerance for c in claims)

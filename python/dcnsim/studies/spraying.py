@@ -70,7 +70,8 @@ SPRAYING_EXPECTATIONS = [
     "  - with rps the short flow sees out-of-order packets, at about the same percentage",
     "    once there are two or more long flows (Fig. 4);",
     "  - the long flows' mean throughput is slightly larger with rps and bounded by the",
-    "    fair share of the bottleneck E7->S15, 1 Gbps / (number of flows to S15) (Fig. 2).",
+    "    fair share of the bottleneck E7->S15 (Fig. 2): 1000/n_long Mbps, the short flow",
+    "    being gone after a few milliseconds.",
 ]
 
 
