@@ -86,17 +86,29 @@ def reduce_incast(results: Any) -> dict[str, Any]:
     }
 
 
+def _instant_goodput(trace: pd.DataFrame, bin_s: float = 1e-3) -> list[list[float]]:
+    """The goodput of all traced flows together, in Mbps per ``bin_s`` bin (at the
+    bin's end): the bytes their ``snd_una`` advanced by in it."""
+    trace = trace.sort_values("time_s", kind="stable")
+    acked = trace.groupby("flow_id")["snd_una"].diff().fillna(0.0).clip(lower=0.0).cumsum()
+    times = trace["time_s"].to_numpy()
+    edges = np.arange(0.0, times[-1] + bin_s, bin_s)
+    at = np.searchsorted(times, edges, side="right")
+    total = np.concatenate([[0.0], acked.to_numpy()])[at]
+    return _series(edges[1:], np.diff(total) * 8 / bin_s / 1e6)
+
+
 def reduce_traced(results: Any) -> dict[str, Any]:
-    """As ``reduce_incast``, with one flow's window, sequence numbers and timeouts and
-    the bottleneck's queue over time. The flow shown is the first that had a timeout
-    (the seed's Figs. 3(d) and 10 show one that did), else flow 0."""
+    """As ``reduce_incast``, with one flow's window, sequence numbers and timeouts, the
+    bottleneck's queue and all flows' goodput over time. The flow shown is the first
+    that had a timeout (the seed's Figs. 3(d) and 10 show one that did), else flow 0."""
     row = reduce_incast(results)
     flows = results.flows
     hit = flows[flows["timeouts"] > 0]
     shown = hit.iloc[0] if len(hit) else flows[flows["flow_id"] == 0].iloc[0]
     queues = results.traces["queues"]
-    trace = results.traces["flows"]
-    trace = trace[trace["flow_id"] == shown["flow_id"]]
+    every = results.traces["flows"]
+    trace = every[every["flow_id"] == shown["flow_id"]]
     # In packets of the default 1460 B payload: exact without slicing (Fig. 3); with
     # it the window keeps its count of segments as they shrink, and this is its bytes.
     cwnd_pkts = trace["cwnd_bytes"].to_numpy() / 1460.0
@@ -114,6 +126,7 @@ def reduce_traced(results: Any) -> dict[str, Any]:
                     "queue": _series(queues["time_s"], queues["bytes"]),
                     "cwnd": _series(trace["time_s"], cwnd_pkts),
                     "seq": _series(trace["time_s"], trace["snd_una"]),
+                    "goodput": _instant_goodput(every),
                 }
             ),
         }
