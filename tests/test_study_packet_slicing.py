@@ -19,7 +19,7 @@ from dcnsim import studies
 from dcnsim.studies import packet_slicing as ps
 from dcnsim.studies.packet_slicing.scenarios import incast_scenario
 from dcnsim.studies.study import check_study_dir
-from simhelp import not_reproduced, reproduced
+from simhelp import EXAMPLES, not_reproduced, reproduced
 
 #: Claims of the quick variant that dcnsim does not reproduce (the reasons, with the
 #: numbers, are built from the run). Eq. (2) with w = 2 and B = 64 KB reaches 0.99 past
@@ -148,6 +148,27 @@ def test_tshark_decodes_the_icmp_next_hop_mtu(tmp_path) -> None:
         assert row[3].startswith("10.255.0."), "from the switch"
         assert row[4].startswith("10.0.0.2"), "to host 1 (and the quoted segment's src)"
         assert row[5].endswith("5001"), "the quoted segment goes to the aggregator"
+
+
+def test_without_incast_the_agent_changes_no_table() -> None:
+    """The agent at every switch of the web-search example (k = 4 fat-tree, 10 Gbps,
+    40 % load, 1000-packet buffers): it counts flows and estimates their windows, but no
+    port ever holds n·ŵ packets beyond its Y (eq. 11's k̂ stays 1), so it sends nothing
+    and every table is the one without it: flows, operations, ports, rounds, probes,
+    the summary's counters (events aside: how the loop schedules its work is not a
+    table, as ``scripts/table_digests.py`` has it)."""
+    off = dcnsim.Scenario.from_toml(EXAMPLES / "websearch_dctcp.toml")
+    agent = {"kind": "packet_slicing", "switches": "all", "rtt_min": "12us"}
+    on = off.set("agents", [agent])
+    a, b = dcnsim.run(off), dcnsim.run(on)
+    for name in ("flows", "ops", "ports", "rounds", "probes"):
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), obj=name)
+    assert len(a.flows) > 100
+    unstable = ("wall", "per_s", "rss", "memory", "events", "elapsed", "bytes_estimate")
+    counters = {k: v for k, v in a.summary.items() if not any(u in k for u in unstable)}
+    assert counters == {k: b.summary[k] for k in counters}
+    keys = set(b.agent_rows["key"])
+    assert keys == {"flows"}, "flows counted, no MTU announced"
 
 
 @pytest.fixture(scope="module")

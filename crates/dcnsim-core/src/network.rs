@@ -314,6 +314,20 @@ impl Port {
         Found { packets, bytes }
     }
 
+    /// The whole buffer at `now`: packets and bytes not yet started. On a
+    /// scheduled FIFO [`Port::found`] still counts the committed packets
+    /// that started since the last arrival (the next one retires them), so
+    /// a switch agent's arrival hook, which runs before that, reads this.
+    pub fn queued_at(&self, now: Time) -> Found {
+        match &self.queue {
+            Queue::Droptail(fifo) if self.scheduled => {
+                let (packets, bytes) = fifo.unstarted_after(now);
+                Found { packets, bytes }
+            }
+            _ => self.found(),
+        }
+    }
+
     /// The classes a shaper stage holds at `now` (bit c for class c).
     #[inline]
     pub fn held(&self, now: Time) -> u8 {

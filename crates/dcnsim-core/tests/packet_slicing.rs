@@ -170,6 +170,101 @@ fn packets_grow_back_only_with_pmtu_raise() {
     assert!(raised.contains(&1500) && !raised.contains(&1233));
 }
 
+/// The sizes of the data packets that leave by `port` after `after`
+/// (sizes above `header`: no pure ACK, SYN or FIN).
+fn data_sizes(rows: &[Row], port: u32, after: Time, header: u32) -> Vec<u32> {
+    rows.iter()
+        .filter(|r| r.1 == Kind::Tcp && r.4 == port && r.3 > after && r.2 > header)
+        .map(|r| r.2)
+        .collect()
+}
+
+/// 10 workers with ŵ configured at 120 packets: k̂ = 10·1500·120 / 76 500
+/// = 23.5, above s / 64 = 23.4, so the switch asks for its floor, 64 B. A
+/// sender takes the MTU down to `transport.min_pmtu`: 64 B packets (24 B of
+/// payload) by default, and with the `linux` profile Linux's 552 B
+/// (`ip_rt_min_pmtu`; 500 B of payload under its 52 B header).
+fn packets_at_the_floor(transport: &str, header: u32) -> Vec<u32> {
+    let agent = AGENT.replace("window = 2", "window = 120");
+    let sc = Scenario::from_toml_str(&star(11, INCAST, &agent, transport)).unwrap();
+    let sw = sc.topology.node_id("sw0").unwrap() as u32;
+    let mut sim = Simulation::new(&sc);
+    let rec = Recorder::default();
+    let rows = rec.rows.clone();
+    sim.attach_agent(sw, Box::new(rec));
+    let out = sim.run(&mut |_| true).unwrap();
+    assert_eq!(mtu_rows(&out)[9].1, 64.0, "n = 10: the floor");
+    let rows = rows.borrow();
+    let told = rows
+        .iter()
+        .filter(|r| matches!(r.1, Kind::IcmpMtu { mtu: 64 }))
+        .map(|r| r.0)
+        .max()
+        .expect("every sender told 64 B")
+        + Time::from_us(26);
+    let to_aggregator = sc.topology.port_by_name("sw0->host0").unwrap();
+    let sizes = data_sizes(&rows, to_aggregator, told, header);
+    assert!(!sizes.is_empty());
+    sizes
+}
+
+#[test]
+fn the_senders_floor_is_min_pmtu_64_bytes_or_linuxs_552() {
+    for (transport, header, floor) in [("", 40, 64), ("profile = \"linux\"", 52, 552)] {
+        let sizes = packets_at_the_floor(transport, header);
+        // Full segments at the floor; a flow's last may be shorter.
+        assert!(sizes.iter().all(|&s| s <= floor), "{transport}: {sizes:?}");
+        let short = sizes.iter().filter(|&&s| s < floor).count();
+        assert!(
+            short <= 10 && sizes.len() > 100 + short,
+            "{transport}: {sizes:?}"
+        );
+    }
+}
+
+/// ŵ estimated passively (no `window`): 10 long NewReno flows, each held by
+/// its receive window at `w` segments of 1500 B, share the aggregator's
+/// port, whose 64 KB buffer with the 12.5 KB pipe (Y = 76.5 KB) holds all
+/// 10·w packets, so nothing is lost and the windows stay at w. The switch
+/// takes s = 3000 B (`packet`), so k̂ = n·s·ŵ / Y is above 1 (n·ŵ > 25.5)
+/// while n stays below Y / (2s) = 12.75, where the rule ŵ = 2 would take
+/// over, and the 1500 B senders, whose MSS never grows, ignore the MTU:
+/// each announced MTU ⌊s / k̂⌋ is ⌊Y / (n·ŵ)⌋, which gives back the
+/// estimate. The estimator (packets per RTT_min, scaled by (C·RTT_min + Q)
+/// / (C·RTT_min)) finds w within 15 % (it leaves out the 24 us the packets
+/// take to serialize).
+fn estimated_window(w: u32) -> f64 {
+    let mut traffic = String::new();
+    for src in 1..=10 {
+        traffic += &format!("[[traffic.flows]]\nsrc = {src}\ndst = 0\nsize = \"3MB\"\n");
+    }
+    let agent = AGENT.replace("window = 2\n", "packet = \"3000B\"\n");
+    let text = star(11, &traffic, &agent, &format!("rwnd = \"{w}pkt\""))
+        .replace("protocol = \"dctcp\"", "protocol = \"newreno\"")
+        .replace(", aqm = { kind = \"threshold\", k = \"20pkt\" }", "");
+    let out = run_toml(&text);
+    assert_eq!(out.summary.packets_dropped, 0);
+    let mut steady: Vec<f64> = mtu_rows(&out)
+        .iter()
+        .filter(|m| m.0 > 2e-3)
+        .map(|m| 76_500.0 / (10.0 * m.1))
+        .collect();
+    assert!(steady.len() > 5, "{steady:?}");
+    steady.sort_by(f64::total_cmp);
+    steady[steady.len() / 2]
+}
+
+#[test]
+fn the_passive_estimator_finds_the_windows() {
+    for w in [3, 4] {
+        let found = estimated_window(w);
+        assert!(
+            (found / f64::from(w) - 1.0).abs() < 0.15,
+            "w = {w}: estimated {found}"
+        );
+    }
+}
+
 #[test]
 fn an_interval_spaces_the_announcements() {
     let agent = format!("{AGENT}interval = \"1ms\"\n");

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dcnsim.models import packet_slicing as model
 from dcnsim.scenario import Scenario
 from dcnsim.studies.figures import pyplot, save
 from dcnsim.studies.runner import Progress, run_scenarios
@@ -81,6 +82,18 @@ INCAST_PROFILES = ("ns2_sack", "ns2_oneway", "ns2")
 #: example sets ``mean_pktsize_`` to ``packetSize``, the payload.
 INCAST_K_PACKETS = 20
 
+#: The least window, in segments, DCTCP's cut leaves: the seed's TCPs' minimum window,
+#: where the DCTCP authors' ns-2 code floors it at 1 (``TcpAgent::slowdown``: ``if
+#: (cwnd_ < 1) cwnd_ = 1``, Alizadeh's patch, camsas/qjump-ns2 ``pfabric.patch``; the
+#: profile's ``ecn_floor``). The seed's own ns-2 runs show 2: with Packet Slicing "the
+#: selected flow ... always keeps the small congestion window as 2 and 3" (§IV.A.2,
+#: Fig. 10(b)), where with a floor of 1 every flow of that run falls to one segment
+#: (the packet-slicing study's scenario); its model takes 2 as the minimum (eq. 3's
+#: max(2, w/k); §II.C "even when w is cut into the minimum value of 2"). §III.D's
+#: "the minimum value (i.e., 2)" alone would not settle it: it cites the Linux testbed
+#: of §II.B, whose DCTCP floors at 2 (``dctcp_ssthresh``). Why, in docs/studies.md.
+ECN_FLOOR = 2
+
 #: The switch's output buffer, as the scenario writes it and in bytes.
 INCAST_BUFFER = "64KB"
 INCAST_BUFFER_BYTES = 64_000
@@ -89,18 +102,11 @@ INCAST_BUFFER_BYTES = 64_000
 def incast_probability(
     size: int, workers: int, window: int = 2, buffer: int = INCAST_BUFFER_BYTES
 ) -> float:
-    """The seed's Incast probability P, its equations (1)-(2).
-
-    p = (1 - B / (n s w))^w is one flow's chance of losing its whole window of w
-    packets when n flows of w packets of s bytes share a buffer of B bytes (0 when
-    they all fit), and P = 1 - (1 - p)^n the chance that at least one flow times
-    out. B (``buffer``) defaults to the scenario's, s is the packet size on the wire.
-    """
-    in_flight = workers * size * window
-    if in_flight <= buffer:
-        return 0.0
-    p = (1.0 - buffer / in_flight) ** window
-    return 1.0 - (1.0 - p) ** workers
+    """The seed's Incast probability P, its equations (1)-(2)
+    (``dcnsim.models.packet_slicing.incast_probability``) for ``workers`` flows of
+    ``window`` packets of ``size`` bytes on the wire, sharing ``buffer`` bytes (the
+    scenario's by default): 1 - (1 - (1 - B / (n s w))^w)^n, 0 when they all fit."""
+    return model.incast_probability(workers, size, window, buffer)
 
 
 def incast_scenario(
@@ -118,10 +124,8 @@ def incast_scenario(
     K = 20 packets of the payload, 20 x (``size`` - 40) bytes of queue, as ns-2's
     byte-mode RED with ``mean_pktsize_`` = ``packetSize`` does; alpha starts at 0
     (ns-2.35 ``Agent/TCP set dctcp_alpha_ 0.0``, tcl/lib/ns-default.tcl) with
-    g = 1/16, and DCTCP's cut leaves at least 2 segments, the seed's minimum window
-    ("the minimum value (i.e., 2)", §III.D; eq. 4's max(2, w/k)) where ns-2.35's
-    floor is 1. TCP is ``profile``'s (``INCAST_PROFILES``), persistent connections
-    over ``rounds`` rounds.
+    g = 1/16, and DCTCP's cut leaves at least 2 segments (``ECN_FLOOR``). TCP is
+    ``profile``'s (``INCAST_PROFILES``), persistent connections over ``rounds`` rounds.
     """
     if size <= 40 + 23:
         raise ValueError(f"packet size must leave at least 24 B of payload, got {size} B")
@@ -133,7 +137,7 @@ def incast_scenario(
         "mss": f"{size - 40}B",
         "min_rto": "200ms",
         "dctcp": {"alpha_init": 0.0},
-        "ecn_floor": 2,
+        "ecn_floor": ECN_FLOOR,
     }
     k = f"{INCAST_K_PACKETS * (size - 40)}B"
     return Scenario(
@@ -296,7 +300,8 @@ INCAST_NOTES = [
     "  (singledup_ 1): run_incast(profile='ns2_oneway'); plain FullTcp: profile='ns2'.",
     "K = 20 packets of payload (ns-2's byte-mode RED, mean_pktsize_ = packetSize): 20 x",
     "  (S - 40) bytes of queue; DCTCP's alpha starts at 0 as in ns-2.35; its cut leaves",
-    "  at least 2 segments, the seed's minimum window (ns-2.35's floor is 1).",
+    "  at least 2 segments, the minimum window of the seed's ns-2 runs (its Fig. 10(b)),",
+    "  where the DCTCP authors' ns-2 code floors it at 1.",
     "eq. (2) P = the seed's Incast probability 1 - (1 - (1 - B/(N s w))^w)^N for w = 2,",
     "  B = 64 KB (64 000 B, the scenario's buffer) and s the packet size.",
     "Packet size: the seed's s is the packet on the wire for 1500 B (payload 1460 + 40 B",

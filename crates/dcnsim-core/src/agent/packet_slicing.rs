@@ -18,7 +18,8 @@
 //!   round trip) counts the TCP packets that arrive for the port, SYN and FIN
 //!   aside (dropped ones included), over consecutive intervals of `rtt_min`,
 //!   and scales the count to one round trip as the port sees it then,
-//!   RTT_min + Q/C with Q the bytes queued: ŵ = count · (C·RTT_min + Q) /
+//!   RTT_min + Q/C with Q the bytes queued as the interval's first later
+//!   arrival finds them (`Port::queued_at`): ŵ = count · (C·RTT_min + Q) /
 //!   (C·RTT_min) / n (2 before the first interval ends). Windows in packets
 //!   are what TCP keeps when its segments shrink, so ŵ does not grow with the
 //!   slicing itself (a count per RTT_min alone would: smaller packets drain
@@ -324,7 +325,7 @@ impl SwitchAgent for PacketSlicing {
             // (0 for any later one that saw nothing).
             let rtt = self.spec.rtt_min;
             let n = st.flows.len() as f64;
-            let queued = sw.port(egress).found().bytes as f64;
+            let queued = sw.port(egress).queued_at(sw.now).bytes as f64;
             let ended = (sw.now - st.interval_end).0 / rtt.0;
             st.estimate = if ended == 0 {
                 st.seen as f64 / n * (st.pipe + queued) / st.pipe

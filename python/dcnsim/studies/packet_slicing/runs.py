@@ -10,11 +10,13 @@ JSON in ``series`` for the figures.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dcnsim.scenario import Scenario
 from dcnsim.studies.packet_slicing.scenarios import (
     incast_scenario,
     testbed_scenario,
@@ -64,7 +66,8 @@ def _series(x: Any, y: Any, most: int = 1500) -> list[list[float]]:
     return [[float(a), float(b)] for a, b in zip(x[::step], y[::step], strict=True)]
 
 
-def _incast_numbers(results: Any) -> dict[str, Any]:
+def reduce_incast(results: Any) -> dict[str, Any]:
+    """Goodput over all rounds, timeouts, mean response time, peak queue."""
     flows = results.flows
     tcp = flows[flows["kind"] == "tcp"]
     ops = results.ops
@@ -83,22 +86,29 @@ def _incast_numbers(results: Any) -> dict[str, Any]:
     }
 
 
-def reduce_incast(results: Any) -> dict[str, Any]:
-    """Goodput over all rounds, timeouts, mean response time, peak queue."""
-    return _incast_numbers(results)
+def _instant_goodput(trace: pd.DataFrame, bin_s: float = 1e-3) -> list[list[float]]:
+    """The goodput of all traced flows together, in Mbps per ``bin_s`` bin (at the
+    bin's end): the bytes their ``snd_una`` advanced by in it."""
+    trace = trace.sort_values("time_s", kind="stable")
+    acked = trace.groupby("flow_id")["snd_una"].diff().fillna(0.0).clip(lower=0.0).cumsum()
+    times = trace["time_s"].to_numpy()
+    edges = np.arange(0.0, times[-1] + bin_s, bin_s)
+    at = np.searchsorted(times, edges, side="right")
+    total = np.concatenate([[0.0], acked.to_numpy()])[at]
+    return _series(edges[1:], np.diff(total) * 8 / bin_s / 1e6)
 
 
 def reduce_traced(results: Any) -> dict[str, Any]:
-    """As ``reduce_incast``, with one flow's window, sequence numbers and timeouts and
-    the bottleneck's queue over time. The flow shown is the first that had a timeout
-    (the seed's Figs. 3(d) and 10 show one that did), else flow 0."""
-    row = _incast_numbers(results)
+    """As ``reduce_incast``, with one flow's window, sequence numbers and timeouts, the
+    bottleneck's queue and all flows' goodput over time. The flow shown is the first
+    that had a timeout (the seed's Figs. 3(d) and 10 show one that did), else flow 0."""
+    row = reduce_incast(results)
     flows = results.flows
     hit = flows[flows["timeouts"] > 0]
     shown = hit.iloc[0] if len(hit) else flows[flows["flow_id"] == 0].iloc[0]
     queues = results.traces["queues"]
-    trace = results.traces["flows"]
-    trace = trace[trace["flow_id"] == shown["flow_id"]]
+    every = results.traces["flows"]
+    trace = every[every["flow_id"] == shown["flow_id"]]
     # In packets of the default 1460 B payload: exact without slicing (Fig. 3); with
     # it the window keeps its count of segments as they shrink, and this is its bytes.
     cwnd_pkts = trace["cwnd_bytes"].to_numpy() / 1460.0
@@ -116,6 +126,7 @@ def reduce_traced(results: Any) -> dict[str, Any]:
                     "queue": _series(queues["time_s"], queues["bytes"]),
                     "cwnd": _series(trace["time_s"], cwnd_pkts),
                     "seq": _series(trace["time_s"], trace["snd_una"]),
+                    "goodput": _instant_goodput(every),
                 }
             ),
         }
@@ -136,57 +147,104 @@ def reduce_web_search(results: Any) -> dict[str, Any]:
     }
 
 
-def _points(quick: bool) -> list[tuple[dict[str, Any], Any, Any]]:
-    """(the row's point, reducer, scenario) of every run."""
+#: A run: its row's point, its reducer and its scenario.
+Run = tuple[dict[str, Any], Callable[[Any], dict[str, Any]], Scenario]
+
+
+def _grid(
+    experiment: str,
+    reduce: Callable[[Any], dict[str, Any]],
+    build: Callable[..., Scenario],
+    workers: Iterable[int],
+    protocols: Iterable[str] = ("dctcp",),
+    settings: Iterable[dict[str, Any]] = ({},),
+    slicing: Iterable[bool] = (False, True),
+) -> list[Run]:
+    """One run per protocol, worker count, setting and slicing (in that order, the
+    last innermost): the point ``experiment, protocol, slicing, workers`` and the
+    setting's own keys, and the scenario ``build(protocol, workers, slicing,
+    **setting)``."""
+    return [
+        (
+            {"experiment": experiment, "protocol": p, "slicing": ps, "workers": n} | s,
+            reduce,
+            build(p, n, ps, **s),
+        )
+        for p in protocols
+        for n in workers
+        for s in settings
+        for ps in slicing
+    ]
+
+
+def _points(quick: bool) -> list[Run]:
+    """Every run of the variant."""
     v = "quick" if quick else "full"
-    out: list[tuple[dict[str, Any], Any, Any]] = []
-    for n in GRIDS["fig3"][v]:
-        point = {"experiment": "fig3", "protocol": "dctcp", "slicing": False, "workers": n}
-        out.append((point, reduce_traced, testbed_scenario(n, False)))
-    for n in GRIDS["fig10"][v]:
-        for ps in (False, True):
-            point = {"experiment": "fig10", "protocol": "dctcp", "slicing": ps, "workers": n}
-            out.append((point, reduce_traced, incast_scenario(n, "dctcp", ps, trace=True)))
-    g = GRIDS["fig11"]
-    for protocol in g["protocols"][v]:
-        for n in g[v]:
-            for ps in (False, True):
-                point = {"experiment": "fig11", "protocol": protocol, "slicing": ps, "workers": n}
-                sc = incast_scenario(n, protocol, ps, rounds=g["rounds"][v])
-                out.append((point, reduce_incast, sc))
-    g = GRIDS["fig13"]
-    for protocol in ("dctcp", "newreno"):
-        for n in g[v]:
-            for ps in (False, True):
-                point = {"experiment": "fig13", "protocol": protocol, "slicing": ps, "workers": n}
-                sc = web_search_scenario(n, protocol, ps, g["queries"][v])
-                out.append((point, reduce_web_search, sc))
-    g = GRIDS["fig8"]
-    for n in g[v]:
-        for k in g["k"][v]:
-            size = round(1500 / k)
-            point = {"experiment": "fig8", "protocol": "dctcp", "slicing": False, "workers": n}
-            point |= {"k": k, "packet_B": size}
-            out.append((point, reduce_incast, incast_scenario(n, size=size, rounds=5)))
-    for experiment, options in (("10g", {"rate": "10Gbps"}), ("spread", {"spread": "10ms"})):
-        for n in GRIDS[experiment][v]:
-            for ps in (False, True):
-                point = {"experiment": experiment, "protocol": "dctcp", "slicing": ps}
-                sc = incast_scenario(n, "dctcp", ps, rounds=3, **options)
-                out.append((point | {"workers": n}, reduce_incast, sc))
-    for sru in GRIDS["fig12_sru"][v]:
-        for ps in (False, True):
-            point = {"experiment": "fig12_sru", "protocol": "dctcp", "slicing": ps}
-            point |= {"workers": FIG12_WORKERS, "sru_KB": sru}
-            sc = testbed_scenario(FIG12_WORKERS, ps, sru=f"{sru}KB")
-            out.append((point, reduce_incast, sc))
-    for buffer in GRIDS["fig12_buffer"][v]:
-        for ps in (False, True):
-            point = {"experiment": "fig12_buffer", "protocol": "dctcp", "slicing": ps}
-            point |= {"workers": FIG12_WORKERS, "buffer_KB": buffer}
-            sc = testbed_scenario(FIG12_WORKERS, ps, buffer=f"{buffer}KB")
-            out.append((point, reduce_incast, sc))
-    return out
+    g = {name: grid[v] for name, grid in GRIDS.items()}
+    fig8, fig11, fig13 = GRIDS["fig8"], GRIDS["fig11"], GRIDS["fig13"]
+    return [
+        *_grid(
+            "fig3",
+            reduce_traced,
+            lambda p, n, ps: testbed_scenario(n, ps),
+            g["fig3"],
+            slicing=(False,),
+        ),
+        *_grid(
+            "fig10",
+            reduce_traced,
+            lambda p, n, ps: incast_scenario(n, p, ps, trace=True),
+            g["fig10"],
+        ),
+        *_grid(
+            "fig11",
+            reduce_incast,
+            lambda p, n, ps: incast_scenario(n, p, ps, rounds=fig11["rounds"][v]),
+            g["fig11"],
+            fig11["protocols"][v],
+        ),
+        *_grid(
+            "fig13",
+            reduce_web_search,
+            lambda p, n, ps: web_search_scenario(n, p, ps, fig13["queries"][v]),
+            g["fig13"],
+            ("dctcp", "newreno"),
+        ),
+        *_grid(
+            "fig8",
+            reduce_incast,
+            lambda p, n, ps, k, packet_B: incast_scenario(n, size=packet_B, rounds=5),
+            g["fig8"],
+            settings=[{"k": k, "packet_B": round(1500 / k)} for k in fig8["k"][v]],
+            slicing=(False,),
+        ),
+        *_grid(
+            "10g",
+            reduce_incast,
+            lambda p, n, ps: incast_scenario(n, p, ps, rounds=3, rate="10Gbps"),
+            g["10g"],
+        ),
+        *_grid(
+            "spread",
+            reduce_incast,
+            lambda p, n, ps: incast_scenario(n, p, ps, rounds=3, spread="10ms"),
+            g["spread"],
+        ),
+        *_grid(
+            "fig12_sru",
+            reduce_incast,
+            lambda p, n, ps, sru_KB: testbed_scenario(n, ps, sru=f"{sru_KB}KB"),
+            [FIG12_WORKERS],
+            settings=[{"sru_KB": sru} for sru in g["fig12_sru"]],
+        ),
+        *_grid(
+            "fig12_buffer",
+            reduce_incast,
+            lambda p, n, ps, buffer_KB: testbed_scenario(n, ps, buffer=f"{buffer_KB}KB"),
+            [FIG12_WORKERS],
+            settings=[{"buffer_KB": b} for b in g["fig12_buffer"]],
+        ),
+    ]
 
 
 def run_packet_slicing(

@@ -18,6 +18,7 @@ from typing import Any
 
 from dcnsim.models.packet_slicing import capacity_y
 from dcnsim.scenario import Scenario
+from dcnsim.studies.incast import ECN_FLOOR
 
 __all__ = [
     "RTT_MIN",
@@ -46,10 +47,11 @@ def _transport(protocol: str, size: int) -> dict[str, Any]:
         "mss": f"{size - 40}B",
         "min_rto": "200ms",
         "limited_transmit": True,
-        # The seed's windows never go below 2 segments ("the minimum value (i.e.,
-        # 2)", §III.D; eq. 4's max(2, w/k); Fig. 10(b): "keeps the small congestion
-        # window as 2 and 3"), where ns-2.35's DCTCP floor is 1 (the ns2 profile's).
-        "ecn_floor": 2,
+        # The seed's TCPs' minimum window, in its ns-2 runs (Fig. 10(b): "always keeps
+        # the small congestion window as 2 and 3") and on its Linux testbed (§II.B,
+        # Fig. 3(d); Linux's dctcp_ssthresh floors at 2), where the DCTCP authors' ns-2
+        # code floors at 1 (the ns2 profile's): the incast study's ECN_FLOOR.
+        "ecn_floor": ECN_FLOOR,
     }
 
 
