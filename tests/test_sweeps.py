@@ -261,6 +261,10 @@ FIG = {"name": "f", "table": "flows", "y": "fct_s", "x": "transport_protocol"}
         ({"grid": {"topology.kk": [4]}}, "grid.topology.kk: not a scenario key"),
         ({"grid": {}}, "grid: empty"),
         ({"grid": {"seed": []}}, "grid.seed: expected a non-empty list"),
+        # A run's seed is one of `seeds` (each grid seed was overwritten, and the
+        # catalog's two `seed` columns ended the sweep in a traceback):
+        ({"grid": {"seed": [1, 2]}}, "grid.seed: the seeds are the sweep's own key"),
+        ({"zip": [{"seed": [1, 2], "stop_time": ["1ms", "2ms"]}]}, "zip.seed: the seeds are"),
         ({"seeds": 0}, "seeds: must be at least 1, got 0"),
         ({"seeds": -3}, "seeds: must be at least 1, got -3"),
         ({"seeds": []}, "seeds: the list is empty"),
@@ -286,7 +290,7 @@ FIG = {"name": "f", "table": "flows", "y": "fct_s", "x": "transport_protocol"}
         # Counted, not enumerated: refused at once.
         ({"seeds": 10**12}, "seeds: 1,000,000,000,000 seeds, more than the 100,000 runs"),
         (
-            {"grid": {"seed": list(range(1000)), "stop_time": ["1ms"] * 1000}},
+            {"grid": {"topology.k": list(range(2, 2002, 2)), "stop_time": ["1ms"] * 1000}},
             "grid: 1000 x 1000 points x 2 seeds = 2,000,000 runs, more than the 100,000",
         ),
     ],

@@ -18,11 +18,19 @@ command's summary imports numpy itself before it asks for one, so ``dcnsim run
 Ctrl-C raises KeyboardInterrupt, so that what it was writing is cleaned up
 before :func:`dcnsim.cli.main` prints the line; once it has returned, Ctrl-C is
 ignored while the process exits.
+
+A Ctrl-C whose KeyboardInterrupt is raised inside a finalizer (a generator closed
+or an object's ``__del__`` run as the garbage is collected) cannot propagate, and
+the interpreter would only print it as "Exception ignored" and go on, the run
+with it (a run that went on after Ctrl-C was seen once in some 700 Ctrl-C's of
+start-up; this is the one way we know to lose one). While the command runs, such
+an interrupt is raised again where it can propagate (:func:`_interrupt_again`).
 """
 
 # _signal, not signal: the interpreter has it loaded already, whereas signal's
 # enums take a while to import, and a Ctrl-C then would come before the handler.
 import _signal
+import _thread
 import os
 import sys
 
@@ -41,9 +49,22 @@ def _exit_at_once(signum: int, frame: object) -> None:
     os._exit(EXIT_INTERRUPTED)
 
 
+def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
+    """``sys.unraisablehook``: a KeyboardInterrupt that could not propagate (raised
+    in a finalizer) is raised again in the main thread, at its next check for
+    signals, without a word; anything else is reported as Python reports it. The
+    interrupt comes from a new thread: asked for here, it would be raised at once,
+    inside this hook, and be lost again."""
+    if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+        _thread.start_new_thread(_thread.interrupt_main, ())
+    else:
+        sys.__unraisablehook__(unraisable)
+
+
 def main() -> int:
     """Run the command of ``sys.argv``; its exit status."""
     _signal.signal(_signal.SIGINT, _exit_at_once)
+    sys.unraisablehook = _interrupt_again
     from dcnsim import cli
 
     if _SIMULATING.intersection(sys.argv[1:2]):

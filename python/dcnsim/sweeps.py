@@ -145,6 +145,12 @@ class Sweep:
         keys = [*grid, *(k for g in zipped for k in g)]
         if not keys:
             raise SweepError("grid: empty: give at least one scenario key with a list of values")
+        if "seed" in keys:  # each run's seed is one of `seeds`: a grid's would be overwritten
+            where = "grid" if "seed" in grid else "zip"
+            raise SweepError(
+                f"{where}.seed: the seeds are the sweep's own key, seeds = N (seeds 1..N) or a "
+                "list, not a grid key"
+            )
         for key, values in [*grid.items(), *(kv for g in zipped for kv in g.items())]:
             _check_key(base, key, values[0])
         if len(set(keys)) < len(keys):

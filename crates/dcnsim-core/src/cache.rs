@@ -73,8 +73,31 @@ pub fn push_back_checked<T>(queue: &mut VecDeque<T>, x: T) {
 /// Bytes of address space a run holds untouched while it goes (no memory is
 /// used until written), given back when the process refuses a large
 /// table's growth: room for the smaller growths until the run ends. Half as
-/// much, and so on down to an eighth, where the process refuses that much.
+/// much, and so on down to an eighth, where the process refuses that much;
+/// at most an eighth of the address-space limit ([`address_space_limit`]).
 const HEADROOM: usize = 1 << 30;
+
+/// The process's address-space limit (`ulimit -v`, `prlimit --as`), if any.
+/// The memory budget a run is checked against before it starts leaves a
+/// fifth of what the limit allows beyond the run's estimate
+/// (`python/dcnsim/memory.py`); a headroom of at most an eighth of the limit
+/// stays within it, where a whole [`HEADROOM`] would take the room the run's
+/// own tables were estimated to fit in, and their growth would fail.
+fn address_space_limit() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the limit into `limit` and nothing else.
+        let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+        if read && limit.rlim_cur != libc::RLIM_INFINITY {
+            return Some(usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX));
+        }
+    }
+    None
+}
 
 thread_local! {
     /// Bytes of the last large growth the process refused on this thread (0:
@@ -91,7 +114,7 @@ pub struct Headroom;
 impl Headroom {
     pub fn hold() -> Headroom {
         let mut room = Vec::new();
-        let mut bytes = HEADROOM;
+        let mut bytes = address_space_limit().map_or(HEADROOM, |l| HEADROOM.min(l / 8));
         while room.try_reserve_exact(bytes).is_err() && bytes > HEADROOM / 8 {
             bytes /= 2;
         }

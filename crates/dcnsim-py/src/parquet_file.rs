@@ -6,7 +6,13 @@
 //! conversion), `int64`, strings as `large_string` (also in a table without
 //! rows), every field nullable, no metadata but the Arrow schema that readers
 //! take the types from; snappy pages, as pyarrow's default. Each write is one
-//! row group.
+//! row group (split at the writer's 1,048,576 rows, as pyarrow splits).
+//!
+//! A table is handed to the writer [`SLICE_ROWS`] rows at a time, so writing
+//! it takes one slice's Arrow copy beside the writer's row group, not a copy
+//! of the whole table: the tables of a run already fill most of what its
+//! memory estimate allowed, and a failed allocation here would abort the
+//! process (issue 36, item 4).
 
 use arrow_array::{ArrayRef, Float64Array, Int64Array, LargeStringArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -17,8 +23,16 @@ use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Rows converted to Arrow arrays and handed to the writer at a time: about
+/// 5 MB of a probe table. The row groups are the same as with one batch of
+/// the whole table (the writer cuts them by its row count); pages may be cut
+/// at other rows, so the file reads back as the same table, not always as
+/// the same bytes.
+const SLICE_ROWS: usize = 1 << 16;
 
 /// A failed write: the file and why.
 #[derive(Debug)]
@@ -66,18 +80,27 @@ impl TableFile {
         Ok(file)
     }
 
-    /// Appends `columns` (of the file's schema) as one row group.
+    /// Appends `columns` (of the file's schema) as one row group, handed to
+    /// the writer [`SLICE_ROWS`] rows at a time.
     pub fn write<'a>(
         &mut self,
         columns: impl IntoIterator<Item = (&'a str, &'a Column)>,
     ) -> Result<(), WriteError> {
-        let arrays: Vec<ArrayRef> = columns.into_iter().map(|(_, c)| array(c)).collect();
-        let batch = RecordBatch::try_new(self.schema.clone(), arrays)
-            .map_err(|e| self.failed(io::Error::other(e)))?;
-        self.writer
-            .write(&batch)
-            .and_then(|()| self.writer.flush())
-            .map_err(|e| self.failed(io_error(e)))
+        let columns: Vec<&Column> = columns.into_iter().map(|(_, c)| c).collect();
+        let rows = columns.first().map_or(0, |c| c.len());
+        // A table without rows is one empty batch, which gives the file its schema.
+        let mut slices = (0..rows.max(1))
+            .step_by(SLICE_ROWS)
+            .map(|start| start..rows.min(start + SLICE_ROWS));
+        slices.try_for_each(|rows| {
+            let arrays = columns.iter().map(|c| array(c, rows.clone())).collect();
+            let batch = RecordBatch::try_new(self.schema.clone(), arrays)
+                .map_err(|e| self.failed(io::Error::other(e)))?;
+            self.writer
+                .write(&batch)
+                .map_err(|e| self.failed(io_error(e)))
+        })?;
+        self.writer.flush().map_err(|e| self.failed(io_error(e)))
     }
 
     /// Writes the file's footer.
@@ -113,13 +136,14 @@ fn data_type(column: &Column) -> DataType {
     }
 }
 
-fn array(column: &Column) -> ArrayRef {
+/// Rows `rows` of `column` as an Arrow array.
+fn array(column: &Column, rows: Range<usize>) -> ArrayRef {
     match column {
         Column::F64(v) => Arc::new(Float64Array::from_iter(
-            v.iter().map(|&x| (!x.is_nan()).then_some(x)),
+            v[rows].iter().map(|&x| (!x.is_nan()).then_some(x)),
         )),
-        Column::I64(v) => Arc::new(Int64Array::from(v.clone())),
-        Column::Str(v) => Arc::new(LargeStringArray::from_iter_values(v)),
+        Column::I64(v) => Arc::new(Int64Array::from(v[rows].to_vec())),
+        Column::Str(v) => Arc::new(LargeStringArray::from_iter_values(&v[rows])),
     }
 }
 

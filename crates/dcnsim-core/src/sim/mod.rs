@@ -135,7 +135,7 @@ impl Simulation {
         hook: &mut dyn FnMut(&Progress) -> bool,
         mut sink: Option<&mut Sink>,
     ) -> Result<Output, Aborted> {
-        let _headroom = crate::cache::Headroom::hold();
+        let headroom = crate::cache::Headroom::hold();
         let started = Instant::now();
         let mut last_report = 0.0;
         let mut stopped = false;
@@ -187,6 +187,9 @@ impl Simulation {
             _ => last_active,
         };
         Self::check_memory(end)?;
+        // No table grows any more: the headroom's address space goes to the
+        // output tables made below (the held rows converted to columns).
+        drop(headroom);
         // The event loop's wall time: the rows sent below are output.
         let wall = started.elapsed().as_secs_f64();
         if let Some(sink) = sink {
