@@ -8,7 +8,8 @@ import pytest
 
 import dcnsim
 from dcnsim import Scenario, ScenarioError
-from dcnsim.results import format_progress, format_wall, lasts_to_stop_time
+from dcnsim.formats import format_wall
+from dcnsim.results import format_progress, lasts_to_stop_time
 from simhelp import EXAMPLES, cli, tree3_seed
 
 

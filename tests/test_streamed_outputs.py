@@ -287,6 +287,21 @@ def test_run_without_outputs_loads_no_table_library():
     assert loaded_after(["run", str(EXAMPLES / "dctcp_incast.toml"), "--no-progress"]) == []
 
 
+def test_list_imports_no_study_and_no_table_library():
+    """``dcnsim list`` names the studies from the registry without importing one (each
+    imports pandas and its runs): what made it take 0.8 s (issue 35)."""
+    check = (
+        "import sys\n"
+        "from dcnsim import cli\n"
+        "assert cli.main(['list']) == 0\n"
+        "heavy = ('dcnsim.studies.', 'pandas', 'pyarrow', 'numpy', 'matplotlib', 'scipy')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"
+
+
 def test_the_public_api_loads_on_first_use():
     check = (
         "import dcnsim\n"

@@ -34,11 +34,7 @@ import _thread
 import os
 import sys
 
-#: The exit status of a command ended by Ctrl-C (128 + SIGINT, as shells report it).
-EXIT_INTERRUPTED = 130
-
-#: What a command ended by Ctrl-C prints on stderr.
-INTERRUPTED = "error: interrupted"
+from dcnsim.exits import EXIT_INTERRUPTED, INTERRUPTED
 
 #: The commands that run many simulations, so import numpy before they start.
 _SIMULATING = {"bench", "study", "sweep"}
@@ -65,6 +61,8 @@ def main() -> int:
     """Run the command of ``sys.argv``; its exit status."""
     _signal.signal(_signal.SIGINT, _exit_at_once)
     sys.unraisablehook = _interrupt_again
+    # Imported only now, deliberately: a Ctrl-C while argparse and the scenario
+    # code load must already end the process at once (see the module's docstring).
     from dcnsim import cli
 
     if _SIMULATING.intersection(sys.argv[1:2]):

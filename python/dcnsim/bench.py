@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 
 from dcnsim import _core
+from dcnsim.formats import format_count, format_seconds
 from dcnsim.memory import format_bytes
-from dcnsim.results import format_count, format_seconds, run
+from dcnsim.results import run
 from dcnsim.scenario import Scenario
 
 #: The scale series: fat-tree sizes and the simulated time of each run (quick: less).

@@ -26,26 +26,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core, limits
-from dcnsim.__main__ import EXIT_INTERRUPTED, INTERRUPTED
 from dcnsim._core import ScenarioError
+from dcnsim.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, INTERRUPTED
+from dcnsim.formats import format_count, format_rate, format_seconds, format_wall
 from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
-from dcnsim.results import (
-    Results,
-    check_output_dir,
-    format_count,
-    format_rate,
-    format_seconds,
-    format_wall,
-    run,
-    summarize,
-)
+from dcnsim.results import Results, check_output_dir, run, summarize
 from dcnsim.scenario import Scenario
 
 if TYPE_CHECKING:
     from dcnsim.studies import Study
-
-EXIT_BAD_INPUT = 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -114,7 +104,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     scenario = _load(args)
     d = scenario.describe()
     print(f"ok: {args.file}")
-    print(f"  scenario {scenario_line(scenario)}")
+    print(f"  scenario {scenario_line(scenario.to_dict())}")
     if args.set:
         print(f"  set      {changes_line(args.set)}")
     print(
@@ -298,7 +288,7 @@ def format_summary(results: Results, changes: Sequence[tuple[str, Any]] = ()) ->
     if s.get("name"):
         head += f": {s['name']}"
     head += f", seed {s.get('seed')}"
-    lines = [head, f"  scenario     {scenario_line(results.scenario)}"]
+    lines = [head, f"  scenario     {scenario_line(results.scenario.to_dict())}"]
     if changes:
         lines.append(f"  set          {changes_line(changes)}")
     lines += [

@@ -20,7 +20,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from dcnsim import slurm
-from dcnsim.sweeps import Run, SweepError, execute, future_answer, one_line
+from dcnsim.sweep_run import Run, SweepError, execute, future_answer, one_line
 
 #: How long to wait for a Dask scheduler before saying it cannot be reached.
 DASK_CONNECT_TIMEOUT_S = 5

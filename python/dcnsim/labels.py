@@ -4,7 +4,9 @@ A scenario's ``name`` is free text written once, in a file; ``--set`` and a swee
 grid change the values it may describe ("1500 B packets", "k=4"). So what is printed
 about a run is made from the values that ran, as written in the scenario (a default
 the scenario does not set is not repeated): the topology's kind and size, its links,
-the queues, forwarding, transport, and the traffic.
+the queues, forwarding, transport, and the traffic. The values are the scenario's
+nested tables as in its TOML file (``Scenario.to_dict()``), so this module needs
+nothing of ``dcnsim.scenario``, whose notebook view uses it.
 """
 
 from __future__ import annotations
@@ -12,20 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dcnsim.scenario import Scenario
-
 __all__ = ["changes_line", "scenario_line"]
 
 
-def scenario_line(scenario: Scenario) -> str:
+def scenario_line(values: Mapping[str, Any]) -> str:
     """``fat_tree k=8, links 10Gbps 1us; queues 1000pkt threshold k=65pkt; ecmp;
-    dctcp mss=460B; workload websearch load=0.4 stop=40ms``: the parts the scenario sets."""
+    dctcp mss=460B; workload websearch load=0.4 stop=40ms``: the parts the scenario
+    whose tables are ``values`` sets."""
     parts = [
-        _topology(scenario.get("topology")),
-        _queues(scenario.get("network.queue")),
-        _text(scenario.get("forwarding.policy")),
-        _transport(scenario.get("transport")),
-        _traffic(scenario.get("traffic")),
+        _topology(_at(values, "topology")),
+        _queues(_at(values, "network", "queue")),
+        _text(_at(values, "forwarding", "policy")),
+        _transport(_at(values, "transport")),
+        _traffic(_at(values, "traffic")),
     ]
     return "; ".join(p for p in parts if p)
 
@@ -33,6 +34,15 @@ def scenario_line(scenario: Scenario) -> str:
 def changes_line(changes: Sequence[tuple[str, Any]]) -> str:
     """The keys changed from the scenario file, as given: ``transport.mss=460B, ...``."""
     return ", ".join(f"{key}={_text(value)}" for key, value in changes)
+
+
+def _at(values: Any, *path: str) -> Any:
+    """The value at ``path`` in nested tables, or None (a table missing or not a table)."""
+    for part in path:
+        if not isinstance(values, Mapping):
+            return None
+        values = values.get(part)
+    return values
 
 
 def _topology(topology: Any) -> str:

@@ -5,28 +5,29 @@ claims with their verdicts, the figures (PNG, embedded as data URIs, so the file
 can be mailed or archived alone), the tables, the exact scenario files that ran,
 the dcnsim version, the machine and the run times. No script, no external resource.
 The page is the Jinja template ``templates/report.html`` (autoescaped); this module
-gathers its sections.
+makes the page and the parts every page has (tables, figures, the machine) and gathers
+a sweep's sections; a study's are gathered by ``dcnsim.studies.study.study_report``.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import platform
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dcnsim import outdir
+from dcnsim import _core, outdir
 from dcnsim.html import environment
 from dcnsim.scenario import Scenario
 
 if TYPE_CHECKING:
-    from dcnsim.studies.study import StudyOutput
     from dcnsim.sweeps import Sweep
 
-__all__ = ["page", "study_report", "write_sweep_report"]
+__all__ = ["figure", "machine", "page", "table_html", "write_sweep_report"]
 
 #: A section of a page: ``heading`` and one of ``facts`` (a mapping), ``table`` (HTML),
 #: ``figures`` (``png`` base64, ``name``, ``caption``), ``pre`` (text), ``scenarios``
@@ -53,58 +54,21 @@ def table_html(table: pd.DataFrame, verdicts: str | None = None) -> Any:
     return Markup(text)
 
 
+def machine() -> dict[str, str]:
+    """Where results were made: host, system, CPUs, Python and dcnsim versions."""
+    return {
+        "dcnsim": _core.__version__,
+        "host": platform.node(),
+        "system": platform.platform(),
+        "cpus": str(os.cpu_count() or 1),
+        "python": platform.python_version(),
+    }
+
+
 def figure(png: Path, caption: str) -> dict[str, str]:
     """A figure of a page: the PNG file embedded as a data URI, and its caption."""
     data = base64.b64encode(png.read_bytes()).decode("ascii")
     return {"png": data, "name": png.stem, "caption": caption}
-
-
-def study_scenarios(scenarios: Iterable[Scenario]) -> list[tuple[str, str]]:
-    """Each distinct scenario as the TOML file that reproduces its run, by its name."""
-    seen: dict[str, str] = {}
-    for scenario in scenarios:
-        text = scenario.to_toml()
-        seen.setdefault(text, str(scenario.get("name") or f"scenario {len(seen) + 1}"))
-    return [(name, text) for text, name in seen.items()]
-
-
-def study_report(output: StudyOutput, directory: Path) -> str:
-    """The report of a study whose tables and figures are in ``directory``."""
-    from dcnsim.studies.study import machine
-    from dcnsim.studies.text import claims_table
-
-    study = output.study
-    facts = {
-        "study": study.name,
-        "seed": study.seed,
-        "variant": "quick" if output.timing.get("quick") else "full",
-        "runs": len(output.detail),
-        "started (UTC)": output.timing.get("started", "-"),
-        "wall time (s)": f"{float(output.timing.get('wall_s', 0.0)):.1f}",
-        "simulation time, summed over runs (s)": f"{float(output.detail['wall_s'].sum()):.1f}",
-        "parallel jobs": output.timing.get("jobs", "-"),
-        **machine(),
-    }
-    pngs = [directory / f"{stem}.png" for stem in study.figures]
-    sections = [
-        {"heading": "Run", "facts": facts},
-        {
-            "heading": "The seed's claims against dcnsim",
-            "table": table_html(claims_table(output.claims), "verdict"),
-        },
-        {
-            "heading": "Checks: physical bounds and sanity checks (not the seed's claims)",
-            "table": table_html(claims_table(output.claims, checks=True), "verdict"),
-        },
-        {"heading": "Figures", "figures": [figure(p, p.name) for p in pngs if p.exists()]},
-        {"heading": "Main table", "table": table_html(output.table)},
-        {"heading": "As printed", "pre": output.text},
-        {
-            "heading": f"Scenario files ({len(output.scenarios)} runs)",
-            "scenarios": study_scenarios(output.scenarios),
-        },
-    ]
-    return page(f"dcnsim study {study.name}: {study.title}", sections)
 
 
 def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
@@ -117,7 +81,6 @@ def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
     the grid may have made untrue), legends and axes by the grid's keys.
     """
     from dcnsim.store import load, sessions
-    from dcnsim.studies.study import machine
     from dcnsim.sweep_figures import draw
 
     directory = Path(directory)

@@ -13,15 +13,17 @@ import re
 import shutil
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from dcnsim import _core, outdir
 from dcnsim._core import ScenarioError
+from dcnsim.formats import format_count, format_seconds, format_wall
+from dcnsim.labels import scenario_line
 from dcnsim.limits import check_run_arguments
 from dcnsim.memory import check_memory
+from dcnsim.notebook import summary_html
 from dcnsim.scenario import Scenario, as_scenario
 
 if TYPE_CHECKING:
@@ -35,7 +37,6 @@ __all__ = [
     "Results",
     "check_output_dir",
     "format_progress",
-    "format_wall",
     "pcap_file_names",
     "run",
 ]
@@ -185,10 +186,40 @@ class Results:
         )
 
     def _repr_html_(self) -> str:
-        """A notebook's view: the scenario, the summary numbers, the tables' rows."""
-        from dcnsim.notebook import results_html
-
-        return results_html(self)
+        """A notebook's view (``dcnsim.notebook``): the run's scenario, its summary
+        numbers (time, events, packets, probe latency) and its tables with their row
+        counts (a table streamed to ``out_dir``: its file)."""
+        s = self.summary
+        facts: list[tuple[str, Any]] = [
+            ("seed", s.get("seed")),
+            ("simulated", f"{format_seconds(float(s['sim_time_s']))} in "
+                          f"{format_wall(float(s['wall_s']))} wall"),
+            ("events", f"{s['events']:,}"),
+            ("packet-hops", f"{s['packet_hops']:,} "
+                            f"({format_count(float(s['packet_hops_per_s']))} packet-hops/s)"),
+            ("packets", f"{s['packets_injected']:,} injected, {s['packets_delivered']:,} "
+                        f"delivered, {s['packets_dropped']:,} dropped, "
+                        f"{s['packets_in_flight']:,} in flight"),
+        ]  # fmt: skip
+        latency = self.probe_latency
+        if latency.received:
+            facts.append(
+                ("probe latency", f"mean {latency.mean * 1e6:.2f} µs, std {latency.std * 1e6:.2f}, "
+                                  f"min {latency.min * 1e6:.2f}, max {latency.max * 1e6:.2f} "
+                                  f"({latency.received:,} received of {latency.rows:,})")
+            )  # fmt: skip
+        if self.out_dir is not None:
+            facts.append(("written to", str(self.out_dir)))
+        tables = []
+        for name in ("flows", "ops", "ports", "rounds", "agent_rows", *RECORDED):
+            held = self._columns.get(name)
+            if held is not None:
+                tables.append((name, f"{held.rows:,}", ", ".join(held)))
+            elif self.out_dir is not None and (self.out_dir / RECORDED[name][0]).is_file():
+                rows = f"{latency.rows:,}" if name == "probes" else ""
+                tables.append((name, rows, f"in {RECORDED[name][0]}"))
+        line = scenario_line(self.scenario.to_dict())
+        return summary_html(self.scenario.get("name"), line, facts, tables)
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
         """Write the output files into ``out_dir``, whole or not at all: the run's
@@ -230,12 +261,12 @@ class Results:
             f.write("\n")
 
 
-@dataclass(frozen=True)
-class LatencyStats:
+class LatencyStats(NamedTuple):
     """Count, mean, standard deviation (population), minimum and maximum of the
     latencies of a run's probe rows, as the core summarized them (also of rows it
     streamed out, chunk by chunk); NaN latencies (dropped or in flight) count as
-    rows but not as received."""
+    rows but not as received. A NamedTuple rather than a dataclass: ``dataclasses``
+    imports ``inspect``, a tenth of ``dcnsim list``'s start-up (issue 35)."""
 
     rows: int
     received: int
@@ -448,53 +479,6 @@ class _ProgressLine:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-# --- formatting shared with the CLI ---------------------------------------------------
-
-
-def format_seconds(seconds: float) -> str:
-    """``0.0123`` -> ``"12.300 ms"``."""
-    magnitude = abs(seconds)
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if magnitude >= scale:
-            return f"{seconds / scale:.3f} {unit}"
-    return f"{seconds / 1e-9:.3f} ns" if seconds else "0 s"
-
-
-def format_wall(seconds: float) -> str:
-    """A wall-clock duration to the precision a reader uses: ``0.00042`` -> ``"420 µs"``,
-    ``0.0123`` -> ``"12 ms"``, ``1.234`` -> ``"1.2 s"``, ``6.0`` -> ``"6.0 s"``,
-    ``52.3`` -> ``"52 s"``, ``192`` -> ``"3 min 12 s"``, ``7384`` -> ``"2 h 03 min"``."""
-    if seconds >= 3600:
-        minutes = round(seconds / 60)
-        return f"{minutes // 60} h {minutes % 60:02d} min"
-    if seconds >= 60:
-        whole = round(seconds)
-        return f"{whole // 60} min {whole % 60:02d} s"
-    if seconds <= 0:
-        return "0 s"
-    scale, unit = next(
-        ((s, u) for s, u in ((1.0, "s"), (1e-3, "ms")) if seconds >= s), (1e-6, "µs")
-    )
-    value = seconds / scale
-    return f"{value:.1f} {unit}" if value < 9.95 else f"{value:.0f} {unit}"
-
-
-def format_rate(bps: float) -> str:
-    """``812_300_000`` -> ``"812.30 Mbps"``."""
-    for suffix, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
-        if abs(bps) >= scale:
-            return f"{bps / scale:.2f} {suffix}"
-    return f"{bps:.0f} bps"
-
-
-def format_count(value: float) -> str:
-    """``3_700_000`` -> ``"3.70 M"``."""
-    for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(value) >= scale:
-            return f"{value / scale:.2f} {suffix}"
-    return f"{value:.0f}"
 
 
 # --- output directory -------------------------------------------------------------------

@@ -22,6 +22,10 @@ import tomli_w
 
 from dcnsim import _core, limits
 from dcnsim._core import ScenarioError
+from dcnsim.formats import format_seconds
+from dcnsim.labels import scenario_line
+from dcnsim.memory import format_bytes
+from dcnsim.notebook import summary_html
 
 __all__ = ["Scenario", "ScenarioError", "as_scenario", "validate"]
 
@@ -196,10 +200,27 @@ class Scenario:
     __hash__ = None  # type: ignore[assignment]  # mutable content
 
     def _repr_html_(self) -> str:
-        """A notebook's view: name, what the scenario sets and what it contains."""
-        from dcnsim.notebook import scenario_html
-
-        return scenario_html(self)
+        """A notebook's view (``dcnsim.notebook``): the name and seed, what the scenario
+        sets, and what it contains (hosts, switches, traffic, stop time, memory), or
+        why it is not valid."""
+        facts: list[tuple[str, Any]] = []
+        if self.get("seed") is not None:
+            facts.append(("seed", self.get("seed")))
+        try:
+            d = self.describe()
+        except ScenarioError as exc:
+            facts.append(("not valid", str(exc)))
+        else:
+            facts += [
+                ("network", f"{d['hosts']:,} hosts, {d['switches']:,} switches, "
+                            f"{d['links']:,} links ({d['ports']:,} ports)"),
+                ("traffic", f"{d['probe_packets']:,} probe packets, {d['streams']:,} streams, "
+                            f"{d['flows']:,} listed flows"),
+                ("stops", "when traffic ends" if d["stop_time_s"] is None
+                          else f"at {format_seconds(d['stop_time_s'])}"),
+                ("memory", f"about {format_bytes(d['memory_bytes'])}"),
+            ]  # fmt: skip
+        return summary_html(self.get("name"), scenario_line(self._data), facts)
 
     def __repr__(self) -> str:
         topology = self._data.get("topology")

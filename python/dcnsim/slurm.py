@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Mapping
 from typing import Any
 
-from dcnsim.sweeps import SweepError
+from dcnsim.sweep_run import SweepError
 
 #: The ``[slurm]`` keys and what each holds: ``str``, ``int`` (>= 1), ``float``
 #: (seconds > 0), ``list`` (of strings) or ``dict`` (a table). dask-jobqueue's

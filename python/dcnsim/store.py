@@ -35,7 +35,7 @@ from dcnsim import _core, outdir
 from dcnsim.results import write_table
 
 if TYPE_CHECKING:
-    from dcnsim.sweeps import Run
+    from dcnsim.sweep_run import Run
 
 __all__ = [
     "check_sweep_dir",

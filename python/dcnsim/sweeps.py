@@ -43,18 +43,18 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, wait
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dcnsim import _core, limits, store
+from dcnsim import _core, cluster, limits, store
 from dcnsim.figure_sql import figure_sql
-from dcnsim.results import Results, run
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
+from dcnsim.slurm import check_table
 from dcnsim.studies.runner import process_pool, progress_bar, stop_pool
+from dcnsim.sweep_run import Run, SweepError, execute, future_answer, one_line
 
 __all__ = [
     "TABLES",
@@ -78,19 +78,6 @@ DEFAULT_SEEDS = 5
 #: The most runs a sweep may have (grid points x seeds), counted before any run is
 #: built: a grid beyond it is refused at once instead of enumerated for minutes.
 MAX_RUNS = 100_000
-
-
-class SweepError(ValueError):
-    """A sweep file or option that cannot be run: one line, ``field: reason``."""
-
-
-@dataclass(frozen=True)
-class Run:
-    """One run of a sweep: its id, its grid values (by catalog column) and scenario."""
-
-    id: str
-    params: dict[str, Any]
-    scenario: Scenario
 
 
 @dataclass(frozen=True)
@@ -155,8 +142,6 @@ class Sweep:
             _check_key(base, key, values[0])
         if len(set(keys)) < len(keys):
             raise SweepError("grid: a key appears twice (in [grid] and [[zip]] together)")
-        from dcnsim.slurm import check_table  # it raises SweepError: imported here
-
         slurm = check_table(data.get("slurm", {}))
         tables = _tables(data.get("tables", ["flows"]))
         columns = [*(column_name(k) for k in keys), "seed"]
@@ -477,8 +462,6 @@ def run_sweep(
         # Connect first: a scheduler that cannot be reached leaves nothing behind.
         client = None
         if dask and first is not None:
-            from dcnsim import cluster
-
             client, watch = stack.enter_context(cluster.connect(dask, jobs, sweep.slurm))
         directory = store.open_sweep_dir(out, sweep.to_dict())
         window = 2 * jobs  # runs made ahead: each worker has its next one at hand
@@ -514,23 +497,6 @@ def run_sweep(
                 raise SweepInterrupted(line)
             raise SweepError(line)
     return SweepOutcome(total, ran, skipped, failed, time.perf_counter() - clock, directory)
-
-
-def execute(scenario_json: str, tables: list[str]) -> dict[str, Any]:
-    """Run one scenario (in a worker): its kept tables and summary, or ``error``, the
-    one-line reason it failed. Module-level, so that workers find it by name."""
-    started = time.perf_counter()
-    try:
-        results: Results = run(Scenario(json.loads(scenario_json)))
-    except ScenarioError as exc:  # the core's exception class does not pickle
-        return {"error": one_line(exc, named=False)}
-    except Exception as exc:  # a run's failure must not stop the sweep
-        return {"error": one_line(exc)}
-    return {
-        "tables": {name: results.columns(name) for name in tables},
-        "summary": results.summary,
-        "wall_s": time.perf_counter() - started,
-    }
 
 
 def _on_pool(
@@ -595,21 +561,3 @@ def figure_query(directory: Path, figure: Mapping[str, str], sql: str) -> Any:
         raise SweepError(
             f"figures {figure['name']}: cannot draw (y, by or where): {one_line(exc, named=False)}"
         ) from None
-
-
-def one_line(exc: BaseException, named: bool = True) -> str:
-    """An exception as one line: its first line, after its class name if ``named``."""
-    text = str(exc).splitlines()[0] if str(exc).strip() else ""
-    if not named:
-        return text or type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def future_answer(future: Any) -> dict[str, Any]:
-    """A future's answer; a worker that died counts as the run's failure."""
-    try:
-        return future.result()
-    except BrokenProcessPool:
-        raise SweepError("a worker process died") from None  # run_sweep says what is kept
-    except Exception as exc:  # a Dask worker lost too often, an answer that did not arrive
-        return {"error": one_line(exc)}

@@ -8,17 +8,16 @@ which of the seed's figures it draws. ``dcnsim.studies.STUDIES`` lists them.
 from __future__ import annotations
 
 import os
-import platform
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
-from dcnsim import _core, outdir
-from dcnsim.report import study_report
+from dcnsim import outdir
+from dcnsim.report import figure, machine, page, table_html
 from dcnsim.scenario import Scenario
 from dcnsim.studies.runner import Progress, recorded_scenarios
 from dcnsim.studies.text import Claim, claims_table
@@ -27,8 +26,8 @@ __all__ = [
     "Study",
     "StudyOutput",
     "check_study_dir",
-    "machine",
     "run_study",
+    "study_report",
     "write_study",
 ]
 
@@ -144,12 +143,46 @@ def _foreign_to_study(out: Path) -> list[str]:
     return outdir.foreign_files(out, lambda p: p.suffix in (".csv", ".png", ".svg", ".html"))
 
 
-def machine() -> dict[str, str]:
-    """Where results were made: host, system, CPUs, Python and dcnsim versions."""
-    return {
-        "dcnsim": _core.__version__,
-        "host": platform.node(),
-        "system": platform.platform(),
-        "cpus": str(os.cpu_count() or 1),
-        "python": platform.python_version(),
+def study_scenarios(scenarios: Iterable[Scenario]) -> list[tuple[str, str]]:
+    """Each distinct scenario as the TOML file that reproduces its run, by its name."""
+    seen: dict[str, str] = {}
+    for scenario in scenarios:
+        text = scenario.to_toml()
+        seen.setdefault(text, str(scenario.get("name") or f"scenario {len(seen) + 1}"))
+    return [(name, text) for text, name in seen.items()]
+
+
+def study_report(output: StudyOutput, directory: Path) -> str:
+    """The report of a study whose tables and figures are in ``directory``."""
+    study = output.study
+    facts = {
+        "study": study.name,
+        "seed": study.seed,
+        "variant": "quick" if output.timing.get("quick") else "full",
+        "runs": len(output.detail),
+        "started (UTC)": output.timing.get("started", "-"),
+        "wall time (s)": f"{float(output.timing.get('wall_s', 0.0)):.1f}",
+        "simulation time, summed over runs (s)": f"{float(output.detail['wall_s'].sum()):.1f}",
+        "parallel jobs": output.timing.get("jobs", "-"),
+        **machine(),
     }
+    pngs = [directory / f"{stem}.png" for stem in study.figures]
+    sections = [
+        {"heading": "Run", "facts": facts},
+        {
+            "heading": "The seed's claims against dcnsim",
+            "table": table_html(claims_table(output.claims), "verdict"),
+        },
+        {
+            "heading": "Checks: physical bounds and sanity checks (not the seed's claims)",
+            "table": table_html(claims_table(output.claims, checks=True), "verdict"),
+        },
+        {"heading": "Figures", "figures": [figure(p, p.name) for p in pngs if p.exists()]},
+        {"heading": "Main table", "table": table_html(output.table)},
+        {"heading": "As printed", "pre": output.text},
+        {
+            "heading": f"Scenario files ({len(output.scenarios)} runs)",
+            "scenarios": study_scenarios(output.scenarios),
+        },
+    ]
+    return page(f"dcnsim study {study.name}: {study.title}", sections)
