@@ -145,7 +145,9 @@ pub trait Discipline: Sized {
     /// Bytes waiting.
     fn bytes(&self) -> u64;
 
-    /// Number of AQM domains (each has its own AQM state).
+    /// Number of AQM domains (each has its own AQM state), at most
+    /// [`CLASSES`](crate::packet::CLASSES): [`Discipline::aqm_domain`]
+    /// chooses one by class.
     fn aqm_domains(&self) -> usize {
         1
     }

@@ -214,9 +214,15 @@ impl Discipline for Priority {
         CLASSES
     }
 
+    /// An empty class (its bit clear in `occupied`) holds nothing: its
+    /// counts without reading its boxed FIFO, a line of its own, which an
+    /// arrival that then goes straight to the wire would touch for nothing.
     #[inline]
     fn aqm_domain(&self, class: u8) -> (usize, u64, u64) {
         let c = slot(class);
+        if self.occupied & (1 << c) == 0 {
+            return (c, 0, 0);
+        }
         let class = &self.classes[c];
         (c, class.fifo.len() as u64, class.bytes)
     }

@@ -34,12 +34,9 @@ impl Simulation {
                 NodeKind::Switch => &sc.network.queue,
             };
             if let Some(a) = &spec.aqm {
-                let domains = port.queue.aqm_domains() as u64;
-                port.aqm = Aqms::new(
-                    (0..domains)
-                        .map(|d| PortAqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d)))
-                        .collect(),
-                );
+                port.aqm = Aqms::new(port.queue.aqm_domains(), |d| {
+                    PortAqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d))
+                });
             }
         }
         let stage_reports = attach_stages(&mut net, sc);

@@ -60,13 +60,10 @@ impl Simulation {
         for &port in ports {
             A::check(spec, &self.rec.port_names[port as usize])?;
             let pt = &mut self.net.ports[port as usize];
-            let domains = pt.queue.aqm_domains() as u64;
             let rng = |d: u64| rng_for(self.seed, RNG_AQM, u64::from(port) << 8 | d);
-            pt.aqm = Aqms::new(
-                (0..domains)
-                    .map(|d| PortAqm::plugged(A::new(spec, rng(d))))
-                    .collect(),
-            );
+            pt.aqm = Aqms::new(pt.queue.aqm_domains(), |d| {
+                PortAqm::plugged(A::new(spec, rng(d)))
+            });
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ pub mod red;
 pub mod threshold;
 
 use crate::error::{join_path, parse_at, ScenarioError};
+use crate::packet::CLASSES;
 use crate::units::Time;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::de::DeserializeOwned;
@@ -213,22 +214,36 @@ impl AqmSpec {
 /// A port's AQMs, one per AQM domain of its queue (none without AQM). The
 /// usual single domain is kept inline, so that an arrival reads it from
 /// the port's lines, not from an allocation of its own (one cache line
-/// fewer per packet-hop when the ports outgrow the caches). 16 bytes, as
-/// the boxed slice it replaces (several domains behind one thin pointer).
+/// fewer per packet-hop when the ports outgrow the caches). Several domains
+/// (at most [`CLASSES`]: a queue chooses the domain by class) are one
+/// allocation of [`CLASSES`] AQMs behind one thin pointer, so that an
+/// arrival reaches its domain's state in one step (a boxed `Vec` took two:
+/// its header, then its elements); 16 bytes either way.
 #[derive(Debug, Default)]
 pub enum Aqms {
     #[default]
     None,
     One(PortAqm),
-    Many(Box<Vec<PortAqm>>),
+    Many(Box<[PortAqm; CLASSES]>),
 }
 
 impl Aqms {
-    pub fn new(mut aqms: Vec<PortAqm>) -> Aqms {
-        match aqms.len() {
+    /// The AQMs of a queue of `domains` AQM domains, domain `d`'s built by
+    /// `make(d)`. Beyond one, [`CLASSES`] are built, those past `domains`
+    /// never used.
+    ///
+    /// # Panics
+    /// If `domains` is above [`CLASSES`] (a discipline's contract:
+    /// `Discipline::aqm_domains`).
+    pub fn new(domains: usize, mut make: impl FnMut(u64) -> PortAqm) -> Aqms {
+        assert!(
+            domains <= CLASSES,
+            "a queue has at most {CLASSES} AQM domains, got {domains}"
+        );
+        match domains {
             0 => Aqms::None,
-            1 => Aqms::One(aqms.pop().expect("one")),
-            _ => Aqms::Many(Box::new(aqms)),
+            1 => Aqms::One(make(0)),
+            _ => Aqms::Many(Box::new(std::array::from_fn(|d| make(d as u64)))),
         }
     }
 
