@@ -116,6 +116,22 @@ impl Default for NetworkSpec {
     }
 }
 
+/// What an arrival at a port passes besides the AQM.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Guard {
+    /// Nothing: most ports.
+    #[default]
+    None,
+    /// BOTCP's buffer-occupancy stamp alone (`stage::max_occupancy`), run
+    /// inline by the port: it never refuses a packet, and through the
+    /// out-of-line check and the port's stage list it cost some 60
+    /// instructions per stamped hop (docs/performance.md, "BOTCP's cost").
+    Stamp,
+    /// Outage windows or other on-enqueue stages, checked out of line.
+    Checked,
+}
+
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
 /// serializing a packet and a scheduled FIFO port's AQM touch; the second
 /// what its queue touches on every arrival (`queue/droptail.rs`: its queue
@@ -145,10 +161,9 @@ pub struct Port {
     /// wake-up events ([`crate::queue::DropTail::commit`]); nothing pauses
     /// it.
     pub scheduled: bool,
-    /// Whether an arrival has more to pass than the AQM: `outages` has
-    /// entries or a stage rewrites packets on enqueue (`stamps`). Read on
-    /// every packet, so one test for both, kept on this line.
-    guarded: bool,
+    /// What an arrival has to pass besides the AQM ([`Guard`]). Read on
+    /// every packet, so one byte for outages and stages, kept on this line.
+    guard: Guard,
     /// Whether `pcap` has entries: read on every packet, so kept on this
     /// line rather than read from the vector further down.
     captured: bool,
@@ -247,7 +262,7 @@ impl Port {
     /// Whether an outage drops what arrives at `now`.
     #[inline]
     pub fn is_down(&self, now: Time) -> bool {
-        self.guarded && self.outages.iter().any(|&(a, b)| a <= now && now < b)
+        self.guard == Guard::Checked && self.outages.iter().any(|&(a, b)| a <= now && now < b)
     }
 
     /// Start loading the lines of the port an arrival reads (see the
@@ -336,13 +351,19 @@ impl Port {
     /// Drop every packet offered in `[start, stop)`.
     pub fn add_outage(&mut self, start: Time, stop: Time) {
         self.outages.push((start, stop));
-        self.guarded = true;
+        self.guard = Guard::Checked;
     }
 
-    /// A stage of this port rewrites packets on enqueue.
-    pub fn add_stamps(&mut self) {
+    /// A stage of this port rewrites packets on enqueue; `bof`: it is
+    /// BOTCP's buffer-occupancy stamp (`max_occupancy`), which the port
+    /// runs itself while it is the port's only guard ([`Guard::Stamp`]).
+    pub fn add_stamps(&mut self, bof: bool) {
         self.stamps = true;
-        self.guarded = true;
+        self.guard = if self.guard == Guard::None && bof {
+            Guard::Stamp
+        } else {
+            Guard::Checked
+        };
     }
 
     /// Whether a stage of this port rewrites packets on enqueue.
@@ -350,11 +371,11 @@ impl Port {
         self.stamps
     }
 
-    /// Whether an arrival must pass an outage window or an on-enqueue stage
-    /// ([`Port::is_down`], [`Port::stamps`]).
+    /// What an arrival must pass besides the AQM: outage windows and
+    /// on-enqueue stages ([`Port::is_down`], [`Port::stamps`]).
     #[inline(always)]
-    pub fn guarded(&self) -> bool {
-        self.guarded
+    pub fn guard(&self) -> Guard {
+        self.guard
     }
 
     /// Record what this port sends in capture `c`.
@@ -478,7 +499,7 @@ impl Network {
                 pause_latest: Time::ZERO,
                 scheduled: false,
                 control: VecDeque::new(),
-                guarded: false,
+                guard: Guard::None,
                 outages: Vec::new(),
                 captured: false,
                 pcap: Vec::new(),

@@ -71,6 +71,26 @@ fn botcp_keeps_100_flows_on_an_87_packet_port_without_a_drop() {
     assert_eq!(sum(&out, "timeouts"), 0);
 }
 
+/// A port whose only guard is the stamp runs it itself (inline); beside
+/// another on-enqueue stage it runs through the port's stage list. A second
+/// `max_occupancy` entry on the same ports stamps nothing new (the field is
+/// already the larger), so both ways must give the same run.
+#[test]
+fn the_stamp_run_inline_and_through_the_stage_list_agree() {
+    let alone = run_toml(&extreme("botcp", ""));
+    let twice = run_toml(&extreme(
+        "botcp",
+        "[[network.stages]]\nkind = \"max_occupancy\"\nports = \"switches\"\n",
+    ));
+    assert_eq!(alone.flows.f64("fct_s"), twice.flows.f64("fct_s"));
+    assert_eq!(
+        alone.flows.i64("packets_sent"),
+        twice.flows.i64("packets_sent")
+    );
+    assert_eq!(alone.queues.i64("bytes"), twice.queues.i64("bytes"));
+    assert!(alone.queues.i64("bytes").iter().any(|&b| b > 20 << 10));
+}
+
 #[test]
 fn dctcp_overflows_the_same_port_and_times_out() {
     let out = run_toml(&extreme("dctcp", ""));
