@@ -116,20 +116,21 @@ impl Default for NetworkSpec {
     }
 }
 
-/// What an arrival at a port passes besides the AQM.
+/// What a port's stages do on enqueue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Guard {
+pub enum Stamps {
     /// Nothing: most ports.
     #[default]
     None,
-    /// BOTCP's buffer-occupancy stamp alone (`stage::max_occupancy`), run
-    /// inline by the port: it never refuses a packet, and through the
-    /// out-of-line check and the port's stage list it cost some 60
-    /// instructions per stamped hop (docs/performance.md, "BOTCP's cost").
-    Stamp,
-    /// Outage windows or other on-enqueue stages, checked out of line.
-    Checked,
+    /// BOTCP's buffer-occupancy stamp (`stage::max_occupancy`) is the
+    /// port's only guard (no other stage on enqueue, no outage): the port
+    /// runs it inline. Through the out-of-line check and the port's stage
+    /// list it cost some 60 instructions per stamped hop
+    /// (docs/performance.md, "BOTCP's cost").
+    Alone,
+    /// The port's stages, run out of line through its list.
+    Stages,
 }
 
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
@@ -161,14 +162,16 @@ pub struct Port {
     /// wake-up events ([`crate::queue::DropTail::commit`]); nothing pauses
     /// it.
     pub scheduled: bool,
-    /// What an arrival has to pass besides the AQM ([`Guard`]). Read on
-    /// every packet, so one byte for outages and stages, kept on this line.
-    guard: Guard,
+    /// Whether an arrival has more to pass than the AQM: `outages` has
+    /// entries or a stage rewrites packets on enqueue (`stamps`). Read on
+    /// every packet, so one test for both, kept on this line.
+    guarded: bool,
     /// Whether `pcap` has entries: read on every packet, so kept on this
     /// line rather than read from the vector further down.
     captured: bool,
-    /// Whether a stage rewrites packets on enqueue ([`Port::add_stamps`]).
-    stamps: bool,
+    /// What stages do on enqueue ([`Port::add_stamps`]); read by guarded
+    /// arrivals only.
+    stamps: Stamps,
     pub queue: Queue,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
@@ -262,7 +265,7 @@ impl Port {
     /// Whether an outage drops what arrives at `now`.
     #[inline]
     pub fn is_down(&self, now: Time) -> bool {
-        self.guard == Guard::Checked && self.outages.iter().any(|&(a, b)| a <= now && now < b)
+        self.guarded && self.outages.iter().any(|&(a, b)| a <= now && now < b)
     }
 
     /// Start loading the lines of the port an arrival reads (see the
@@ -351,31 +354,40 @@ impl Port {
     /// Drop every packet offered in `[start, stop)`.
     pub fn add_outage(&mut self, start: Time, stop: Time) {
         self.outages.push((start, stop));
-        self.guard = Guard::Checked;
+        self.guarded = true;
+        if self.stamps == Stamps::Alone {
+            self.stamps = Stamps::Stages;
+        }
     }
 
     /// A stage of this port rewrites packets on enqueue; `bof`: it is
     /// BOTCP's buffer-occupancy stamp (`max_occupancy`), which the port
-    /// runs itself while it is the port's only guard ([`Guard::Stamp`]).
+    /// runs itself while it is the port's only guard ([`Stamps::Alone`]).
     pub fn add_stamps(&mut self, bof: bool) {
-        self.stamps = true;
-        self.guard = if self.guard == Guard::None && bof {
-            Guard::Stamp
+        self.guarded = true;
+        self.stamps = if self.stamps == Stamps::None && bof && self.outages.is_empty() {
+            Stamps::Alone
         } else {
-            Guard::Checked
+            Stamps::Stages
         };
     }
 
     /// Whether a stage of this port rewrites packets on enqueue.
     pub fn stamps(&self) -> bool {
-        self.stamps
+        self.stamps != Stamps::None
     }
 
-    /// What an arrival must pass besides the AQM: outage windows and
-    /// on-enqueue stages ([`Port::is_down`], [`Port::stamps`]).
+    /// Whether BOTCP's stamp is the port's only guard ([`Stamps::Alone`]).
     #[inline(always)]
-    pub fn guard(&self) -> Guard {
-        self.guard
+    pub fn stamp_alone(&self) -> bool {
+        self.stamps == Stamps::Alone
+    }
+
+    /// Whether an arrival must pass an outage window or an on-enqueue stage
+    /// ([`Port::is_down`], [`Port::stamps`]).
+    #[inline(always)]
+    pub fn guarded(&self) -> bool {
+        self.guarded
     }
 
     /// Record what this port sends in capture `c`.
@@ -499,11 +511,11 @@ impl Network {
                 pause_latest: Time::ZERO,
                 scheduled: false,
                 control: VecDeque::new(),
-                guard: Guard::None,
+                guarded: false,
                 outages: Vec::new(),
                 captured: false,
                 pcap: Vec::new(),
-                stamps: false,
+                stamps: Stamps::None,
                 shaped: false,
                 stages: Stages::default(),
                 busy_until: Time::ZERO,

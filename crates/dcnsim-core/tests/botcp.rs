@@ -132,7 +132,7 @@ fn botcp_needs_the_stamp_on_every_switch_port_and_bm_below_the_buffer() {
             "transport.botcp.bs: must be below bm (60), got 60",
         ),
         ("bm = 300", "transport.botcp.bm: must be at most 255"),
-        ("x = \"-10KB\"", "transport.botcp.x: "),
+        ("x = \"-10KB\"", "transport.botcp.x: must be positive"),
     ] {
         let e = error_of(&extreme("botcp", &format!("[transport.botcp]\n{keys}")));
         assert!(e.starts_with(field) && !e.contains('\n'), "{keys}: {e}");

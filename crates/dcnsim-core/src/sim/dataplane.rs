@@ -32,7 +32,7 @@
 use super::Simulation;
 use crate::agent::{ON_ARRIVAL, ON_DEPARTURE, ON_DROP};
 use crate::engine::Event;
-use crate::network::{Guard, Port};
+use crate::network::Port;
 use crate::packet::{Arena, Kind, Packet, CE, NONE, NOT_ECT};
 use crate::queue::{Next, Occupancy, Queue, Queued, Verdict};
 use crate::stage::max_occupancy;
@@ -336,15 +336,13 @@ impl Simulation {
                 fifo.retire(now, pt.busy_until <= now);
             }
         }
-        match pt.guard() {
-            Guard::None => {}
-            Guard::Stamp => max_occupancy::stamp(self.arena.hop_mut(p), pt.found().bytes),
-            Guard::Checked => {
-                if !passes_guards(pt, &mut self.arena, p, now) {
-                    pt.drops += 1;
-                    self.drop_at(port, p);
-                    return;
-                }
+        if pt.guarded() {
+            if pt.stamp_alone() {
+                max_occupancy::stamp(self.arena.hop_mut(p), pt.found().bytes);
+            } else if !passes_guards(pt, &mut self.arena, p, now) {
+                pt.drops += 1;
+                self.drop_at(port, p);
+                return;
             }
         }
         let pkt = self.arena.hop_mut(p);
@@ -681,7 +679,7 @@ impl Simulation {
 /// Whether packet `p` passes the outage windows and the on-enqueue stages
 /// of port `pt` (it finds the port's buffer as it is at `now`); `false`: an
 /// outage drops it or a stage refuses it. Out of line: most ports have
-/// neither, and BOTCP's stamp alone is run inline ([`Guard`]). Given the port and the arena, not the
+/// neither, and BOTCP's stamp alone is run inline ([`Port::stamp_alone`]). Given the port and the arena, not the
 /// simulation, so that the arrival keeps its hold on both across the test:
 /// taking them again after a call on the whole simulation cost every arrival
 /// some 10 instructions.
