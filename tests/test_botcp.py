@@ -106,7 +106,7 @@ def test_the_option_counts_on_the_wire():
         ({"bl": 40}, "transport.botcp.bl: must be below bs (40), got 40"),
         ({"bs": 70}, "transport.botcp.bs: must be below bm (60), got 70"),
         ({"bm": 128}, "transport.botcp.bm: must be below the switch ports' buffer"),
-        ({"x": "-10KB"}, "transport.botcp.x: "),
+        ({"x": "-10KB"}, "transport.botcp.x: must be positive"),
     ],
 )
 def test_bad_settings_are_one_line_naming_the_field(keys, message):

@@ -116,6 +116,23 @@ impl Default for NetworkSpec {
     }
 }
 
+/// What a port's stages do on enqueue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Stamps {
+    /// Nothing: most ports.
+    #[default]
+    None,
+    /// BOTCP's buffer-occupancy stamp (`stage::max_occupancy`) is the
+    /// port's only guard (no other stage on enqueue, no outage): the port
+    /// runs it inline. Through the out-of-line check and the port's stage
+    /// list it cost some 60 instructions per stamped hop
+    /// (docs/performance.md, "BOTCP's cost").
+    Alone,
+    /// The port's stages, run out of line through its list.
+    Stages,
+}
+
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
 /// serializing a packet and a scheduled FIFO port's AQM touch; the second
 /// what its queue touches on every arrival (`queue/droptail.rs`: its queue
@@ -152,8 +169,9 @@ pub struct Port {
     /// Whether `pcap` has entries: read on every packet, so kept on this
     /// line rather than read from the vector further down.
     captured: bool,
-    /// Whether a stage rewrites packets on enqueue ([`Port::add_stamps`]).
-    stamps: bool,
+    /// What stages do on enqueue ([`Port::add_stamps`]); read by guarded
+    /// arrivals only.
+    stamps: Stamps,
     pub queue: Queue,
     /// The largest queue seen (packets, bytes), excluding the one on the wire.
     pub max_packets: u64,
@@ -351,17 +369,32 @@ impl Port {
     pub fn add_outage(&mut self, start: Time, stop: Time) {
         self.outages.push((start, stop));
         self.guarded = true;
+        if self.stamps == Stamps::Alone {
+            self.stamps = Stamps::Stages;
+        }
     }
 
-    /// A stage of this port rewrites packets on enqueue.
-    pub fn add_stamps(&mut self) {
-        self.stamps = true;
+    /// A stage of this port rewrites packets on enqueue; `bof`: it is
+    /// BOTCP's buffer-occupancy stamp (`max_occupancy`), which the port
+    /// runs itself while it is the port's only guard ([`Stamps::Alone`]).
+    pub fn add_stamps(&mut self, bof: bool) {
         self.guarded = true;
+        self.stamps = if self.stamps == Stamps::None && bof && self.outages.is_empty() {
+            Stamps::Alone
+        } else {
+            Stamps::Stages
+        };
     }
 
     /// Whether a stage of this port rewrites packets on enqueue.
     pub fn stamps(&self) -> bool {
-        self.stamps
+        self.stamps != Stamps::None
+    }
+
+    /// Whether BOTCP's stamp is the port's only guard ([`Stamps::Alone`]).
+    #[inline(always)]
+    pub fn stamp_alone(&self) -> bool {
+        self.stamps == Stamps::Alone
     }
 
     /// Whether an arrival must pass an outage window or an on-enqueue stage
@@ -496,7 +529,7 @@ impl Network {
                 outages: Vec::new(),
                 captured: false,
                 pcap: Vec::new(),
-                stamps: false,
+                stamps: Stamps::None,
                 shaped: false,
                 stages: Stages::default(),
                 busy_until: Time::ZERO,

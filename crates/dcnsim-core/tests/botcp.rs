@@ -71,6 +71,26 @@ fn botcp_keeps_100_flows_on_an_87_packet_port_without_a_drop() {
     assert_eq!(sum(&out, "timeouts"), 0);
 }
 
+/// A port whose only guard is the stamp runs it itself (inline); beside
+/// another on-enqueue stage it runs through the port's stage list. A second
+/// `max_occupancy` entry on the same ports stamps nothing new (the field is
+/// already the larger), so both ways must give the same run.
+#[test]
+fn the_stamp_run_inline_and_through_the_stage_list_agree() {
+    let alone = run_toml(&extreme("botcp", ""));
+    let twice = run_toml(&extreme(
+        "botcp",
+        "[[network.stages]]\nkind = \"max_occupancy\"\nports = \"switches\"\n",
+    ));
+    assert_eq!(alone.flows.f64("fct_s"), twice.flows.f64("fct_s"));
+    assert_eq!(
+        alone.flows.i64("packets_sent"),
+        twice.flows.i64("packets_sent")
+    );
+    assert_eq!(alone.queues.i64("bytes"), twice.queues.i64("bytes"));
+    assert!(alone.queues.i64("bytes").iter().any(|&b| b > 20 << 10));
+}
+
 #[test]
 fn dctcp_overflows_the_same_port_and_times_out() {
     let out = run_toml(&extreme("dctcp", ""));
@@ -112,7 +132,7 @@ fn botcp_needs_the_stamp_on_every_switch_port_and_bm_below_the_buffer() {
             "transport.botcp.bs: must be below bm (60), got 60",
         ),
         ("bm = 300", "transport.botcp.bm: must be at most 255"),
-        ("x = \"-10KB\"", "transport.botcp.x: "),
+        ("x = \"-10KB\"", "transport.botcp.x: must be positive"),
     ] {
         let e = error_of(&extreme("botcp", &format!("[transport.botcp]\n{keys}")));
         assert!(e.starts_with(field) && !e.contains('\n'), "{keys}: {e}");

@@ -14,6 +14,7 @@ use crate::packet::Arena;
 use crate::pcap::Capture;
 use crate::queue::{Aqms, PortAqm, PortContext, Queue};
 use crate::scenario::{PcapTarget, Scenario};
+use crate::stage::StageParams;
 use crate::topology::NodeKind;
 use crate::units::{Rate, Time};
 
@@ -242,7 +243,7 @@ fn attach_stages(net: &mut Network, sc: &Scenario) -> Vec<serde_json::Value> {
             }
             pt.stages.push(spec.params.build(&ctx));
             if spec.params.on_enqueue() {
-                pt.add_stamps();
+                pt.add_stamps(matches!(spec.params, StageParams::MaxOccupancy(_)));
             }
             pt.shaped |= spec.params.shapes();
         }

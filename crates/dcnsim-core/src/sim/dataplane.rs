@@ -35,6 +35,7 @@ use crate::engine::Event;
 use crate::network::Port;
 use crate::packet::{Arena, Kind, Packet, CE, NONE, NOT_ECT};
 use crate::queue::{Next, Occupancy, Queue, Queued, Verdict};
+use crate::stage::max_occupancy;
 use crate::units::Time;
 
 /// Events ahead whose packet the loop prefetches, and whose port or flow.
@@ -335,10 +336,14 @@ impl Simulation {
                 fifo.retire(now, pt.busy_until <= now);
             }
         }
-        if pt.guarded() && !passes_guards(pt, &mut self.arena, p, now) {
-            pt.drops += 1;
-            self.drop_at(port, p);
-            return;
+        if pt.guarded() {
+            if pt.stamp_alone() {
+                max_occupancy::stamp(self.arena.hop_mut(p), pt.found().bytes);
+            } else if !passes_guards(pt, &mut self.arena, p, now) {
+                pt.drops += 1;
+                self.drop_at(port, p);
+                return;
+            }
         }
         let pkt = self.arena.hop_mut(p);
         let class = pkt.class;
@@ -674,7 +679,7 @@ impl Simulation {
 /// Whether packet `p` passes the outage windows and the on-enqueue stages
 /// of port `pt` (it finds the port's buffer as it is at `now`); `false`: an
 /// outage drops it or a stage refuses it. Out of line: most ports have
-/// neither ([`Port::guarded`]). Given the port and the arena, not the
+/// neither, and BOTCP's stamp alone is run inline ([`Port::stamp_alone`]). Given the port and the arena, not the
 /// simulation, so that the arrival keeps its hold on both across the test:
 /// taking them again after a call on the whole simulation cost every arrival
 /// some 10 instructions.

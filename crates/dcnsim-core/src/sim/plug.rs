@@ -83,7 +83,7 @@ impl Simulation {
             let pt = &mut self.net.ports[port as usize];
             pt.stages.push(PortStage::plugged(S::new(spec, &ctx)));
             if S::ON_ENQUEUE {
-                pt.add_stamps();
+                pt.add_stamps(false);
             }
             pt.shaped |= S::SHAPES;
             pt.scheduled &= !S::SHAPES;

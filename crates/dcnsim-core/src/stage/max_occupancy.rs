@@ -46,12 +46,19 @@ impl Stage for MaxOccupancy {
         MaxOccupancy
     }
 
-    #[inline]
     fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, _now: Time) -> bool {
-        if let Some(v) = pkt.option {
-            pkt.option = Some(v.max(bof(found.bytes)));
-        }
+        stamp(pkt, found.bytes);
         true
+    }
+}
+
+/// The stamp of a packet offered to a port holding `bytes`. A port whose
+/// only guard this stage is calls it inline (`network::Stamps::Alone`);
+/// beside other stages or outages it runs through [`Stage::on_enqueue`].
+#[inline(always)]
+pub fn stamp(pkt: &mut Hop, bytes: u64) {
+    if let Some(v) = pkt.option {
+        pkt.option = Some(v.max(bof(bytes)));
     }
 }
 
