@@ -4,6 +4,8 @@
 #               in a clean virtualenv, Rust format, lints and tests, ruff, pytest
 # and the distributions alone:
 #   make wheel  an abi3 wheel (CPython 3.11+) and the sdist, into target/wheels
+# the parser fuzzer for a bounded time (CI runs it after `make test`):
+#   make fuzz   FUZZ_SECONDS=120 by default; installs nightly and cargo-fuzz if missing
 # and the studies' numbers in docs/studies.md:
 #   make studies-doc  rerun every study's full variant into docs/results/ and
 #                     regenerate the document's results blocks from those files
@@ -14,7 +16,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 WHEELS := target/wheels
 
-.PHONY: demo test wheel wheel-check sdist-check bench bench-compare studies-doc clean
+.PHONY: demo test fuzz wheel wheel-check sdist-check bench bench-compare studies-doc clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +39,17 @@ test: wheel-check
 	$(BIN)/ruff check python tests scripts
 	$(BIN)/ruff format --check python tests scripts
 	$(BIN)/pytest
+
+# The scenario parser and validator fuzzed (fuzz/fuzz_targets/scenario.rs: any
+# bytes as TOML and as JSON give a scenario or a one-line error naming a field,
+# never a panic, an abort or a hang), from the examples as seeds, for a bounded time.
+# libFuzzer needs a nightly toolchain; both it and cargo-fuzz are installed if absent.
+FUZZ_SECONDS ?= 120
+fuzz:
+	rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	fuzz/seeds.sh
+	cargo +nightly fuzz run scenario -- -max_total_time=$(FUZZ_SECONDS)
 
 # The wheel (release profile, abi3: one file for CPython 3.11 and later) and the
 # sdist, checked by sdist-check.
