@@ -13,7 +13,7 @@ use common::{error_of, run_toml};
 use dcnsim_core::agent::{Switch, SwitchAgent, ON_DEPARTURE};
 use dcnsim_core::packet::{Kind, Packet};
 use dcnsim_core::units::Time;
-use dcnsim_core::{run, Scenario, Simulation};
+use dcnsim_core::{run, Output, Scenario, Simulation};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -74,6 +74,16 @@ impl SwitchAgent for Recorder {
     }
 }
 
+/// Runs `sc` with a `Recorder` at `sw0`: the output and what left the switch.
+fn run_recorded(sc: &Scenario) -> (Output, Rc<RefCell<Vec<Row>>>) {
+    let sw = sc.topology.node_id("sw0").unwrap() as u32;
+    let mut sim = Simulation::new(sc);
+    let rec = Recorder::default();
+    let rows = rec.rows.clone();
+    sim.attach_agent(sw, Box::new(rec));
+    (sim.run(&mut |_| true).unwrap(), rows)
+}
+
 fn mtu_rows(out: &dcnsim_core::Output) -> Vec<(f64, f64)> {
     let rows = &out.agent_rows;
     (0..rows.rows())
@@ -85,12 +95,7 @@ fn mtu_rows(out: &dcnsim_core::Output) -> Vec<(f64, f64)> {
 #[test]
 fn forty_flows_are_told_eq_11s_mtu_and_their_packets_shrink() {
     let sc = Scenario::from_toml_str(&star(41, INCAST, AGENT, "")).unwrap();
-    let sw = sc.topology.node_id("sw0").unwrap() as u32;
-    let mut sim = Simulation::new(&sc);
-    let rec = Recorder::default();
-    let rows = rec.rows.clone();
-    sim.attach_agent(sw, Box::new(rec));
-    let out = sim.run(&mut |_| true).unwrap();
+    let (out, rows) = run_recorded(&sc);
     let s = &out.summary;
     assert_eq!(
         s.packets_injected,
@@ -137,12 +142,7 @@ fn grow_back(transport: &str) -> Vec<u32> {
         traffic += &format!("[[traffic.flows]]\nsrc = {w}\ndst = 0\nsize = \"20KB\"\n");
     }
     let sc = Scenario::from_toml_str(&star(32, &traffic, AGENT, transport)).unwrap();
-    let sw = sc.topology.node_id("sw0").unwrap() as u32;
-    let mut sim = Simulation::new(&sc);
-    let rec = Recorder::default();
-    let rows = rec.rows.clone();
-    sim.attach_agent(sw, Box::new(rec));
-    let out = sim.run(&mut |_| true).unwrap();
+    let (out, rows) = run_recorded(&sc);
     let values: Vec<f64> = mtu_rows(&out).iter().map(|m| m.1).collect();
     assert!(values.contains(&1233.0), "{values:?}");
     assert_eq!(*values.last().unwrap(), 1500.0);
@@ -187,12 +187,7 @@ fn data_sizes(rows: &[Row], port: u32, after: Time, header: u32) -> Vec<u32> {
 fn packets_at_the_floor(transport: &str, header: u32) -> Vec<u32> {
     let agent = AGENT.replace("window = 2", "window = 120");
     let sc = Scenario::from_toml_str(&star(11, INCAST, &agent, transport)).unwrap();
-    let sw = sc.topology.node_id("sw0").unwrap() as u32;
-    let mut sim = Simulation::new(&sc);
-    let rec = Recorder::default();
-    let rows = rec.rows.clone();
-    sim.attach_agent(sw, Box::new(rec));
-    let out = sim.run(&mut |_| true).unwrap();
+    let (out, rows) = run_recorded(&sc);
     assert_eq!(mtu_rows(&out)[9].1, 64.0, "n = 10: the floor");
     let rows = rows.borrow();
     let told = rows
