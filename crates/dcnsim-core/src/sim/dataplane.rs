@@ -679,10 +679,10 @@ impl Simulation {
 /// Whether packet `p` passes the outage windows and the on-enqueue stages
 /// of port `pt` (it finds the port's buffer as it is at `now`); `false`: an
 /// outage drops it or a stage refuses it. Out of line: most ports have
-/// neither, and BOTCP's stamp alone is run inline ([`Port::stamp_alone`]). Given the port and the arena, not the
-/// simulation, so that the arrival keeps its hold on both across the test:
-/// taking them again after a call on the whole simulation cost every arrival
-/// some 10 instructions.
+/// neither, and BOTCP's stamp alone is run inline ([`Port::stamp_alone`]).
+/// Given the port and the arena, not the simulation, so that the arrival
+/// keeps its hold on both across the test: taking them again after a call
+/// on the whole simulation cost every arrival some 10 instructions.
 #[inline(never)]
 fn passes_guards(pt: &mut Port, arena: &mut Arena, p: u32, now: Time) -> bool {
     if pt.is_down(now) {
