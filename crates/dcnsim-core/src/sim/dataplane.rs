@@ -408,8 +408,7 @@ impl Simulation {
             }
         } else if pt.busy_until <= now
             && pt.queue_empty()
-            && (pt.holds_nothing(now)
-                || pt.queue.may_bypass(class, pt.paused(now) | pt.held(now)))
+            && (pt.holds_nothing(now) || pt.queue.may_bypass(class, pt.paused(now) | pt.held(now)))
         {
             // Every discipline lets a class neither paused nor held by a
             // shaper bypass an empty queue.
