@@ -133,6 +133,29 @@ pub enum Stamps {
     Stages,
 }
 
+/// When a port's packets start serializing: at their arrival, committed
+/// (a scheduled FIFO), or when the wire frees (event-driven). Kept in the
+/// port's first line, so that an arrival at an idle event-driven port learns
+/// there whether anything can hold its classes without reading
+/// `pause_latest` and `shaped` two lines further on (a cache line per
+/// arrival at a strict-priority switch port; docs/performance.md, "QJUMP's
+/// cost").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Service {
+    /// Event-driven, and nothing holds its classes: no shaper stage, and
+    /// no PAUSE frame has reached it.
+    #[default]
+    Free,
+    /// A FIFO port that commits packets to the wire on arrival, with no
+    /// wake-up events ([`crate::queue::DropTail::commit`]); nothing pauses
+    /// it.
+    Scheduled,
+    /// Event-driven, with a shaper stage or after a PAUSE frame: its
+    /// classes may be held ([`Port::paused`], [`Port::held`]).
+    Holding,
+}
+
 /// Laid out by hand (`repr(C)`, 64-byte lines): the first line holds what
 /// serializing a packet and a scheduled FIFO port's AQM touch; the second
 /// what its queue touches on every arrival (`queue/droptail.rs`: its queue
@@ -158,10 +181,7 @@ pub struct Port {
     pub peer: u32,
     /// The port of the peer back towards this port's node.
     pub reverse: u32,
-    /// A FIFO port that commits packets to the wire on arrival, with no
-    /// wake-up events ([`crate::queue::DropTail::commit`]); nothing pauses
-    /// it.
-    pub scheduled: bool,
+    service: Service,
     /// Whether an arrival has more to pass than the AQM: `outages` has
     /// entries or a stage rewrites packets on enqueue (`stamps`). Read on
     /// every packet, so one test for both, kept on this line.
@@ -177,11 +197,11 @@ pub struct Port {
     pub max_packets: u64,
     pub max_bytes: u64,
     /// Whether a stage holds classes (a shaper; such a port is
-    /// event-driven).
-    pub shaped: bool,
+    /// event-driven, [`Port::shape`]).
+    shaped: bool,
     /// The latest end of a pause of any class (so an unpaused port checks
-    /// one time; never set on a scheduled port).
-    pub pause_latest: Time,
+    /// one time; never set on a scheduled port, [`Port::receive_pause`]).
+    pause_latest: Time,
     pub node: u32,
     /// Index into the queue trace, when this port is traced.
     pub trace: Option<u32>,
@@ -313,7 +333,7 @@ impl Port {
     #[inline(always)]
     pub fn occupancy(&self, class: u8) -> (usize, u64, u64) {
         match &self.queue {
-            Queue::Droptail(fifo) if self.scheduled => {
+            Queue::Droptail(fifo) if self.scheduled() => {
                 let (packets, bytes) = fifo.committed();
                 (0, packets, bytes)
             }
@@ -326,7 +346,7 @@ impl Port {
     #[inline]
     pub fn found(&self) -> Found {
         let (packets, bytes) = match &self.queue {
-            Queue::Droptail(fifo) if self.scheduled => fifo.committed(),
+            Queue::Droptail(fifo) if self.scheduled() => fifo.committed(),
             queue => (queue.packets(), queue.bytes()),
         };
         Found { packets, bytes }
@@ -338,7 +358,7 @@ impl Port {
     /// a switch agent's arrival hook, which runs before that, reads this.
     pub fn queued_at(&self, now: Time) -> Found {
         match &self.queue {
-            Queue::Droptail(fifo) if self.scheduled => {
+            Queue::Droptail(fifo) if self.scheduled() => {
                 let (packets, bytes) = fifo.unstarted_after(now);
                 Found { packets, bytes }
             }
@@ -346,10 +366,65 @@ impl Port {
         }
     }
 
+    /// Whether packets start serializing on arrival ([`Service::Scheduled`]).
+    #[inline(always)]
+    pub fn scheduled(&self) -> bool {
+        self.service == Service::Scheduled
+    }
+
+    /// Whether nothing can hold the port's classes ([`Service::Free`]).
+    #[inline(always)]
+    pub fn free(&self) -> bool {
+        self.service == Service::Free
+    }
+
+    /// Make the port scheduled (when `on`: a FIFO port that nothing
+    /// observes, pauses or shapes, `Simulation::schedule_ports`) or
+    /// event-driven.
+    pub fn schedule(&mut self, on: bool) {
+        self.service = if on {
+            debug_assert!(!self.shaped && self.pause_latest == Time::ZERO);
+            Service::Scheduled
+        } else if self.shaped || self.pause.frames_received > 0 {
+            Service::Holding
+        } else {
+            Service::Free
+        };
+    }
+
+    /// A stage that holds classes (a shaper) runs here: the port is
+    /// event-driven.
+    pub fn shape(&mut self) {
+        self.shaped = true;
+        self.service = Service::Holding;
+    }
+
+    /// Whether a shaper stage runs here (see [`Port::shape`]); asked
+    /// through the first line, so that a free port never reads `shaped`.
+    #[inline(always)]
+    pub fn shaped(&self) -> bool {
+        !self.free() && self.shaped
+    }
+
+    /// A PAUSE naming `classes` arrived at `now`, pausing them until `until`
+    /// ([`Paused::receive`]).
+    pub fn receive_pause(&mut self, now: Time, classes: u8, until: Time) {
+        debug_assert!(!self.scheduled(), "a paused port is event-driven");
+        self.pause_latest = self.pause.receive(now, classes, until);
+        self.service = Service::Holding;
+    }
+
+    /// Whether a class that is neither paused nor held at `now` may bypass
+    /// the idle, empty port with nothing checked (every class may).
+    #[inline(always)]
+    pub fn holds_nothing(&self, now: Time) -> bool {
+        self.free() || self.pause_latest <= now && !self.shaped
+    }
+
     /// The classes a shaper stage holds at `now` (bit c for class c).
     #[inline]
     pub fn held(&self, now: Time) -> u8 {
-        if self.shaped {
+        if self.shaped() {
             self.stages.held(now)
         } else {
             0
@@ -360,7 +435,7 @@ impl Port {
     #[inline(always)]
     pub fn queue_empty(&self) -> bool {
         match &self.queue {
-            Queue::Droptail(fifo) if self.scheduled => fifo.committed().0 == 0,
+            Queue::Droptail(fifo) if self.scheduled() => fifo.committed().0 == 0,
             queue => queue.is_empty(),
         }
     }
@@ -424,7 +499,7 @@ impl Port {
     /// The classes paused at `now` (bit c for class c).
     #[inline]
     pub fn paused(&self, now: Time) -> u8 {
-        if self.pause_latest <= now {
+        if self.free() || self.pause_latest <= now {
             return 0;
         }
         let mut mask = 0;
@@ -523,7 +598,7 @@ impl Network {
                 aqm: Aqms::None,
                 pause: Box::default(),
                 pause_latest: Time::ZERO,
-                scheduled: false,
+                service: Service::Free,
                 control: VecDeque::new(),
                 guarded: false,
                 outages: Vec::new(),

@@ -35,7 +35,7 @@ impl Simulation {
                 NodeKind::Switch => &sc.network.queue,
             };
             if let Some(a) = &spec.aqm {
-                port.aqm = Aqms::new(port.queue.aqm_domains(), |d| {
+                port.aqm = Aqms::new(port.queue.aqm_domains(), a.stateless(), |d| {
                     PortAqm::new(a, rng_for(sc.seed, RNG_AQM, (i as u64) << 8 | d))
                 });
             }
@@ -159,16 +159,17 @@ impl Simulation {
         for i in 0..self.net.ports.len() {
             let host = self.net.is_host(self.net.ports[i].node);
             let pt = &mut self.net.ports[i];
-            pt.scheduled = unobserved(pt)
-                && !pt.shaped
+            let on = unobserved(pt)
+                && !pt.shaped()
                 && matches!(pt.queue, Queue::Droptail(_))
                 && !(tcp && host);
+            pt.schedule(on);
         }
         let net = &self.net;
         self.hosts.nic_ahead = (0..net.host_port.len())
             .map(|h| {
                 let nic = &net.ports[net.host_port[h] as usize];
-                unobserved(nic) && !nic.stamps() && !nic.shaped
+                unobserved(nic) && !nic.stamps() && !nic.shaped()
             })
             .collect();
         for h in datagram_sources {
@@ -191,7 +192,7 @@ impl Simulation {
         self.agents.any |= agent.hooks();
         if agent.event_driven_ports() {
             for pt in &mut self.net.ports {
-                pt.scheduled = false;
+                pt.schedule(false);
             }
             self.hosts.nic_ahead.fill(false);
         }
@@ -205,7 +206,7 @@ impl Simulation {
     /// traffic (see `Simulation::schedule_ports`).
     pub fn attach_app(&mut self, name: &str, app: Box<dyn Application>) {
         for &port in &self.net.host_port {
-            self.net.ports[port as usize].scheduled = false;
+            self.net.ports[port as usize].schedule(false);
         }
         let instance = (0..self.apps.len())
             .filter(|&a| self.apps.label(a).0 == name)
@@ -245,7 +246,9 @@ fn attach_stages(net: &mut Network, sc: &Scenario) -> Vec<serde_json::Value> {
             if spec.params.on_enqueue() {
                 pt.add_stamps(matches!(spec.params, StageParams::MaxOccupancy(_)));
             }
-            pt.shaped |= spec.params.shapes();
+            if spec.params.shapes() {
+                pt.shape();
+            }
         }
     }
     reports

@@ -144,7 +144,7 @@ impl Simulation {
         if pt.busy_until <= at && pt.queue.is_empty() {
             return Nic::Idle;
         }
-        debug_assert!(!pt.scheduled, "a TCP host's NIC is event-driven");
+        debug_assert!(!pt.scheduled(), "a TCP host's NIC is event-driven");
         match &pt.queue {
             Queue::Droptail(fifo) if pt.aqm.is_empty() && !pt.is_down(at) && fifo.admits(size) => {
                 fifo.waiting_after(pt.busy_until, at, |b| pt.serialization(b))
@@ -294,7 +294,7 @@ impl Simulation {
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
         let until = now + pt.rate.serialization(u64::from(quanta) * 512 / 8);
-        pt.pause_latest = pt.pause.receive(now, classes, until);
+        pt.receive_pause(now, classes, until);
         if !pt.queue.is_empty() {
             let t = now.max(pt.busy_until);
             self.wake(port, t);
@@ -331,7 +331,7 @@ impl Simulation {
     #[inline(always)]
     fn offer(&mut self, port: u32, p: u32, now: Time) {
         let pt = &mut self.net.ports[port as usize];
-        if pt.scheduled {
+        if pt.scheduled() {
             if let Queue::Droptail(fifo) = &mut pt.queue {
                 fifo.retire(now, pt.busy_until <= now);
             }
@@ -386,7 +386,7 @@ impl Simulation {
                 }
             }
         }
-        let start = if pt.scheduled {
+        let start = if pt.scheduled() {
             // Nothing pauses or holds a scheduled port, and once its wire is
             // free every packet it committed has started (`retire` above):
             // an idle wire is an empty queue.
@@ -408,12 +408,11 @@ impl Simulation {
             }
         } else if pt.busy_until <= now
             && pt.queue_empty()
-            && (pt.pause_latest <= now && !pt.shaped
-                || pt.queue.may_bypass(class, pt.paused(now) | pt.held(now)))
+            && (pt.holds_nothing(now) || pt.queue.may_bypass(class, pt.paused(now) | pt.held(now)))
         {
             // Every discipline lets a class neither paused nor held by a
             // shaper bypass an empty queue.
-            if pt.shaped {
+            if pt.shaped() {
                 pt.stages.on_start(class, pkt.size, now);
             }
             now
@@ -495,7 +494,7 @@ impl Simulation {
         let paused = pt.paused(now) | pt.held(now);
         match pt.queue.dequeue(now, paused) {
             Next::Packet(p) => {
-                if pt.shaped {
+                if pt.shaped() {
                     let pkt = self.arena.hop(p);
                     pt.stages.on_start(pkt.class, pkt.size, now);
                 }

@@ -266,7 +266,7 @@ impl Simulation {
     fn finish(mut self, wall: f64, end: Time, stopped: bool) -> Output {
         // Scheduled ports counted packets as sent when they committed them.
         for pt in &mut self.net.ports {
-            if let (true, Queue::Droptail(fifo)) = (pt.scheduled, &pt.queue) {
+            if let (true, Queue::Droptail(fifo)) = (pt.scheduled(), &pt.queue) {
                 let (packets, bytes) = fifo.unstarted_after(end);
                 pt.sent_packets -= packets;
                 pt.sent_bytes -= bytes;

@@ -44,7 +44,7 @@ impl Simulation {
                 ));
             }
             pt.queue = queue;
-            pt.scheduled = false;
+            pt.schedule(false);
         }
         Ok(())
     }
@@ -61,7 +61,7 @@ impl Simulation {
             A::check(spec, &self.rec.port_names[port as usize])?;
             let pt = &mut self.net.ports[port as usize];
             let rng = |d: u64| rng_for(self.seed, RNG_AQM, u64::from(port) << 8 | d);
-            pt.aqm = Aqms::new(pt.queue.aqm_domains(), |d| {
+            pt.aqm = Aqms::new(pt.queue.aqm_domains(), A::STATELESS, |d| {
                 PortAqm::plugged(A::new(spec, rng(d)))
             });
         }
@@ -85,8 +85,9 @@ impl Simulation {
             if S::ON_ENQUEUE {
                 pt.add_stamps(false);
             }
-            pt.shaped |= S::SHAPES;
-            pt.scheduled &= !S::SHAPES;
+            if S::SHAPES {
+                pt.shape();
+            }
             if ctx.nic && (S::ON_ENQUEUE || S::SHAPES) {
                 let host = self.net.node_host[pt.node as usize];
                 self.hosts.nic_ahead[host as usize] = false;

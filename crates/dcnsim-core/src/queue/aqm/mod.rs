@@ -76,6 +76,14 @@ pub trait Aqm: Sized {
     /// AQM is always given them).
     const DECAYS_WHEN_IDLE: bool = false;
 
+    /// Whether the AQM keeps nothing between decisions but its keys (it
+    /// draws no random numbers and averages nothing), so that one instance
+    /// judges every AQM domain of a port: the domain then only chooses the
+    /// occupancy the decision is given. A port of several domains keeps
+    /// such an AQM inline ([`Aqms::One`]) instead of one per domain behind a
+    /// pointer, a cache line fewer per arrival at a strict-priority port.
+    const STATELESS: bool = false;
+
     /// Checks of its keys beyond the types; errors name the key under
     /// `path` (the `aqm` table's).
     fn check(_spec: &Self::Spec, _path: &str) -> Result<(), ScenarioError> {
@@ -126,6 +134,11 @@ macro_rules! aqms {
         pub enum AqmSpec { $($variant(<$ty as Aqm>::Spec),)* }
 
         impl AqmSpec {
+            /// Whether the AQM is [`Aqm::STATELESS`].
+            pub fn stateless(&self) -> bool {
+                match self { $(AqmSpec::$variant(_) => <$ty>::STATELESS,)* }
+            }
+
             fn parse(kind: AqmKind, keys: Value, path: &str) -> Result<AqmSpec, ScenarioError> {
                 Ok(match kind {
                     $(AqmKind::$variant => {
@@ -211,7 +224,8 @@ impl AqmSpec {
     }
 }
 
-/// A port's AQMs, one per AQM domain of its queue (none without AQM). The
+/// A port's AQMs, one per AQM domain of its queue (none without AQM), or one
+/// for all its domains when the AQM is [`Aqm::STATELESS`]. The
 /// usual single domain is kept inline, so that an arrival reads it from
 /// the port's lines, not from an allocation of its own (one cache line
 /// fewer per packet-hop when the ports outgrow the caches). Several domains
@@ -229,18 +243,19 @@ pub enum Aqms {
 
 impl Aqms {
     /// The AQMs of a queue of `domains` AQM domains, domain `d`'s built by
-    /// `make(d)`. Beyond one, [`CLASSES`] are built, those past `domains`
-    /// never used.
+    /// `make(d)`; a `stateless` AQM ([`Aqm::STATELESS`]) is built once, as
+    /// domain 0's, and judges them all. Beyond one, [`CLASSES`] are built,
+    /// those past `domains` never used.
     ///
     /// # Panics
     /// If `domains` is above [`CLASSES`] (a discipline's contract:
     /// `Discipline::aqm_domains`).
-    pub fn new(domains: usize, mut make: impl FnMut(u64) -> PortAqm) -> Aqms {
+    pub fn new(domains: usize, stateless: bool, mut make: impl FnMut(u64) -> PortAqm) -> Aqms {
         assert!(
             domains <= CLASSES,
             "a queue has at most {CLASSES} AQM domains, got {domains}"
         );
-        match domains {
+        match if stateless { domains.min(1) } else { domains } {
             0 => Aqms::None,
             1 => Aqms::One(make(0)),
             _ => Aqms::Many(Box::new(std::array::from_fn(|d| make(d as u64)))),
@@ -293,6 +308,55 @@ mod tests {
     fn an_aqm_takes_16_bytes() {
         assert_eq!(std::mem::size_of::<PortAqm>(), 16);
         assert_eq!(std::mem::size_of::<Aqms>(), 16);
+    }
+
+    /// A stateless AQM (DCTCP's threshold) is kept once, inline, for all
+    /// of a strict-priority port's eight domains, each domain's decision
+    /// still made on the occupancy it is given; one with state (RED's
+    /// average) is kept per domain.
+    #[test]
+    fn a_stateless_aqm_is_kept_once_for_every_domain() {
+        use rand::SeedableRng;
+        let threshold = AqmSpec::from_value(
+            json!({"kind": "threshold", "k": "2pkt"}),
+            "network.queue.aqm",
+        )
+        .unwrap();
+        let red = AqmSpec::from_value(
+            json!({"kind": "red", "min": "1pkt", "max": "2pkt"}),
+            "network.queue.aqm",
+        )
+        .unwrap();
+        assert!(threshold.stateless() && !red.stateless());
+        let mut built = 0;
+        let mut aqms = Aqms::new(CLASSES, threshold.stateless(), |d| {
+            built += 1;
+            PortAqm::new(&threshold, Xoshiro256PlusPlus::seed_from_u64(d))
+        });
+        assert_eq!(built, 1);
+        assert!(matches!(aqms, Aqms::One(PortAqm::Threshold(_))));
+        let occ = |packets| Occupancy {
+            packets,
+            bytes: packets * 1500,
+            idle: Time::ZERO,
+            slot: Time::ZERO,
+        };
+        for class in 0..CLASSES as u8 {
+            let d = usize::from(class);
+            assert_eq!(aqms[d].on_arrival(occ(1), true, class), Verdict::Pass);
+            assert_eq!(aqms[d].on_arrival(occ(2), true, class), Verdict::Mark);
+        }
+        let aqms = Aqms::new(CLASSES, red.stateless(), |d| {
+            PortAqm::new(&red, Xoshiro256PlusPlus::seed_from_u64(d))
+        });
+        assert!(matches!(aqms, Aqms::Many(_)));
+        assert!(matches!(
+            Aqms::new(1, false, |_| PortAqm::new(
+                &red,
+                Xoshiro256PlusPlus::seed_from_u64(0)
+            )),
+            Aqms::One(_)
+        ));
     }
 
     /// Errors name the bad key with its full path, also inside `profiles`.

@@ -22,6 +22,7 @@ pub struct Threshold(Capacity);
 
 impl Aqm for Threshold {
     type Spec = ThresholdSpec;
+    const STATELESS: bool = true;
 
     fn new(spec: &ThresholdSpec, _rng: Xoshiro256PlusPlus) -> Threshold {
         Threshold(spec.k)
