@@ -35,8 +35,12 @@ pub struct LeafSpineRoutes {
     /// Hosts per leaf, with its reciprocal for the division by it.
     per_leaf: u32,
     by_per_leaf: StrengthReducedU32,
-    /// The port id of the first spine's first port.
-    spine_ports: u32,
+    /// Ports per leaf (`per_leaf + spines`).
+    leaf_ports: u32,
+    /// The port id of the first spine's first port less `leaves · leaves`,
+    /// so that spine `s` (counted from the first leaf, so `s ≥ leaves`) has
+    /// ports `spine_base + s·leaves` onwards (wrapping arithmetic).
+    spine_base: u32,
 }
 
 impl LeafSpineRoutes {
@@ -65,7 +69,9 @@ impl LeafSpineRoutes {
             spines,
             per_leaf,
             by_per_leaf: StrengthReducedU32::new(per_leaf),
-            spine_ports: hosts + leaves * (per_leaf + spines),
+            leaf_ports: per_leaf + spines,
+            spine_base: (hosts + leaves * (per_leaf + spines))
+                .wrapping_sub(leaves.wrapping_mul(leaves)),
         };
         let leaf_ports = (0..leaves)
             .flat_map(|l| (0..per_leaf + spines).map(move |j| (hosts + l, routes.leaf_peer(l, j))));
@@ -105,11 +111,11 @@ impl LeafSpineRoutes {
         let below = d_leaf == s;
         let leaf_first = self
             .hosts
-            .wrapping_add(s.wrapping_mul(self.per_leaf + self.spines))
+            .wrapping_add(s.wrapping_mul(self.leaf_ports))
             .wrapping_add(select_unpredictable(below, d_port, self.per_leaf));
         let spine_first = self
-            .spine_ports
-            .wrapping_add(s.wrapping_sub(self.leaves).wrapping_mul(self.leaves))
+            .spine_base
+            .wrapping_add(s.wrapping_mul(self.leaves))
             .wrapping_add(d_leaf);
         let len = select_unpredictable(is_leaf && !below, self.spines, 1);
         Hops::Run {
