@@ -148,8 +148,11 @@ impl Hops<'_> {
 }
 
 /// A network's routes: by a fat-tree's or a leaf-spine's numbering, or
-/// tables.
+/// tables. The variant is a byte of its own: left to the compiler, it hid
+/// in the tables' vector capacity, and decoding it took six instructions
+/// per routed hop (docs/performance.md, "BOTCP's cost").
 #[derive(Debug)]
+#[repr(u8)]
 pub enum Routes {
     FatTree(fat_tree::FatTreeRoutes),
     LeafSpine(leaf_spine::LeafSpineRoutes),
