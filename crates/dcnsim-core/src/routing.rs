@@ -1,9 +1,11 @@
 //! Equal-cost routing: every switch's next hops towards every destination
 //! host, as a run of consecutive ports or a list ([`Hops`]).
 //!
-//! A network numbered as `topology/fat_tree.rs` builds a k-ary fat-tree is
-//! routed by that numbering ([`fat_tree::FatTreeRoutes`]): a switch's next
-//! hops follow from its index and the destination's, with no table to read.
+//! A network numbered as `topology/fat_tree.rs` builds a k-ary fat-tree, or
+//! as `topology/leaf_spine.rs` builds a leaf-spine fabric, is routed by that
+//! numbering ([`fat_tree::FatTreeRoutes`], [`leaf_spine::LeafSpineRoutes`]):
+//! a switch's next hops follow from its index and the destination's, with no
+//! table to read.
 //! Every other network gets tables ([`Tables`]), compressed by last-hop
 //! switch, which use no knowledge of the topology kind. Both give exactly
 //! the ports of dense tables built by breadth-first search, in the same
@@ -26,10 +28,10 @@
 //! picks the same port.
 
 mod fat_tree;
+mod leaf_spine;
 
 use crate::topology::{Link, Topology};
 
-pub use fat_tree::FatTreeRoutes;
 use std::collections::{HashMap, VecDeque};
 
 /// The topology's port numbering ([`Topology::ports`]) as routing reads it,
@@ -106,7 +108,7 @@ struct Dest {
 }
 
 /// The equal-cost next hops of a switch towards a destination host, in the
-/// switch's port order: a run of consecutive ports (a fat-tree's), or a
+/// switch's port order: a run of consecutive ports (routes by numbering), or a
 /// list from the tables.
 #[derive(Clone, Copy, Debug)]
 pub enum Hops<'a> {
@@ -145,10 +147,15 @@ impl Hops<'_> {
     }
 }
 
-/// A network's routes: by a fat-tree's numbering, or tables.
+/// A network's routes: by a fat-tree's or a leaf-spine's numbering, or
+/// tables. The variant is a byte of its own: left to the compiler, it hid
+/// in the tables' vector capacity, and decoding it took six instructions
+/// per routed hop (docs/performance.md, "BOTCP's cost").
 #[derive(Debug)]
+#[repr(u8)]
 pub enum Routes {
     FatTree(fat_tree::FatTreeRoutes),
+    LeafSpine(leaf_spine::LeafSpineRoutes),
     Tables(Tables),
 }
 
@@ -160,13 +167,18 @@ impl Default for Routes {
 
 impl Routes {
     /// Routes of `topo` and its numbered `ports` ([`Topology::ports`],
-    /// read as `num`): by its numbering when it is a fat-tree's, else
-    /// tables.
+    /// read as `num`): by its numbering when it is a fat-tree's or a
+    /// leaf-spine's, else tables.
     pub fn build(num: &Numbering, topo: &Topology, ports: &[(usize, usize, &Link)]) -> Routes {
-        match fat_tree::FatTreeRoutes::of(topo, ports) {
-            Some(routes) => Routes::FatTree(routes),
-            None => Routes::Tables(Tables::build(num)),
-        }
+        Routes::by_numbering(topo, ports).unwrap_or_else(|| Routes::Tables(Tables::build(num)))
+    }
+
+    /// The routes of `topo` by its numbering, if it is a fat-tree's or a
+    /// leaf-spine's (no tables to build or hold).
+    pub fn by_numbering(topo: &Topology, ports: &[(usize, usize, &Link)]) -> Option<Routes> {
+        fat_tree::FatTreeRoutes::of(topo, ports)
+            .map(Routes::FatTree)
+            .or_else(|| leaf_spine::LeafSpineRoutes::of(topo, ports).map(Routes::LeafSpine))
     }
 
     /// All egress ports of `node` on a shortest path to the host at node
@@ -175,6 +187,7 @@ impl Routes {
     pub fn next_hops(&self, node: u32, dst: u32) -> Hops<'_> {
         match self {
             Routes::FatTree(routes) => routes.next_hops(node, dst),
+            Routes::LeafSpine(routes) => routes.next_hops(node, dst),
             Routes::Tables(tables) => Hops::List(tables.next_hops(node, dst)),
         }
     }
@@ -184,7 +197,7 @@ impl Routes {
     #[inline]
     pub fn outgrow_caches(&self) -> bool {
         match self {
-            Routes::FatTree(_) => false,
+            Routes::FatTree(_) | Routes::LeafSpine(_) => false,
             Routes::Tables(tables) => tables.outgrow_caches(),
         }
     }
@@ -201,7 +214,7 @@ impl Routes {
     #[cfg(test)]
     pub fn bytes(&self) -> usize {
         match self {
-            Routes::FatTree(_) => 0,
+            Routes::FatTree(_) | Routes::LeafSpine(_) => 0,
             Routes::Tables(tables) => tables.bytes(),
         }
     }
@@ -504,12 +517,73 @@ mod tests {
     }
 
     #[test]
-    fn leaf_spine_three_tier_tree_and_edges_match_dense_tables() {
-        for topology in [
-            "kind = \"leaf_spine\"\nleaves = 4\nspines = 3\nhosts_per_leaf = 3",
-            "kind = \"tree3\"",
-            "kind = \"star\"\nhosts = 3",
+    fn leaf_spines_are_routed_by_their_numbering_as_by_dense_tables() {
+        // (leaves, spines, hosts per leaf): the BOTCP seed's fabric, odd and
+        // degenerate ones (one leaf, one spine, one host per leaf).
+        for (leaves, spines, per_leaf) in [
+            (6, 6, 32),
+            (3, 5, 1),
+            (4, 3, 3),
+            (5, 2, 7),
+            (2, 1, 4),
+            (1, 3, 2),
+            (1, 1, 1),
         ] {
+            let (net, routes) = assert_same_as_dense(&format!(
+                "kind = \"leaf_spine\"\nleaves = {leaves}\nspines = {spines}\nhosts_per_leaf = {per_leaf}"
+            ));
+            let at = format!("{leaves} x {spines} x {per_leaf}");
+            assert!(matches!(routes, Routes::LeafSpine(_)), "{at}");
+            assert_eq!(routes.bytes(), 0);
+            // From host 0's leaf to a host on the last leaf: every spine
+            // (unless they share the leaf); from a spine: the one port down.
+            let leaf0 = net.peer[net.host_port[0] as usize];
+            let far = net.host_node((leaves * per_leaf - 1) as u32);
+            let up = if leaves > 1 { spines } else { 1 };
+            assert_eq!(routes.next_hops(leaf0, far).len(), up, "{at}");
+            let spine = net.peer[net.node_ports[leaf0 as usize + 1] as usize - 1];
+            assert_eq!(routes.next_hops(spine, far).len(), 1, "{at}");
+        }
+    }
+
+    /// A leaf-spine of 2 leaves, 2 spines and a host per leaf written as
+    /// `edges`: in the builder's order it is routed by its numbering; with a
+    /// leaf's two uplinks made in the other order, with the spines numbered
+    /// before the leaves, or with a link missing, it gets tables, and all
+    /// match the dense tables.
+    #[test]
+    fn only_a_leaf_spines_own_numbering_is_routed_without_tables() {
+        let hosts = r#"{ name = "h0", kind = "host" }, { name = "h1", kind = "host" }"#;
+        let leaves = r#"{ name = "l0", kind = "switch" }, { name = "l1", kind = "switch" }"#;
+        let spines = r#"{ name = "s0", kind = "switch" }, { name = "s1", kind = "switch" }"#;
+        let down = r#"{ a = "h0", b = "l0" }, { a = "h1", b = "l1" }"#;
+        let l0_up = r#"{ a = "l0", b = "s0" }, { a = "l0", b = "s1" }"#;
+        let l0_up_swapped = r#"{ a = "l0", b = "s1" }, { a = "l0", b = "s0" }"#;
+        let l1_up = r#"{ a = "l1", b = "s0" }, { a = "l1", b = "s1" }"#;
+        let l1_up_missing = r#"{ a = "l1", b = "s0" }"#;
+        let edges = |nodes: [&str; 3], links: [&str; 3]| {
+            format!(
+                "kind = \"edges\"\nnodes = [{}]\nlinks = [{}]",
+                nodes.join(", "),
+                links.join(", ")
+            )
+        };
+        let (_, routes) =
+            assert_same_as_dense(&edges([hosts, leaves, spines], [down, l0_up, l1_up]));
+        assert!(matches!(routes, Routes::LeafSpine(_)));
+        for topology in [
+            edges([hosts, leaves, spines], [down, l0_up_swapped, l1_up]),
+            edges([hosts, spines, leaves], [down, l0_up, l1_up]),
+            edges([hosts, leaves, spines], [down, l0_up, l1_up_missing]),
+        ] {
+            let (_, routes) = assert_same_as_dense(&topology);
+            assert!(matches!(routes, Routes::Tables(_)), "{topology}");
+        }
+    }
+
+    #[test]
+    fn three_tier_tree_star_and_edges_match_dense_tables() {
+        for topology in ["kind = \"tree3\"", "kind = \"star\"\nhosts = 3"] {
             let (_, routes) = assert_same_as_dense(topology);
             assert!(matches!(routes, Routes::Tables(_)), "{topology}");
         }

@@ -8,11 +8,12 @@
 
 use super::Scenario;
 use crate::network::Port;
-use crate::routing::FatTreeRoutes;
+use crate::routing::Routes;
 use crate::topology::NodeKind;
 use crate::units::Time;
 
-/// Routing tables ([`crate::routing`]; none for a fat-tree), bytes per node:
+/// Routing tables ([`crate::routing`]; none for a fat-tree or a leaf-spine),
+/// bytes per node:
 /// its row index and its destination entry (group, attachment switch,
 /// last-hop port).
 const ROUTE_NODE: u64 = 4 + 3 * 4;
@@ -63,8 +64,8 @@ impl Scenario {
             .map(|a| a.load())
             .fold((0.0, 0.0), |(f, o), l| (f + l.flows, o + l.ops));
         let flows = t.flows.len() as f64 + app_flows;
-        // A fat-tree is routed by its numbering, with no table.
-        let routing = if FatTreeRoutes::of(&self.topology, &self.topology.ports()).is_some() {
+        // A fat-tree or a leaf-spine is routed by its numbering, with no table.
+        let routing = if Routes::by_numbering(&self.topology, &self.topology.ports()).is_some() {
             0
         } else {
             nodes * ROUTE_NODE
@@ -117,7 +118,7 @@ mod tests {
             "kind = \"fat_tree\"\nk = 4",
             "kind = \"fat_tree\"\nk = 16",
             "kind = \"tree3\"",
-            "kind = \"leaf_spine\"",
+            "kind = \"tree3\"\ncores = 4\naggs = 4",
         ] {
             let sc = Scenario::from_toml_str(&format!("[topology]\n{topology}")).unwrap();
             let built = Network::build(&sc.topology, &sc.network).route_bytes() as u64;
@@ -129,21 +130,27 @@ mod tests {
         }
     }
 
-    /// A leaf-spine of 64 leaves and 32 spines: 1,120 nodes, 96 switches,
-    /// 64 attachment switches and 4,096 ports between switches; a k = 64
-    /// fat-tree (70,656 nodes) has no table.
+    /// A three-tier tree of 64 ToRs, 64 aggregation and 32 core switches:
+    /// 1,184 nodes, 160 switches, 64 attachment switches and 4,224 ports
+    /// between switches; a k = 64 fat-tree (70,656 nodes) and a leaf-spine
+    /// of 64 leaves and 32 spines have no table.
     #[test]
     fn routing_term_of_large_topologies() {
         let sc = Scenario::from_toml_str(
-            "[topology]\nkind = \"leaf_spine\"\nleaves = 64\nspines = 32\nhosts_per_leaf = 16",
+            "[topology]\nkind = \"tree3\"\ncores = 32\naggs = 64\ntors = 64\nhosts_per_tor = 16",
         )
         .unwrap();
         assert_eq!(
             routing_term(&sc),
-            1_120 * ROUTE_NODE + 97 * 64 * ROUTE_CELL + 4_096 * ROUTE_PORT
+            1_184 * ROUTE_NODE + 161 * 64 * ROUTE_CELL + 4_224 * ROUTE_PORT
         );
-        let sc = Scenario::from_toml_str("[topology]\nkind = \"fat_tree\"\nk = 64").unwrap();
-        assert_eq!(routing_term(&sc), 0);
+        for topology in [
+            "kind = \"fat_tree\"\nk = 64",
+            "kind = \"leaf_spine\"\nleaves = 64\nspines = 32\nhosts_per_leaf = 16",
+        ] {
+            let sc = Scenario::from_toml_str(&format!("[topology]\n{topology}")).unwrap();
+            assert_eq!(routing_term(&sc), 0, "{topology}");
+        }
     }
 
     /// Applications count what they open and write: non-persistent incast a
