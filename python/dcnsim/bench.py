@@ -14,6 +14,7 @@ import json
 import resource
 import statistics
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -99,22 +100,83 @@ def measure(scenario: Scenario, progress: bool = False) -> Measurement:
     )
 
 
+def alternate(
+    scenarios: dict[str, Scenario],
+    rounds: int,
+    on_run: Callable[[int, str, Measurement], None] | None = None,
+    progress: bool = False,
+) -> dict[str, list[Measurement]]:
+    """Run every scenario once per round for ``rounds`` rounds, in the given order in
+    the first round and every other one, in reverse in the rest: a machine whose speed
+    drifts slows the runs of a round alike, and none is always first. ``on_run`` is
+    told each run as it ends (its round, from 0, its name and its measurement)."""
+    runs: dict[str, list[Measurement]] = {name: [] for name in scenarios}
+    order = list(scenarios)
+    for i in range(rounds):
+        for name in order if i % 2 == 0 else order[::-1]:
+            m = measure(scenarios[name], progress)
+            runs[name].append(m)
+            if on_run is not None:
+                on_run(i, name, m)
+    return runs
+
+
+@dataclass(frozen=True)
+class Versus:
+    """Run ``a``'s packet-hops per second of event loop against run ``b``'s, over
+    rounds in which both ran (:func:`alternate`).
+
+    ``best`` is the ratio of each run's fastest round. On a shared machine
+    interference only ever slows a run, so a run's fastest round is its nearest to an
+    undisturbed one; over many short rounds this ratio is the steadiest of the three
+    (docs/performance.md, "Measuring a ratio on a shared machine"). ``rounds`` are
+    the rounds' own ratios, ``medians`` the ratio of the medians."""
+
+    best: float
+    rounds: list[float]
+    medians: float
+
+    @classmethod
+    def of(cls, a: list[Measurement], b: list[Measurement]) -> Versus:
+        ra = [m.hops_per_s for m in a]
+        rb = [m.hops_per_s for m in b]
+        if not ra or len(ra) != len(rb) or min(rb) <= 0:
+            raise ValueError("two series of the same rounds, each with packet-hops, are needed")
+        return cls(
+            best=max(ra) / max(rb),
+            rounds=[x / y for x, y in zip(ra, rb, strict=True)],
+            medians=statistics.median(ra) / statistics.median(rb),
+        )
+
+    def line(self, a: str, b: str) -> str:
+        """One line: the three ratios, the rounds' as median and quartiles."""
+        text = f"{a} / {b}, packet-hops/s (loop): best {self.best:.3f}"
+        if len(self.rounds) > 1:
+            q1, med, q3 = statistics.quantiles(self.rounds, n=4, method="inclusive")
+            text += (
+                f", rounds' ratios median {med:.3f} (quartiles {q1:.3f}-{q3:.3f}), "
+                f"medians {self.medians:.3f}, over {len(self.rounds)} rounds"
+            )
+        return text
+
+
 def run_benchmarks(
     names: list[str], quick: bool, stop_time: str | None, repeat: int, progress: bool
 ) -> None:
     """Run the named benchmarks ``repeat`` times, alternating so that a noisy machine
     affects them alike, and print every run and the best and medians."""
     scenarios = {name: bench_scenario(name, quick, stop_time) for name in names}
-    runs: dict[str, list[Measurement]] = {name: [] for name in names}
-    for i in range(repeat):
-        for name, scenario in scenarios.items():
-            if i == 0:
-                print(
-                    f"dcnsim {_core.__version__}, {scenario.get('name') or name} "
-                    f"(stop_time {scenario.get('stop_time')})"
-                )
-            runs[name].append(measure(scenario, progress))
-            print(f"{name} run {i + 1}/{repeat}: {runs[name][-1].line()}")
+
+    def on_run(i: int, name: str, m: Measurement) -> None:
+        if i == 0:
+            scenario = scenarios[name]
+            print(
+                f"dcnsim {_core.__version__}, {scenario.get('name') or name} "
+                f"(stop_time {scenario.get('stop_time')})"
+            )
+        print(f"{name} run {i + 1}/{repeat}: {m.line()}")
+
+    runs = alternate(scenarios, repeat, on_run, progress)
     for name, ms in runs.items():
         best = max(m.hops_per_s for m in ms)
         line = f"{name}: packet-hops per wall second: {best:,.0f} ({format_count(best)}) loop"
