@@ -91,6 +91,54 @@ fn the_stamp_run_inline_and_through_the_stage_list_agree() {
     assert!(alone.queues.i64("bytes").iter().any(|&b| b > 20 << 10));
 }
 
+/// The stamp beside an outage on the same port (the port's guards then run
+/// through its stage list, not inline): an outage that opens after every
+/// flow is done changes nothing; one of 100 µs while the second burst's
+/// flows send (after their handshakes: a lost SYN waits for the 1 s initial
+/// RTO) leaves the run as it was until it opens, lets no packet join the
+/// queue while it lasts (the traced queue only drains), drops at that port
+/// alone, and every flow still finishes.
+#[test]
+fn the_stamp_beside_an_outage_on_its_port() {
+    let outage = |start: &str, stop: &str| {
+        format!(
+            "[[network.outages]]\nport = \"{BOTTLENECK}\"\nstart = \"{start}\"\nstop = \"{stop}\"\n"
+        )
+    };
+    let alone = run_toml(&extreme("botcp", ""));
+    assert!(alone.flows.f64("fct_s").iter().all(|&t| t < 0.19));
+    let late = run_toml(&extreme("botcp", &outage("190ms", "200ms")));
+    assert_eq!(alone.flows.f64("fct_s"), late.flows.f64("fct_s"));
+    assert_eq!(alone.queues.i64("bytes"), late.queues.i64("bytes"));
+
+    let (start, stop) = (250e-6, 350e-6);
+    let cut = run_toml(&extreme("botcp", &outage("250us", "350us")));
+    let before = |out: &Output| -> Vec<i64> {
+        let time = out.queues.f64("time_s");
+        let bytes = out.queues.i64("bytes");
+        (0..time.len())
+            .filter(|&i| time[i] < start)
+            .map(|i| bytes[i])
+            .collect()
+    };
+    assert_eq!(before(&alone), before(&cut));
+    let (time, bytes) = (cut.queues.f64("time_s"), cut.queues.i64("bytes"));
+    let during: Vec<i64> = (0..time.len())
+        .filter(|&i| (start..stop).contains(&time[i]))
+        .map(|i| bytes[i])
+        .collect();
+    assert!(!during.is_empty());
+    assert!(during.windows(2).all(|w| w[1] <= w[0]), "{during:?}");
+    let dropped = port_value(&cut, BOTTLENECK, "packets_dropped");
+    assert!(dropped > 0);
+    assert_eq!(cut.summary.packets_dropped as i64, dropped);
+    assert!(cut
+        .flows
+        .i64("bytes_delivered")
+        .iter()
+        .all(|&b| b == 50_000));
+}
+
 #[test]
 fn dctcp_overflows_the_same_port_and_times_out() {
     let out = run_toml(&extreme("dctcp", ""));
