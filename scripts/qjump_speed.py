@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 
-from dcnsim.bench import Measurement, Versus, alternate, bench_scenario
+from dcnsim.bench import Versus, alternate, bench_scenario, print_run
 from dcnsim.scenario import Scenario
 
 LEVELS = [(0, 10000), (1, 256), (2, 128), (3, 64)]
@@ -54,9 +54,6 @@ def main() -> None:
     args = parser.parse_args()
     tcp = bench_scenario("tcp", stop_time=args.stop)
 
-    def on_run(i: int, name: str, m: Measurement) -> None:
-        print(f"{name} run {i + 1}: {m.line()}", flush=True)
-
     runs = alternate(
         {
             "tcp": tcp,
@@ -64,7 +61,7 @@ def main() -> None:
             "qjump": classes_variant(tcp, qjump=True),
         },
         args.repeat,
-        on_run,
+        print_run,
     )
     print(Versus.of(runs["qjump"], runs["tcp"]).line("qjump", "tcp"))
     print(Versus.of(runs["priority"], runs["tcp"]).line("priority", "tcp"))

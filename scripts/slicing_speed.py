@@ -1,12 +1,12 @@
 """Packet Slicing's speed against the TCP benchmark, in the same process and build.
 
-Runs, alternately (``dcnsim.bench.alternate``), ``dcnsim bench tcp`` (DCTCP on the
-k = 8 fat-tree) and the Packet Slicing study's 300-worker incast with the ``packet_slicing`` agent
-(``dcnsim.studies.packet_slicing.scenarios.incast_scenario(300, "dctcp", True)``: one
-round of 64 KB per worker; the switch slices to ⌊38 250 / 300⌋ = 127 B packets, 87 B
+Runs, alternately (``dcnsim.bench.alternate``), ``dcnsim bench tcp`` (DCTCP on the k = 8
+fat-tree) and the Packet Slicing study's 300-worker incast with the ``packet_slicing``
+agent (``dcnsim.studies.packet_slicing.scenarios.incast_scenario(300, "dctcp", True)``:
+one round of 64 KB per worker; the switch slices to ⌊38 250 / 300⌋ = 127 B packets, 87 B
 of payload); prints each run's packet-hops per second of event loop and the ratios
-(``dcnsim.bench.Versus``: of the fastest rounds, the rounds' own, of the medians;
-issue 32's target: at least 0.70)::
+(``dcnsim.bench.Versus``: of the fastest rounds, the rounds' own, of the medians; issue
+32's target: at least 0.70)::
 
     python scripts/slicing_speed.py --repeat 7
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 
-from dcnsim.bench import Measurement, Versus, alternate, bench_scenario
+from dcnsim.bench import Versus, alternate, bench_scenario, print_run
 from dcnsim.studies.packet_slicing.scenarios import incast_scenario
 
 
@@ -35,13 +35,10 @@ def main() -> None:
         sliced = sliced.set("agents[0].interval", args.interval)
     name = f"{args.workers}-worker incast, sliced"
 
-    def on_run(i: int, run: str, m: Measurement) -> None:
-        print(f"round {i + 1}, {run}: {m.line()}", flush=True)
-
     runs = alternate(
         {"tcp bench": bench_scenario("tcp", stop_time=args.stop_time), name: sliced},
         args.repeat,
-        on_run,
+        print_run,
     )
     print(Versus.of(runs[name], runs["tcp bench"]).line(name, "tcp bench"))
 

@@ -65,3 +65,9 @@ def test_alternate_reverses_the_order_every_other_round(monkeypatch):
     # Each name keeps its own runs, in round order.
     assert [m.hops_per_s for m in runs["p"]] == pytest.approx([1.0, 6.0, 7.0])
     assert [m.hops_per_s for m in runs["r"]] == pytest.approx([3.0, 4.0, 9.0])
+
+
+def test_print_run_names_the_round_from_one(capsys):
+    m = hops_per_s(2.0)
+    bench.print_run(1, "x", m)
+    assert capsys.readouterr().out == f"round 2, x: {m.line()}\n"

@@ -121,6 +121,12 @@ def alternate(
     return runs
 
 
+def print_run(i: int, name: str, m: Measurement) -> None:
+    """Print one run of :func:`alternate` as it ends (an ``on_run``): its round,
+    counted from 1, its name and its figures."""
+    print(f"round {i + 1}, {name}: {m.line()}", flush=True)
+
+
 @dataclass(frozen=True)
 class Versus:
     """Run ``a``'s packet-hops per second of event loop against run ``b``'s, over
