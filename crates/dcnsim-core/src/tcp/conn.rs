@@ -26,6 +26,8 @@ pub struct Params {
     pub(super) limited_transmit: bool,
     /// Fast recovery by PRR (RFC 6937) instead of the classic one.
     pub(super) prr: bool,
+    /// Reno's recovery ([`Recovery::Reno`]) instead of NewReno's.
+    pub(super) reno: bool,
     pub(super) ssthresh_from: SsthreshFrom,
     pub(super) rto_keeps_ssthresh: bool,
     /// The least window an ECE cut leaves, in segments.
@@ -43,6 +45,11 @@ pub struct Params {
     pub(super) delack_timeout: Time,
     pub(super) quick_acks: u32,
     pub(super) handshake: bool,
+    pub(super) oneway_syn: bool,
+    pub(super) nagle: bool,
+    pub(super) idle_restart: bool,
+    /// ns-2's estimator in whole ticks: the tick, 0.0 when off.
+    pub(super) tick: f64,
     pub(super) host_limit: u32,
     pub(super) ecn: bool,
     pub(super) precise_echo: bool,
@@ -81,6 +88,7 @@ impl Params {
             dupthresh: t.dupack_threshold,
             limited_transmit: t.limited_transmit && cc.fast_retransmit(),
             prr: t.recovery == Recovery::Prr,
+            reno: t.recovery == Recovery::Reno,
             ssthresh_from: t.ssthresh_from,
             rto_keeps_ssthresh: t.rto_keeps_ssthresh,
             ecn_floor: t.ecn_floor,
@@ -94,6 +102,14 @@ impl Params {
             delack_timeout: t.delayed_ack_timeout,
             quick_acks: t.quick_acks,
             handshake: t.handshake,
+            oneway_syn: t.oneway_syn,
+            nagle: t.nagle,
+            idle_restart: t.idle_restart,
+            tick: if t.rto_ticks {
+                t.rto_granularity.0 as f64
+            } else {
+                0.0
+            },
             host_limit: t.host_queue_limit,
             ecn: cc.ecn_capable(),
             precise_echo: cc.precise_echo(),
@@ -143,6 +159,11 @@ pub struct Conn {
     /// A timeout's data is not yet all acknowledged (`recover` not reached):
     /// a further timeout repeats it (`rto_keeps_ssthresh`).
     pub(super) in_loss: bool,
+    /// The last window cut was a fast retransmit's: Reno may retransmit
+    /// again in the same window (`recovery = "reno"`).
+    pub(super) cut_by_dupacks: bool,
+    /// When the sender last sent a segment (`idle_restart`).
+    pub(super) last_sent: Time,
     /// RACK-TLP state, with `rack`.
     pub(super) rack: Option<Box<Rack>>,
     /// When the RACK reordering timer and the tail loss probe timer expire.
@@ -248,6 +269,8 @@ impl Conn {
             undo: None,
             prr: None,
             in_loss: false,
+            cut_by_dupacks: false,
+            last_sent: Time::ZERO,
             rack: t.rack.then(|| Box::new(Rack::new())),
             reo_at: None,
             tlp_at: None,
@@ -339,7 +362,7 @@ impl Conn {
     /// The application opens the connection and hands over its data.
     pub fn open(&mut self, now: Time, out: &mut Vec<Seg>) {
         debug_assert_eq!(self.state, State::Closed);
-        if self.p.handshake {
+        if self.p.handshake || self.p.oneway_syn {
             self.state = State::SynSent;
             self.send_syn(out);
             self.snd_nxt = 1;

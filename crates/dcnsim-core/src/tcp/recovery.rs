@@ -150,6 +150,7 @@ impl Conn {
         self.recover = self.snd_max;
         self.ecn_recover = self.snd_max;
         self.in_recovery = true;
+        self.cut_by_dupacks = true;
         if self.p.prr {
             // RFC 6937: RecoverFS is the pipe now; the ACK's own share
             // follows once the fast retransmit is out (`Conn::on_ack`).

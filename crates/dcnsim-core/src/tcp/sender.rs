@@ -63,6 +63,9 @@ impl Conn {
             (_, PrioScheme::Size) => self.size,
             (_, PrioScheme::Sent) => self.stats.bytes_sent,
         };
+        if self.p.idle_restart {
+            self.last_sent = now;
+        }
         self.emit(
             out,
             Seg {
@@ -111,6 +114,9 @@ impl Conn {
             } else {
                 0
             };
+            if self.p.nagle && hole.is_none() && self.nagle_holds(seq, len) {
+                break;
+            }
             let in_flight = self.snd_nxt - self.snd_una;
             let cwnd = self.win.cwnd.max(self.cc.send_floor(&self.win));
             let over_cwnd = (in_flight + len) as f64 > cwnd;
@@ -141,6 +147,9 @@ impl Conn {
                 if over_cwnd && in_flight > 0 && !sack_recovery {
                     self.limited_sent += len;
                 }
+                if self.p.idle_restart {
+                    self.restart_after_idle(now, len);
+                }
                 self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
                 self.snd_max = self.snd_max.max(self.snd_nxt);
                 sent_new = true;
@@ -152,6 +161,41 @@ impl Conn {
         }
         if sent_new {
             self.arm_tlp(now);
+        }
+    }
+
+    /// Nagle (RFC 896, ns-2.35 `FullTcpAgent::foutput`'s "sender SWS
+    /// avoidance", tcp/tcp-full.cc lines 1050–1067): new data of `len`
+    /// bytes at `seq`, shorter than a segment, waits while anything is
+    /// outstanding, unless it is at least half the receiver's window. A
+    /// retransmission (below `snd_max`) never waits.
+    pub(super) fn nagle_holds(&self, seq: u64, len: u64) -> bool {
+        len > 0
+            && len < u64::from(self.mss)
+            && seq >= self.snd_max
+            && self.snd_max > self.snd_una
+            && 2 * len < self.p.rwnd
+    }
+
+    /// Slow-start restart (`idle_restart`; ns-2.35 `FullTcpAgent::foutput`
+    /// and `idle_restart`, tcp/tcp-full.cc lines 1014–1018 and 1458–1472):
+    /// new data with nothing outstanding, after an idle time longer than
+    /// the timeout estimate (before `min_rto`), sets cwnd to `init_cwnd`
+    /// and keeps ssthresh. With `rto_ticks` the idle time counts whole
+    /// ticks crossed since the last segment (ns-2's `boot_time_` offset
+    /// taken as 0).
+    pub(super) fn restart_after_idle(&mut self, now: Time, len: u64) {
+        if len == 0 || self.snd_una != self.snd_max || self.stats.packets_sent == 0 {
+            return;
+        }
+        let tick = self.p.tick;
+        let idle = if tick > 0.0 {
+            ((now.0 as f64 / tick).floor() - (self.last_sent.0 as f64 / tick).floor()) * tick
+        } else {
+            (now - self.last_sent).0 as f64
+        };
+        if idle > self.rto_estimate() {
+            self.win.cwnd = f64::from(self.p.init_cwnd) * self.win.mss;
         }
     }
 
@@ -208,8 +252,11 @@ impl Conn {
                 self.state = State::Open;
                 self.snd_una = 1;
                 self.rto_at = None;
-                // The third packet of the handshake.
-                self.emit(out, Seg::control(true, 1, 1, ACK, NO_TS));
+                if self.p.handshake {
+                    // The third packet of the handshake (ns-2's one-way
+                    // SYN has none: the data follows its ACK).
+                    self.emit(out, Seg::control(true, 1, 1, ACK, NO_TS));
+                }
                 self.send_window(now, out);
             }
             State::Open => self.on_ack(now, a, out),
@@ -284,11 +331,14 @@ impl Conn {
             let mut grow = true;
             if self.in_recovery {
                 grow = false;
-                if ack >= self.recover {
+                if ack >= self.recover || self.p.reno {
+                    // Reno leaves on any new ACK and opens the window on it
+                    // (ns-2.35 `FullTcpAgent::pack_action`, open_cwnd_on_pack_).
                     self.in_recovery = false;
                     self.prr = None;
                     left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
+                    grow = self.p.reno;
                 } else if self.p.sack_blocks > 0 {
                     // SACK recovery sends by pipe (`send_window`).
                     self.arm_rto(now);
@@ -312,6 +362,7 @@ impl Conn {
                 self.win.ssthresh = cut;
                 self.ecn_recover = self.snd_max;
                 self.send_cwr = true;
+                self.cut_by_dupacks = false;
             }
             if grow {
                 let (cc, win, fs) = self.controller(now);
@@ -339,7 +390,7 @@ impl Conn {
             if !self.in_recovery
                 && self.rack.is_none()
                 && (self.dupacks == self.p.dupthresh || sack_lost)
-                && ack > self.recover
+                && (ack > self.recover || (self.p.reno && self.cut_by_dupacks))
                 && self.cc.fast_retransmit()
             {
                 self.enter_recovery(now);

@@ -41,6 +41,17 @@ pub enum Recovery {
     /// of Linux (`tcp_cwnd_reduction`, net/ipv4/tcp_input.c) and of ns-3
     /// since 3.32 (`TcpPrrRecovery`). Needs `sack`.
     Prr,
+    /// Reno (RFC 5681 §3.2): inflation by duplicate ACKs as NewReno, but
+    /// the first ACK of new data, partial or not, ends the recovery with
+    /// cwnd = ssthresh and grows the window as any new ACK does; a later
+    /// third duplicate ACK may retransmit again in the same window after a
+    /// fast retransmit (not after a timeout). ns-2.35 plain
+    /// `Agent/TCP/FullTcp`: `FullTcpAgent::pack_action` and `ack_action`
+    /// ("baseline reno TCP exits fast recovery on a partial ACK",
+    /// reno_fastrecov_ true retracts cwnd to ssthresh_), open_cwnd_on_pack_
+    /// true, and `dupack_action`'s `last_cwnd_action_ == CWND_ACTION_DUPACK`
+    /// (tcp/tcp-full.cc lines 791–822, 2546–2574). Needs `sack` off.
+    Reno,
 }
 
 /// `transport.ssthresh_from`: what a loss halves into ssthresh, on the
@@ -141,6 +152,33 @@ pub struct TransportSpec {
     pub quick_acks: u32,
     /// SYN, SYN-ACK, ACK before data and FIN exchange after it, as real packets.
     pub handshake: bool,
+    /// ns-2's one-way SYN (`Agent/TCP` `syn_ true`, `delay_growth_ true`):
+    /// without `handshake`, a header-only SYN first, the data once its ACK
+    /// is back (the window is one packet until then: `set_initial_window`,
+    /// then `initial_window()` on the SYN's ACK), no third packet and no
+    /// FIN (tcp/tcp.cc lines 423–430, 700–706, 1807–1811). Needs
+    /// `handshake` off.
+    pub oneway_syn: bool,
+    /// Nagle's sender silly-window avoidance (RFC 896; RFC 1122 §4.2.3.4):
+    /// a new segment shorter than `mss` waits while data is outstanding,
+    /// unless it is at least half the receiver's window. ns-2.35 FullTcp
+    /// with `nodelay_ false` (`FullTcpAgent::foutput`, tcp/tcp-full.cc
+    /// lines 1050–1067).
+    pub nagle: bool,
+    /// Slow-start restart after idle (RFC 5681 §4.1): new data sent with
+    /// nothing outstanding, longer than the retransmission timeout after
+    /// the last segment sent, starts from `init_cwnd` again (ssthresh
+    /// kept). ns-2.35 FullTcp `slow_start_restart_ true`
+    /// (`FullTcpAgent::foutput` and `idle_restart`, tcp/tcp-full.cc lines
+    /// 1014–1018, 1458–1472: the idle time in whole ticks, against the
+    /// estimate `t_rtxcur_` before `minrto_`).
+    pub idle_restart: bool,
+    /// ns-2's retransmission-timeout estimator (`TcpAgent::rtt_update`,
+    /// tcp/tcp.cc lines 565–604): RTT samples in whole ticks of
+    /// `rto_granularity` (rounded, at least one), SRTT and RTTVAR in fixed
+    /// point (1/8 and 1/4 tick), RTO = ⌊SRTT + 4·RTTVAR⌋ ticks, then
+    /// `min_rto`/`max_rto`. Needs `rto_granularity` > 0.
+    pub rto_ticks: bool,
     /// Segments a flow may have waiting in its host (processing and NIC
     /// queue) before it waits for one to go out: Linux's TCP Small Queues,
     /// which keeps a sender from filling its own NIC queue.
@@ -202,6 +240,10 @@ impl Default for TransportSpec {
             delayed_ack_timeout: Time::from_us(40_000),
             quick_acks: 0,
             handshake: true,
+            oneway_syn: false,
+            nagle: false,
+            idle_restart: false,
+            rto_ticks: false,
             host_queue_limit: 4,
             priority: PrioScheme::Remaining,
             pacing: false,
@@ -404,6 +446,25 @@ impl TransportSpec {
                 format!("must be from 0 to 1000 segments, got {}", self.ecn_floor),
             );
         }
+        if self.oneway_syn && self.handshake {
+            return bad(
+                "oneway_syn",
+                "needs handshake = false (the handshake already sends a SYN), got handshake on"
+                    .into(),
+            );
+        }
+        if self.rto_ticks && self.rto_granularity == Time::ZERO {
+            return bad(
+                "rto_ticks",
+                "needs rto_granularity > 0 (the tick), got 0".into(),
+            );
+        }
+        if self.recovery == Recovery::Reno && self.sack {
+            return bad(
+                "recovery",
+                "\"reno\" needs sack = false (SACK recovery is RFC 6675's), got sack on".into(),
+            );
+        }
         if self.dupack_threshold == 0 {
             return bad("dupack_threshold", "must be at least 1".into());
         }
@@ -453,11 +514,18 @@ mod tests {
         assert_eq!(
             TransportSpec {
                 sack: false,
+                recovery: Recovery::Reno,
                 ..sack
             },
             ns2,
-            "FullTcp/Sack is FullTcp with SACK"
+            "FullTcp/Sack is FullTcp with SACK (and SACK's recovery)"
         );
+    }
+
+    /// FullTcp's Nagle, slow-start restart and tick estimator, without the
+    /// one-way SYN.
+    fn ns2_full(t: &TransportSpec) -> bool {
+        t.nagle && t.idle_restart && t.rto_ticks && !t.oneway_syn
     }
 
     /// The one-way agents and ns-3's current release, and each profile's
@@ -469,6 +537,8 @@ mod tests {
         assert_eq!(one.mss, Bytes(1000), "packetSize_ 1000, the payload");
         assert_eq!(one.header, Bytes(40));
         assert!(one.limited_transmit && !one.handshake && !one.delayed_ack && !one.sack);
+        assert!(one.oneway_syn && !one.nagle && !one.idle_restart && one.rto_ticks);
+        assert!(ns2_full(&get("ns2")) && ns2_full(&get("ns2_sack")));
         assert_eq!(one.rwnd, Some(Capacity::Packets(20)));
         let cur = get("ns3_current");
         assert_eq!(cur.init_cwnd, 10);
@@ -488,7 +558,8 @@ mod tests {
         use {Recovery::*, SlowStart as S, SsthreshFrom as F};
         assert_eq!(rules("dcnsim"), (S::Bytes, Classic, F::Flight, false, 2.0));
         assert_eq!(rules("linux"), (S::Segments, Prr, F::Window, true, 2.0));
-        assert_eq!(rules("ns2"), (S::Ack, Classic, F::Window, false, 1.0));
+        assert_eq!(rules("ns2"), (S::Ack, Reno, F::Window, false, 1.0));
+        assert_eq!(rules("ns2_sack"), (S::Ack, Classic, F::Window, false, 1.0));
         assert_eq!(
             rules("ns2_oneway"),
             (S::Ack, Classic, F::Window, false, 1.0)

@@ -1281,3 +1281,291 @@ fn the_receiver_echoes_the_largest_option_since_its_last_ack_to_the_controller()
     }
     assert_eq!(*seen.lock().unwrap(), [7, 2]);
 }
+
+/// ns-2.35 FullTcp's profile keys (`nagle`, `idle_restart`, `rto_ticks`,
+/// `recovery = "reno"`) and the one-way agent's SYN (`oneway_syn`), each
+/// against its rule in tcp/tcp-full.cc or tcp/tcp.cc.
+fn ns2_spec() -> TransportSpec {
+    TransportSpec {
+        handshake: false,
+        init_cwnd: 10,
+        ..spec()
+    }
+}
+
+/// Send times of the data segments, by payload.
+fn data_sends(p: &Pipe) -> Vec<(Time, u32)> {
+    p.log
+        .iter()
+        .filter(|(_, s)| s.to_receiver && s.payload > 0)
+        .map(|(t, s)| (*t, s.payload))
+        .collect()
+}
+
+/// When the ACK of everything up to `ack` reached the sender.
+fn ack_arrival(p: &Pipe, ack: u64) -> Time {
+    p.log
+        .iter()
+        .find(|(_, s)| !s.to_receiver && s.hdr.ack >= ack)
+        .map(|(t, _)| *t + DELAY)
+        .expect("that ACK")
+}
+
+#[test]
+fn nagle_holds_a_short_segment_exactly_while_data_is_outstanding() {
+    // 2.5 segments, a window of 10: without Nagle all three leave at 0; with
+    // it the 500 B tail waits until both full segments are acknowledged
+    // ("(quiet || nodelay_) && emptying_buffer", quiet = highest_ack_ ==
+    // maxseq_), and leaves on that ACK.
+    let mut off = Pipe::new(2500, &ns2_spec());
+    off.run(&mut deliver_all);
+    assert_eq!(
+        data_sends(&off),
+        vec![(Time::ZERO, 1000), (Time::ZERO, 1000), (Time::ZERO, 500)]
+    );
+    let mut on = Pipe::new(
+        2500,
+        &TransportSpec {
+            nagle: true,
+            ..ns2_spec()
+        },
+    );
+    on.run(&mut deliver_all);
+    let sends = data_sends(&on);
+    assert_eq!(sends[..2], [(Time::ZERO, 1000), (Time::ZERO, 1000)]);
+    assert_eq!(sends[2], (ack_arrival(&on, 2001), 500));
+    assert!(ack_arrival(&on, 1001) < sends[2].0, "not on the first ACK");
+    assert_eq!(on.conn.bytes_received(), 2500);
+}
+
+#[test]
+fn nagle_lets_a_retransmission_and_a_half_window_segment_go() {
+    let t = TransportSpec {
+        nagle: true,
+        rwnd: Some(Capacity::Bytes(2000)),
+        ..ns2_spec()
+    };
+    let mut c = Conn::new(
+        10_000,
+        Time::ZERO,
+        None,
+        t.protocol,
+        &t,
+        Params::new(t.protocol, &t),
+    );
+    c.snd_una = 1;
+    c.snd_max = 1001;
+    // 999 B: 2·999 < 2000, held; 1000 B is a full segment.
+    assert!(c.nagle_holds(1001, 999));
+    assert!(!c.nagle_holds(1001, 1000));
+    assert!(!c.nagle_holds(1, 999), "a retransmission goes");
+    c.snd_una = 1001;
+    assert!(!c.nagle_holds(1001, 999), "nothing outstanding");
+    let wide = TransportSpec {
+        rwnd: Some(Capacity::Bytes(1998)),
+        ..t
+    };
+    let mut c = Conn::new(
+        10_000,
+        Time::ZERO,
+        None,
+        t.protocol,
+        &wide,
+        Params::new(t.protocol, &wide),
+    );
+    c.snd_una = 1;
+    c.snd_max = 1001;
+    assert!(
+        !c.nagle_holds(1001, 999),
+        "at least half the receiver's window"
+    );
+}
+
+#[test]
+fn the_oneway_syn_is_a_bare_header_and_data_waits_for_its_ack() {
+    let t = TransportSpec {
+        oneway_syn: true,
+        ..ns2_spec()
+    };
+    let mut p = Pipe::new(5000, &t);
+    p.run(&mut deliver_all);
+    let (t0, syn) = p.log[0];
+    assert_eq!((t0, syn.hdr.seq, syn.payload), (Time::ZERO, 0, 0));
+    assert!(
+        syn.hdr.flags & SYN != 0 && p.conn.header() == 40,
+        "a 40 B SYN"
+    );
+    // Its ACK is back after the SYN's serialization and two delays.
+    let back = Time(40 * RATE_PS_PER_BYTE) + DELAY * 2;
+    let sends = data_sends(&p);
+    assert_eq!(sends.len(), 5);
+    assert!(sends.iter().all(|&(at, _)| at == back), "{sends:?}");
+    let to_receiver: Vec<_> = p.log.iter().filter(|(_, s)| s.to_receiver).collect();
+    assert_eq!(
+        to_receiver.len(),
+        6,
+        "the SYN and the data: no third packet, no FIN"
+    );
+    assert!(to_receiver.iter().all(|(_, s)| s.hdr.flags & FIN == 0));
+    assert!(p.conn.is_done());
+    let both = TransportSpec::from_value(serde_json::json!({"oneway_syn": true}))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        both.starts_with("transport.oneway_syn: needs handshake = false"),
+        "{both}"
+    );
+}
+
+/// A sender with 20 segments outstanding, cwnd 20, and what an ACK of
+/// `ack` does to it.
+fn twenty_out(t: &TransportSpec) -> Conn {
+    let mut c = Conn::new(
+        100_000,
+        Time::ZERO,
+        None,
+        t.protocol,
+        t,
+        Params::new(t.protocol, t),
+    );
+    c.state = State::Open;
+    c.snd_una = 1;
+    c.snd_nxt = 20_001;
+    c.snd_max = 20_001;
+    c.win.cwnd = 20_000.0;
+    c
+}
+
+#[test]
+fn reno_leaves_recovery_on_the_first_new_ack_and_may_cut_again() {
+    let t = TransportSpec::from_value(serde_json::json!({
+        "profile": "ns2", "mss": "1000B", "rwnd": "100pkt", "host_queue_limit": 1000
+    }))
+    .unwrap();
+    assert_eq!(t.recovery, Recovery::Reno);
+    let mut c = twenty_out(&t);
+    for _ in 0..3 {
+        ack(&mut c, 1, 100);
+    }
+    // slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF): ssthresh 10, then
+    // cwnd_ = ssthresh_ + dupacks_ = 13.
+    assert!(c.in_recovery);
+    assert_eq!((c.win.ssthresh, c.win.cwnd), (10_000.0, 13_000.0));
+    // A partial ACK: pack_action retracts cwnd to ssthresh and leaves;
+    // open_cwnd_on_pack_ then opens it by one ACK in congestion avoidance.
+    let out = ack(&mut c, 5_001, 100);
+    assert!(!c.in_recovery);
+    assert_eq!(c.win.cwnd, 10_000.0 + 1000.0 * 1000.0 / 10_000.0);
+    assert!(
+        out.iter().all(|s| s.hdr.seq != 5_001),
+        "no partial-ACK retransmission"
+    );
+    // Three more duplicates of 5001, below recover_: Reno cuts again
+    // (last_cwnd_action_ == CWND_ACTION_DUPACK); ssthresh = (int)(10.1/2).
+    for _ in 0..3 {
+        ack(&mut c, 5_001, 100);
+    }
+    assert!(c.in_recovery);
+    assert_eq!(c.win.ssthresh, 5_000.0);
+    // NewReno (classic) keeps the recovery on the partial ACK, deflated.
+    let classic = TransportSpec {
+        recovery: Recovery::Classic,
+        ..t.clone()
+    };
+    let mut c = twenty_out(&classic);
+    for _ in 0..3 {
+        ack(&mut c, 1, 100);
+    }
+    ack(&mut c, 5_001, 100);
+    assert!(c.in_recovery);
+    assert_eq!(c.win.cwnd, 13_000.0 - 5_000.0 + 1000.0);
+}
+
+#[test]
+fn reno_does_not_fast_retransmit_below_a_timeouts_recover() {
+    let t = TransportSpec {
+        recovery: Recovery::Reno,
+        ..spec()
+    };
+    let mut c = twenty_out(&t);
+    c.on_rto(Time::from_us(1000), &mut Vec::new());
+    for _ in 0..5 {
+        ack(&mut c, 1, 100);
+    }
+    assert!(!c.in_recovery, "bug_fix_: last_cwnd_action_ is a timeout");
+    let e = TransportSpec::from_value(serde_json::json!({"recovery": "reno", "sack": true}))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("transport.recovery: \"reno\" needs sack = false"),
+        "{e}"
+    );
+}
+
+#[test]
+fn rto_ticks_is_ns2s_fixed_point_estimator_in_whole_ticks() {
+    let tick = 10_000_000_000u64; // 10 ms in ps
+    let t = TransportSpec {
+        rto_ticks: true,
+        rto_granularity: Time(tick),
+        min_rto: Time::from_us(1000),
+        ..spec()
+    };
+    let mut c = twenty_out(&t);
+    // 25 ms rounds to 3 ticks: t_srtt_ = 24, t_rttvar_ = 6, t_rtxcur_ =
+    // ((6 << 3) + 24) >> 3 = 9 ticks.
+    c.rtt_sample(25e9);
+    assert_eq!(c.rto, Time(9 * tick));
+    // 100 us is less than a tick: 1. delta = 1 - 3 = -2: t_srtt_ = 22,
+    // t_rttvar_ = 6 + 2 - (6 >> 2) = 7, t_rtxcur_ = (56 + 22) >> 3 = 9.
+    c.rtt_sample(1e8);
+    assert_eq!(
+        (c.srtt, c.rttvar),
+        (Some(22.0 * tick as f64 / 8.0), 7.0 * tick as f64 / 4.0)
+    );
+    assert_eq!(c.rto, Time(9 * tick));
+    // A data-center RTT alone: t_rtxcur_ = ((2 << 3) + 8) >> 3 = 3 ticks,
+    // below ns-2's minrto_ of 200 ms, which wins.
+    let ns2 = TransportSpec::from_value(serde_json::json!({"profile": "ns2"})).unwrap();
+    let mut c = twenty_out(&ns2);
+    c.rtt_sample(1e8);
+    assert_eq!(c.rto_estimate(), 3.0 * tick as f64);
+    assert_eq!(c.rto, Time::from_us(200_000));
+    let e = TransportSpec::from_value(serde_json::json!({"rto_ticks": true}))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("transport.rto_ticks: needs rto_granularity > 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn idle_restart_slow_starts_after_more_whole_ticks_than_the_estimate() {
+    let tick = Time::from_us(10_000);
+    let t = TransportSpec {
+        idle_restart: true,
+        rto_ticks: true,
+        rto_granularity: tick,
+        init_cwnd: 2,
+        ..ns2_spec()
+    };
+    // 20 segments: the window has grown past 2 when the data is all acked.
+    let after_idle = |idle_ticks: u64| {
+        let mut p = Pipe::new(20_000, &t);
+        p.conn.keep_open();
+        p.run(&mut deliver_all);
+        let grown = p.conn.win.cwnd;
+        assert!(grown > 10_000.0);
+        // RTT 40 us: 1 tick, t_rtxcur_ = 3 ticks; the last segment left in
+        // the first tick, so resuming in tick n has crossed n ticks.
+        let now = tick * idle_ticks + Time(1);
+        let mut out = Vec::new();
+        p.conn.append(now, 1000, true, &mut out);
+        (grown, p.conn.win.cwnd)
+    };
+    let (grown, kept) = after_idle(3);
+    assert_eq!(kept, grown, "3 ticks is not more than t_rtxcur_ = 3");
+    let (_, restarted) = after_idle(4);
+    assert_eq!(restarted, 2000.0, "cwnd_ = wnd_init_");
+}

@@ -186,20 +186,68 @@ impl Conn {
         if let Some(rack) = &mut self.rack {
             rack.rtt_sample(Time(r as u64));
         }
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.rttvar = r / 2.0;
-            }
-            Some(s) => {
-                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
-                self.srtt = Some(0.875 * s + 0.125 * r);
+        if self.p.tick > 0.0 {
+            self.rtt_sample_ticks(r);
+        } else {
+            match self.srtt {
+                None => {
+                    self.srtt = Some(r);
+                    self.rttvar = r / 2.0;
+                }
+                Some(s) => {
+                    self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
+                    self.srtt = Some(0.875 * s + 0.125 * r);
+                }
             }
         }
-        let rto = self.srtt.unwrap_or(r) + (4.0 * self.rttvar).max(self.p.granularity);
-        self.rto = Time(rto.round() as u64)
+        let floor = Time((2.0 * self.p.tick) as u64);
+        self.rto = Time(self.rto_estimate().round() as u64)
             .max(self.p.min_rto)
+            .max(floor)
             .min(self.p.max_rto);
+    }
+
+    /// ns-2.35 `TcpAgent::rtt_update` (tcp/tcp.cc lines 565–604) with
+    /// `rto_ticks`: the sample in whole ticks (rounded, at least 1: the
+    /// `ts_option_` rounding; without timestamps ns-2 adds a random
+    /// `boot_time_` offset instead), t_srtt_ in 1/8 and t_rttvar_ in 1/4
+    /// tick, integers. SRTT and RTTVAR are kept in picoseconds, exact
+    /// multiples of those fractions.
+    fn rtt_sample_ticks(&mut self, r: f64) {
+        let tick = self.p.tick;
+        let m = ((r / tick).round() as i64).max(1);
+        let (a, v) = match self.srtt {
+            None => (m << 3, m << 1),
+            Some(s) => {
+                let (mut a, mut v) = (
+                    (s * 8.0 / tick).round() as i64,
+                    (self.rttvar * 4.0 / tick).round() as i64,
+                );
+                let delta = m - (a >> 3);
+                a = (a + delta).max(1);
+                v = (v + delta.abs() - (v >> 2)).max(1);
+                (a, v)
+            }
+        };
+        self.srtt = Some(a as f64 * tick / 8.0);
+        self.rttvar = v as f64 * tick / 4.0;
+    }
+
+    /// The timeout the estimator gives before `min_rto`, backoff and
+    /// `max_rto`, in picoseconds: SRTT + max(G, 4·RTTVAR) (RFC 6298 §2),
+    /// with `rto_ticks` ns-2's t_rtxcur_, ⌊SRTT + 4·RTTVAR⌋ whole ticks
+    /// (`((t_rttvar_ << 3) + t_srtt_) >> 3`); `initial_rto` before any
+    /// sample.
+    pub(super) fn rto_estimate(&self) -> f64 {
+        let Some(srtt) = self.srtt else {
+            return self.p.initial_rto.0 as f64;
+        };
+        let tick = self.p.tick;
+        if tick > 0.0 {
+            ((srtt + 4.0 * self.rttvar) / tick).floor() * tick
+        } else {
+            srtt + (4.0 * self.rttvar).max(self.p.granularity)
+        }
     }
 
     /// The retransmission timer fired (the caller checked `rto_at <= now`).
@@ -226,6 +274,7 @@ impl Conn {
                     }
                 }
                 self.in_loss = true;
+                self.cut_by_dupacks = false;
                 self.in_recovery = false;
                 self.prr = None;
                 self.dupacks = 0;
