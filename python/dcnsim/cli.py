@@ -137,7 +137,7 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
 
 
 def _tolerance(text: str) -> tuple[str, float]:
-    name, sep, value = text.partition("=")
+    name, _, value = text.partition("=")
     try:
         return name.strip(), float(value)
     except ValueError:
@@ -619,13 +619,23 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     )
     p.add_argument("file", metavar="FILE", help="scenario TOML file")
     p.add_argument(
-        "--with", dest="reference", required=True, choices=["ns2", "ns3"],
+        "--with",
+        dest="reference",
+        required=True,
+        choices=["ns2", "ns3"],
         help="the reference: ns2 (ns-2.35) or ns3 (ns-3.37)",
     )
-    p.add_argument("--out", metavar="DIR", help="keep the generated script or program and its tables here")
     p.add_argument(
-        "--tolerance", metavar="NAME=X", type=_tolerance, action="append", default=[],
-        help="relative tolerance of a metric, e.g. fct=0.001 (repeatable; names in docs/crosscheck.md)",
+        "--out", metavar="DIR", help="keep the generated script or program and its tables here"
+    )
+    p.add_argument(
+        "--tolerance",
+        metavar="NAME=X",
+        type=_tolerance,
+        action="append",
+        default=[],
+        help="relative tolerance of a metric, e.g. fct=0.001 (repeatable; "
+        "names in docs/crosscheck.md)",
     )
     p.add_argument(
         "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help

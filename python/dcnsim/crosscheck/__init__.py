@@ -32,7 +32,14 @@ from dcnsim.crosscheck.model import NotTranslatable
 from dcnsim.results import run
 from dcnsim.scenario import Scenario, as_scenario
 
-__all__ = ["REFERENCES", "TOLERANCES", "Crosscheck", "NotTranslatable", "ReferenceMissing", "crosscheck"]
+__all__ = [
+    "REFERENCES",
+    "TOLERANCES",
+    "Crosscheck",
+    "NotTranslatable",
+    "ReferenceMissing",
+    "crosscheck",
+]
 
 #: The references and the profiles each runs (its own TCP).
 REFERENCES = ("ns2", "ns3")
@@ -84,7 +91,10 @@ class Crosscheck:
         lines += [f"note: {n}" for n in self.notes]
         wall = ", ".join(f"{k} {v:.2f} s" for k, v in self.wall_s.items())
         bad = sum(m.verdict == "DIFF" for m in self.metrics)
-        lines.append(f"verdict: {'all within tolerance' if not bad else f'{bad} metric(s) differ'} (wall: {wall})")
+        lines.append(
+            f"verdict: {f'{bad} metric(s) differ' if bad else 'all within tolerance'} "
+            f"(wall: {wall})"
+        )
         return "\n".join(lines)
 
 
@@ -126,7 +136,19 @@ def crosscheck(
     scenario = as_scenario(scenario)
     scenario.validate()
     data = scenario.to_dict()
-    empty = pd.DataFrame(columns=["kind", "flow_id", "src", "dst", "size_bytes", "start_s", "protocol", "origin", "app"])
+    empty = pd.DataFrame(
+        columns=[
+            "kind",
+            "flow_id",
+            "src",
+            "dst",
+            "size_bytes",
+            "start_s",
+            "protocol",
+            "origin",
+            "app",
+        ]
+    )
     model = _prepare(module, data, empty, reference)  # refuse before anything runs
     if not module.available():
         raise ReferenceMissing(module.INSTALL)
@@ -144,12 +166,18 @@ def crosscheck(
             for name, frame in tables.items():
                 frame.to_csv(workdir / f"{reference}_{name}.csv", index=False)
     dc = _dcnsim_tables(results)
-    return Crosscheck(reference, compare(dc, tables, tol), dc, tables, program, wall, module.notes(model))
+    return Crosscheck(
+        reference, compare(dc, tables, tol), dc, tables, program, wall, module.notes(model)
+    )
 
 
-def _prepare(module: Any, data: dict[str, Any], flows: pd.DataFrame, reference: str) -> _model.Model:
+def _prepare(
+    module: Any, data: dict[str, Any], flows: pd.DataFrame, reference: str
+) -> _model.Model:
     model = _model.build(data, flows, reference)
-    tcp, explicit, profile = _model.resolve_transport(data.get("transport", {}), module.profiles(), reference)
+    tcp, explicit, profile = _model.resolve_transport(
+        data.get("transport", {}), module.profiles(), reference
+    )
     model.tcp, model.profile = tcp, profile
     module.check(model, explicit)
     return model

@@ -389,7 +389,12 @@ def _add_traffic(model: Model, traffic: dict[str, Any], flows: Any) -> None:
     by_app: dict[int, list[Flow]] = {}
     for row in tcp.itertuples():
         flow = Flow(
-            int(row.flow_id), int(row.src), int(row.dst), int(row.size_bytes), row.start_s, row.protocol
+            int(row.flow_id),
+            int(row.src),
+            int(row.dst),
+            int(row.size_bytes),
+            row.start_s,
+            row.protocol,
         )
         if row.origin == "incast":
             by_app.setdefault(int(row.app), []).append(flow)
@@ -405,10 +410,17 @@ def _add_traffic(model: Model, traffic: dict[str, Any], flows: Any) -> None:
         rounds = int(entry.get("rounds", 1))
         sru = workers[0].size // rounds if workers else 0
         model.incasts.append(
-            Incast(i, int(entry["aggregator"]), tuple(workers), sru, rounds, _time_s(entry.get("start", "0us")))
+            Incast(
+                i,
+                int(entry["aggregator"]),
+                tuple(workers),
+                sru,
+                rounds,
+                _time_s(entry.get("start", "0us")),
+            )
         )
     pid = 0
-    for i, entry in enumerate(traffic.get("probes", [])):
+    for entry in traffic.get("probes", []):
         size = _core.parse_bytes(entry.get("size", "1500B"))
         t0 = _time_s(entry.get("time", "0us"))
         src = int(entry["src"])
@@ -424,14 +436,24 @@ def _add_traffic(model: Model, traffic: dict[str, Any], flows: Any) -> None:
     for i, entry in enumerate(traffic.get("streams", [])):
         where = f"traffic.streams[{i}]"
         if entry.get("pattern", "poisson") != "constant":
-            raise NotTranslatable(f"{where}.pattern: only constant streams translate (random gaps differ)")
+            raise NotTranslatable(
+                f"{where}.pattern: only constant streams translate (random gaps differ)"
+            )
         if not isinstance(entry["src"], int) or not isinstance(entry["dst"], int):
             raise NotTranslatable(f"{where}.src/dst: only one source and one destination translate")
         size = _core.parse_bytes(entry.get("size", "1500B"))
-        src_rate = next(l.rate_bps for l in model.links if l.a == model.hosts[entry["src"]])
+        src_rate = next(x.rate_bps for x in model.links if x.a == model.hosts[entry["src"]])
         rate = _rate(entry["rate"]) if "rate" in entry else float(entry["load"]) * src_rate
         stop = entry.get("stop")
         stop_s = _time_s(stop) if stop is not None else model.stop_s
         model.streams.append(
-            Stream(i, entry["src"], entry["dst"], size, size * 8 / rate, _time_s(entry.get("start", "0us")), stop_s)
+            Stream(
+                i,
+                entry["src"],
+                entry["dst"],
+                size,
+                size * 8 / rate,
+                _time_s(entry.get("start", "0us")),
+                stop_s,
+            )
         )

@@ -22,7 +22,14 @@ from typing import Any
 
 import pandas as pd
 
-from dcnsim.crosscheck.model import Model, NotTranslatable, Queue, check_fixed, profile_values, segments
+from dcnsim.crosscheck.model import (
+    Model,
+    NotTranslatable,
+    Queue,
+    check_fixed,
+    profile_values,
+    segments,
+)
 
 __all__ = ["AGENTS", "INSTALL", "available", "run", "translate"]
 
@@ -110,15 +117,25 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
         )
     check_fixed(explicit, profile_values(model.profile), _TRANSLATED)
     _, _, fulltcp = AGENTS[model.profile]
-    protocols = {f.protocol for f in model.flows} | {f.protocol for i in model.incasts for f in i.flows}
+    protocols = {f.protocol for f in model.flows} | {
+        f.protocol for i in model.incasts for f in i.flows
+    }
     for p in protocols - {"newreno", "ecn"}:
         raise NotTranslatable(
             f"transport.protocol: {p!r} is not in stock ns-2.35 (newreno and ecn translate)"
         )
+    if model.incasts and not fulltcp:
+        # A one-way agent advanced again after all its data was acknowledged sends
+        # nothing more in ns-2.35 as driven here (rounds after the first stall).
+        raise NotTranslatable(
+            "traffic.incast: persistent one-way agents are not translated (FullTcp profiles are)"
+        )
     if fulltcp and not model.tcp["handshake"]:
         raise NotTranslatable("transport.handshake: FullTcp always opens with a SYN")
     if fulltcp and model.tcp["limited_transmit"]:
-        raise NotTranslatable("transport.limited_transmit: FullTcp has none (singledup_ is one-way only)")
+        raise NotTranslatable(
+            "transport.limited_transmit: FullTcp has none (singledup_ is one-way only)"
+        )
     for q, key in ((model.switch_queue, "network.queue"), (model.host_queue, "network.nic_queue")):
         if q.aqm is not None and q.unit != "pkt":
             raise NotTranslatable(f"{key}.capacity: ns-2's RED is translated in packets only")
@@ -172,10 +189,15 @@ def translate(model: Model, trace: str, results: str) -> str:
     for link in model.links:
         q = model.queue(link)
         kind = "RED" if q.aqm else "DropTail"
-        t.append(f"$ns simplex-link $n({link.a}) $n({link.b}) {link.rate_bps} {link.delay_s!r} {kind}")
+        t.append(
+            f"$ns simplex-link $n({link.a}) $n({link.b}) {link.rate_bps} {link.delay_s!r} {kind}"
+        )
         t += _queue_lines(q, f"[[$ns link $n({link.a}) $n({link.b})] queue]")
     agent_vars = _agent_vars(model.tcp, fulltcp)
-    mss, header = agent_vars.get("segsize_", agent_vars.get("packetSize_")), agent_vars["tcpip_base_hdr_size_"]
+    mss, header = (
+        agent_vars.get("segsize_", agent_vars.get("packetSize_")),
+        agent_vars["tcpip_base_hdr_size_"],
+    )
     t += [
         "Class Application/XcRecv -superclass Application",
         "Application/XcRecv instproc recv {b} { $self instvar cb; if {$cb != {}} { eval $cb $b } }",
@@ -186,7 +208,13 @@ def translate(model: Model, trace: str, results: str) -> str:
         vars_ = {**agent_vars, "ecn_": 1 if protocol == "ecn" else 0, "fid_": flow_id}
         t.append(f"set s({flow_id}) [new {sender}]; set r({flow_id}) [new {receiver}]")
         for var, value in vars_.items():
-            t.append(f"$s({flow_id}) set {var} {value}; $r({flow_id}) set {var} {value}")
+            # A FullTcp receiver is a full peer; a TCPSink takes only the flow id (its
+            # packetSize_ would be its ACKs' size).
+            both = fulltcp or var == "fid_"
+            t.append(
+                f"$s({flow_id}) set {var} {value}"
+                + (f"; $r({flow_id}) set {var} {value}" if both else "")
+            )
         t.append(f"$ns attach-agent $n({nodes[src]}) $s({flow_id})")
         t.append(f"$ns attach-agent $n({nodes[dst]}) $r({flow_id})")
         t.append(f"$ns connect $s({flow_id}) $r({flow_id})")
@@ -204,7 +232,9 @@ def translate(model: Model, trace: str, results: str) -> str:
     flows_total = len(model.flows) + len(model.incasts)
     t += [
         f"set remaining {flows_total}",
-        "proc xc_done {} { global remaining; incr remaining -1; if {$remaining == 0} { xc_finish } }",
+        "proc xc_done {} {",
+        "  global remaining; incr remaining -1; if {$remaining == 0} { xc_finish }",
+        "}",
         "proc xc_flow_recv {f b} {",
         "  global got need; incr got($f) $b",
         "  if {$got($f) >= $need($f) && $need($f) > 0} { set need($f) 0; xc_done }",
@@ -214,7 +244,12 @@ def translate(model: Model, trace: str, results: str) -> str:
         pair(f.flow_id, f.src, f.dst, f.protocol)
         # What the receiving agent hands its application (Application::recv): FullTcp
         # the payload, TCPSink whole packets with their header, the SYN first.
-        need = f.size if fulltcp else math.ceil(f.size / mss) * (mss + header) + (header if agent_vars["syn_"] == "true" else 0)
+        need = (
+            f.size
+            if fulltcp
+            else math.ceil(f.size / mss) * (mss + header)
+            + (header if agent_vars["syn_"] == "true" else 0)
+        )
         t += [
             f"set got({f.flow_id}) 0; set need({f.flow_id}) {need}",
             f"set app({f.flow_id}) [new Application/XcRecv]",
@@ -258,11 +293,16 @@ def translate(model: Model, trace: str, results: str) -> str:
                 f"$app({f.flow_id}) attach-agent $r({f.flow_id}); $app({f.flow_id}) start",
             ]
         t.append(f'$ns at {inc.start_s!r} "xc_round_{a}"')
-    base = 1 + max([f.flow_id for f in model.flows] + [f.flow_id for i in model.incasts for f in i.flows] + [-1])
+    base = 1 + max(
+        [f.flow_id for f in model.flows]
+        + [f.flow_id for i in model.incasts for f in i.flows]
+        + [-1]
+    )
     for p in model.probes:
         v = f"u{p.probe_id}"
         t += [
-            f"set {v} [new Agent/UDP]; ${v} set packetSize_ {p.size}; ${v} set fid_ {base + p.probe_id}",
+            f"set {v} [new Agent/UDP]; ${v} set packetSize_ {p.size}",
+            f"${v} set fid_ {base + p.probe_id}",
             f"$ns attach-agent $n({nodes[p.src]}) ${v}; set k{v} [new Agent/Null]",
             f"$ns attach-agent $n({nodes[p.dst]}) $k{v}; $ns connect ${v} $k{v}",
             f'$ns at {p.time_s!r} "${v} send {p.size}"',
@@ -275,7 +315,8 @@ def translate(model: Model, trace: str, results: str) -> str:
             f"$ns attach-agent $n({nodes[st.src]}) ${v}u; set {v}k [new Agent/Null]",
             f"$ns attach-agent $n({nodes[st.dst]}) ${v}k; $ns connect ${v}u ${v}k",
             f"set {v} [new Application/Traffic/CBR]; ${v} attach-agent ${v}u",
-            f"${v} set packetSize_ {st.size}; ${v} set interval_ {st.interval_s!r}; ${v} set random_ 0",
+            f"${v} set packetSize_ {st.size}; ${v} set interval_ {st.interval_s!r}",
+            f"${v} set random_ 0",
             f'$ns at {st.start_s!r} "${v} start"; $ns at {st.stop_s!r} "${v} stop"',
         ]
     t += [
@@ -308,7 +349,9 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
     """The trace and the results file as dcnsim's tables (flows, probes, rounds, ports)."""
     nodes = model.hosts + model.switches
     header = _agent_vars(model.tcp, AGENTS[model.profile][2])["tcpip_base_hdr_size_"]
-    flow_ids = {f.flow_id: f for f in model.flows} | {f.flow_id: f for i in model.incasts for f in i.flows}
+    flow_ids = {f.flow_id: f for f in model.flows} | {
+        f.flow_id: f for i in model.incasts for f in i.flows
+    }
     base = 1 + max([*flow_ids, -1])
     probes = {base + p.probe_id: p for p in model.probes}
     qlen: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
@@ -350,7 +393,12 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
                     drops_port[port] += 1
                     drops_flow[fid_i] += 1
             elif ev == "r":
-                if fid_i in flow_ids and port[1] == dst_node[fid_i] and size_i > header and ptype == "tcp":
+                if (
+                    fid_i in flow_ids
+                    and port[1] == dst_node[fid_i]
+                    and size_i > header
+                    and ptype == "tcp"
+                ):
                     first_arrival[fid_i].setdefault(int(seq), (float(t), size_i - header))
                 elif fid_i in probes and port[1] == probes[fid_i].dst:
                     probe_rx.setdefault(fid_i, float(t))
@@ -365,7 +413,15 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
             timeouts[int(parts[1])] = int(float(parts[2]))
         elif parts[0] == "round":
             app, r, start, end = int(parts[1]), int(parts[2]), float(parts[3]), float(parts[4])
-            rounds.append({"app": app, "round": r, "start_s": start, "end_s": end, "round_time_s": end - start})
+            rounds.append(
+                {
+                    "app": app,
+                    "round": r,
+                    "start_s": start,
+                    "end_s": end,
+                    "round_time_s": end - start,
+                }
+            )
     flows = []
     for fid, f in sorted(flow_ids.items()):
         # The receiver has every byte once each segment has arrived at least once:
@@ -397,18 +453,24 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
         if nodes[a] not in model.hosts_set  # switch ports: dcnsim keeps a window in the host
     ]
     return {
-        "flows": pd.DataFrame(flows, columns=["flow_id", "fct_s", "drops", "retransmits", "timeouts"]),
+        "flows": pd.DataFrame(
+            flows, columns=["flow_id", "fct_s", "drops", "retransmits", "timeouts"]
+        ),
         "probes": pd.DataFrame(probe_rows, columns=["probe_id", "latency_s"]),
-        "rounds": pd.DataFrame(rounds, columns=["app", "round", "start_s", "end_s", "round_time_s"]),
-        "ports": pd.DataFrame(ports, columns=["port", "packets_dropped", "max_queue_packets", "max_queue_bytes"]),
+        "rounds": pd.DataFrame(
+            rounds, columns=["app", "round", "start_s", "end_s", "round_time_s"]
+        ),
+        "ports": pd.DataFrame(
+            ports, columns=["port", "packets_dropped", "max_queue_packets", "max_queue_bytes"]
+        ),
     }
 
 
 def profiles() -> tuple[str, ...]:
     """The ns-2 profiles this dcnsim has (ns2_newreno and ns2_oneway_sack when defined)."""
-    from dcnsim import _core
-
     import tomllib
+
+    from dcnsim import _core
 
     return tuple(p for p in AGENTS if p in tomllib.loads(_core.profiles_toml()))
 

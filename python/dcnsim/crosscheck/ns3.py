@@ -23,11 +23,20 @@ from typing import Any
 
 import pandas as pd
 
-from dcnsim.crosscheck.model import Model, NotTranslatable, _time_s, check_fixed, profile_values, segments
+from dcnsim.crosscheck.model import (
+    Model,
+    NotTranslatable,
+    _time_s,
+    check_fixed,
+    profile_values,
+    segments,
+)
 
 __all__ = ["INSTALL", "available", "check", "notes", "profiles", "run", "translate"]
 
-INSTALL = "ns-3 is not installed: apt-get install libns3-dev libgsl-dev g++ pkg-config (Debian's ns-3.37)"
+INSTALL = (
+    "ns-3 is not installed: apt-get install libns3-dev libgsl-dev g++ pkg-config (Debian's ns-3.37)"
+)
 _MODULES = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns3-traffic-control"]
 
 _TRANSLATED = {
@@ -44,7 +53,9 @@ def profiles() -> tuple[str, ...]:
 def available() -> bool:
     if shutil.which("pkg-config") is None or shutil.which("g++") is None:
         return False
-    return subprocess.run(["pkg-config", "--exists", *_MODULES], capture_output=True).returncode == 0
+    return (
+        subprocess.run(["pkg-config", "--exists", *_MODULES], capture_output=True).returncode == 0
+    )
 
 
 def _socket_type(protocol: str, slow_start: str) -> str:
@@ -52,16 +63,22 @@ def _socket_type(protocol: str, slow_start: str) -> str:
     if protocol == "dctcp":
         # TcpDctcp grows as TcpLinuxReno (tcp-dctcp.cc), dcnsim's slow_start = "segments".
         if slow_start != "segments":
-            raise NotTranslatable('transport.slow_start: ns-3\'s TcpDctcp grows as TcpLinuxReno; set "segments"')
+            raise NotTranslatable(
+                'transport.slow_start: ns-3\'s TcpDctcp grows as TcpLinuxReno; set "segments"'
+            )
         return "ns3::TcpDctcp"
     if protocol in ("newreno", "ecn"):
         # TcpNewReno::SlowStart adds one segment per ACK (dcnsim "ack"); TcpLinuxReno
         # adds the segments acknowledged (tcp-linux-reno.cc, dcnsim "segments").
         kinds = {"ack": "ns3::TcpNewReno", "segments": "ns3::TcpLinuxReno"}
         if slow_start not in kinds:
-            raise NotTranslatable(f"transport.slow_start: {slow_start!r} has no ns-3 congestion control")
+            raise NotTranslatable(
+                f"transport.slow_start: {slow_start!r} has no ns-3 congestion control"
+            )
         return kinds[slow_start]
-    raise NotTranslatable(f"transport.protocol: {protocol!r} is not translated to ns-3 (newreno, ecn, dctcp)")
+    raise NotTranslatable(
+        f"transport.protocol: {protocol!r} is not translated to ns-3 (newreno, ecn, dctcp)"
+    )
 
 
 def check(model: Model, explicit: dict[str, Any]) -> None:
@@ -71,16 +88,24 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
             "(only RandomEcmpRouting, per packet: policy rps)"
         )
     check_fixed(explicit, profile_values(model.profile), _TRANSLATED)
-    protocols = {f.protocol for f in model.flows} | {f.protocol for i in model.incasts for f in i.flows}
+    protocols = {f.protocol for f in model.flows} | {
+        f.protocol for i in model.incasts for f in i.flows
+    }
     if len(protocols) > 1:
         raise NotTranslatable("protocol: one congestion control per scenario translates to ns-3")
     for p in protocols:
         _socket_type(p, model.tcp["slow_start"])
     if _size(model.tcp["header"]) not in (40, 52):
-        raise NotTranslatable("transport.header: ns-3's TCP header is 40 B, or 52 B with timestamps")
+        raise NotTranslatable(
+            "transport.header: ns-3's TCP header is 40 B, or 52 B with timestamps"
+        )
     if model.tcp["recovery"] not in ("classic", "prr"):
         raise NotTranslatable("transport.recovery: not translated")
-    for what, items in (("flows", model.flows), ("probes", model.probes), ("streams", model.streams)):
+    for what, items in (
+        ("flows", model.flows),
+        ("probes", model.probes),
+        ("streams", model.streams),
+    ):
         if len(items) > 9999:
             raise NotTranslatable(f"traffic.{what}: at most 9999 translate (one port each)")
     for q, key in ((model.switch_queue, "network.queue"), (model.host_queue, "network.nic_queue")):
@@ -106,16 +131,27 @@ def _defaults(tcp: dict[str, Any], protocol: str) -> list[str]:
         return f"PicoSeconds({round(_time_s(tcp[key]) * 1e12)})"
 
     lines = [
-        ("ns3::TcpL4Protocol::SocketType", f'TypeIdValue(TypeId::LookupByName("{_socket_type(protocol, tcp["slow_start"])}"))'),
-        ("ns3::TcpL4Protocol::RecoveryType", 'TypeIdValue(TypeId::LookupByName("ns3::%s"))'
-         % ("TcpPrrRecovery" if tcp["recovery"] == "prr" else "TcpClassicRecovery")),  # recovery
+        (
+            "ns3::TcpL4Protocol::SocketType",
+            f'TypeIdValue(TypeId::LookupByName("{_socket_type(protocol, tcp["slow_start"])}"))',
+        ),
+        (
+            "ns3::TcpL4Protocol::RecoveryType",
+            'TypeIdValue(TypeId::LookupByName("ns3::%s"))'
+            % ("TcpPrrRecovery" if tcp["recovery"] == "prr" else "TcpClassicRecovery"),
+        ),  # recovery
         ("ns3::TcpSocket::SegmentSize", f"UintegerValue({mss})"),  # mss
         ("ns3::TcpSocket::InitialCwnd", f"UintegerValue({int(tcp['init_cwnd'])})"),  # init_cwnd
-        ("ns3::TcpSocket::InitialSlowStartThreshold",
-         f"UintegerValue({min(ssthresh * mss, 2**32 - 1) if ssthresh is not None else 2**32 - 1}u)"),
+        (
+            "ns3::TcpSocket::InitialSlowStartThreshold",
+            f"UintegerValue({2**32 - 1 if ssthresh is None else min(ssthresh * mss, 2**32 - 1)}u)",
+        ),
         # rwnd: the advertised window is the receive buffer's room (tcp-socket-base.cc);
         # the send buffer is never the limit.
-        ("ns3::TcpSocket::RcvBufSize", f"UintegerValue({rwnd * mss if rwnd is not None else 1 << 30})"),
+        (
+            "ns3::TcpSocket::RcvBufSize",
+            f"UintegerValue({rwnd * mss if rwnd is not None else 1 << 30})",
+        ),
         ("ns3::TcpSocket::SndBufSize", f"UintegerValue({1 << 30})"),
         ("ns3::TcpSocket::DelAckCount", f"UintegerValue({2 if tcp['delayed_ack'] else 1})"),
         ("ns3::TcpSocket::DelAckTimeout", f"TimeValue({t('delayed_ack_timeout')})"),
@@ -126,13 +162,25 @@ def _defaults(tcp: dict[str, Any], protocol: str) -> list[str]:
         ("ns3::TcpSocketBase::MinRto", f"TimeValue({t('min_rto')})"),
         ("ns3::TcpSocketBase::ClockGranularity", f"TimeValue({t('rto_granularity')})"),
         ("ns3::TcpSocketBase::ReTxThreshold", f"UintegerValue({int(tcp['dupack_threshold'])})"),
-        ("ns3::TcpSocketBase::LimitedTransmit", f"BooleanValue({str(bool(tcp['limited_transmit'])).lower()})"),
+        (
+            "ns3::TcpSocketBase::LimitedTransmit",
+            f"BooleanValue({str(bool(tcp['limited_transmit'])).lower()})",
+        ),
         ("ns3::TcpSocketBase::Sack", f"BooleanValue({str(bool(tcp['sack'])).lower()})"),
         # header 52 B: the timestamp option (10 B, padded to 12); 40 B: none.
-        ("ns3::TcpSocketBase::Timestamp", f"BooleanValue({'true' if _size(tcp['header']) == 52 else 'false'})"),
-        ("ns3::TcpSocketBase::UseEcn", f"EnumValue(TcpSocketState::{'On' if protocol in ('ecn', 'dctcp') else 'Off'})"),
+        (
+            "ns3::TcpSocketBase::Timestamp",
+            f"BooleanValue({'true' if _size(tcp['header']) == 52 else 'false'})",
+        ),
+        (
+            "ns3::TcpSocketBase::UseEcn",
+            f"EnumValue(TcpSocketState::{'On' if protocol in ('ecn', 'dctcp') else 'Off'})",
+        ),
         ("ns3::TcpDctcp::DctcpShiftG", f"DoubleValue({float(dctcp.get('g', 0.0625))!r})"),
-        ("ns3::TcpDctcp::DctcpAlphaOnInit", f"DoubleValue({float(dctcp.get('alpha_init', 1.0))!r})"),
+        (
+            "ns3::TcpDctcp::DctcpAlphaOnInit",
+            f"DoubleValue({float(dctcp.get('alpha_init', 1.0))!r})",
+        ),
         ("ns3::TcpDctcp::UseEct0", "BooleanValue(true)"),  # dcnsim marks ECT(0)
     ]
     return [f'    Config::SetDefault("{k}", {v});' for k, v in lines]
@@ -142,7 +190,9 @@ def translate(model: Model) -> tuple[str, list[int]]:
     """The C++ program of ``model`` and the dcnsim ``flow_id`` of each of its flows."""
     nodes = model.hosts + model.switches
     index = {n: i for i, n in enumerate(nodes)}
-    flows = [(f, -1) for f in model.flows] + [(f, k) for k, inc in enumerate(model.incasts) for f in inc.flows]
+    flows = [(f, -1) for f in model.flows] + [
+        (f, k) for k, inc in enumerate(model.incasts) for f in inc.flows
+    ]
     protocol = flows[0][0].protocol if flows else model.tcp["protocol"]
     full = _size(model.tcp["mss"]) + _size(model.tcp["header"])
     mean = full if flows else (model.probes[0].size if model.probes else 1500)
@@ -162,13 +212,18 @@ def translate(model: Model) -> tuple[str, list[int]]:
         link_rows.append(f"    {{{index[a]}, {index[b]}, {rate!r}, {delay_ps}ULL}},")
 
     def q(spec: Any) -> str:
-        return (f"    {{{spec.capacity}u, {str(spec.unit == 'B').lower()}, {str(spec.aqm is not None).lower()}, "
-                f"{spec.min}, {spec.max}, {spec.max_p!r}, {spec.weight!r}}},")
+        return (
+            f"    {{{spec.capacity}u, {str(spec.unit == 'B').lower()}, "
+            f"{str(spec.aqm is not None).lower()}, "
+            f"{spec.min}, {spec.max}, {spec.max_p!r}, {spec.weight!r}}},"
+        )
 
     src = [
         "// ns-3.37 program generated by dcnsim crosscheck: the scenario as data, then the",
         f"// fixed driver (dcnsim/crosscheck/ns3_driver.cc). Profile {model.profile}.",
-        "// Build: g++ -std=c++17 -O1 this.cc $(pkg-config --cflags --libs " + " ".join(_MODULES) + ")",
+        "// Build: g++ -std=c++17 -O1 this.cc $(pkg-config --cflags --libs "
+        + " ".join(_MODULES)
+        + ")",
         "#include <algorithm>",
         "#include <fstream>",
         '#include "ns3/core-module.h"',
@@ -179,7 +234,8 @@ def translate(model: Model) -> tuple[str, list[int]]:
         "namespace xc {",
         "using namespace ns3;",
         "struct Link { int a, b; double bps; uint64_t delayPs; };",
-        "struct QueueSpec { uint32_t capacity; bool bytes, aqm; uint32_t min, max; double maxP, weight; };",
+        "struct QueueSpec {",
+        "    uint32_t capacity; bool bytes, aqm; uint32_t min, max; double maxP, weight; };",
         "struct Flow { int src, dst; uint64_t size; uint64_t startPs; int incast; };",
         "struct Incast { int app; uint64_t sru; int rounds; uint64_t startPs; };",
         "struct Probe { int src, dst; uint32_t size; uint64_t timePs; };",
@@ -190,26 +246,46 @@ def translate(model: Model) -> tuple[str, list[int]]:
         f"const uint32_t MEAN_PKT = {mean};",
         f"const uint64_t STOP_PS = {round(model.stop_s * 1e12) if model.stop_s else 0}ULL;",
         "const char* NAMES[] = {" + ", ".join(f'"{n}"' for n in nodes) + "};",
-        "const Link LINKS[] = {", *link_rows, "};",
-        "const QueueSpec QUEUES[] = {", q(model.host_queue), q(model.switch_queue), "};",
+        "const Link LINKS[] = {",
+        *link_rows,
+        "};",
+        "const QueueSpec QUEUES[] = {",
+        q(model.host_queue),
+        q(model.switch_queue),
+        "};",
         "const Flow FLOWS[] = {",
-        *[f"    {{{f.src}, {f.dst}, {f.size}ULL, {round(f.start_s * 1e12)}ULL, {k}}}," for f, k in flows],
+        *[
+            f"    {{{f.src}, {f.dst}, {f.size}ULL, {round(f.start_s * 1e12)}ULL, {k}}},"
+            for f, k in flows
+        ],
         "    {0, 0, 0, 0, 0}};",
         "const Incast INCASTS[] = {",
-        *[f"    {{{i.app}, {i.sru}ULL, {i.rounds}, {round(i.start_s * 1e12)}ULL}}," for i in model.incasts],
+        *[
+            f"    {{{i.app}, {i.sru}ULL, {i.rounds}, {round(i.start_s * 1e12)}ULL}},"
+            for i in model.incasts
+        ],
         "    {0, 0, 0, 0}};",
         "const Probe PROBES[] = {",
-        *[f"    {{{p.src}, {p.dst}, {p.size}u, {round(p.time_s * 1e12)}ULL}}," for p in model.probes],
+        *[
+            f"    {{{p.src}, {p.dst}, {p.size}u, {round(p.time_s * 1e12)}ULL}},"
+            for p in model.probes
+        ],
         "    {0, 0, 0, 0}};",
         "const Stream STREAMS[] = {",
-        *[f"    {{{s.src}, {s.dst}, {s.size}u, {s.interval_s!r}, {s.start_s!r}, {s.stop_s!r}}}," for s in model.streams],
+        *[
+            f"    {{{s.src}, {s.dst}, {s.size}u, {s.interval_s!r}, {s.start_s!r}, {s.stop_s!r}}},"
+            for s in model.streams
+        ],
         "    {0, 0, 0, 0, 0, 0}};",
         "void SetDefaults() {",
         *_defaults(model.tcp, protocol),
     ]
     if model.policy == "rps":
         # Per-packet spraying: Ipv4GlobalRouting::RandomEcmpRouting (ipv4-global-routing.cc).
-        src.append('    Config::SetDefault("ns3::Ipv4GlobalRouting::RandomEcmpRouting", BooleanValue(true));')
+        src.append(
+            '    Config::SetDefault("ns3::Ipv4GlobalRouting::RandomEcmpRouting", '
+            "BooleanValue(true));"
+        )
     src += ["}", "} // namespace xc", ""]
     driver = resources.files("dcnsim.crosscheck").joinpath("ns3_driver.cc").read_text()
     return "\n".join(src) + driver, [f.flow_id for f, _ in flows]
@@ -229,11 +305,17 @@ def _compile(source: str) -> Path:
     binary.parent.mkdir(parents=True, exist_ok=True)
     cc = binary.with_suffix(".cc")
     cc.write_text(source)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", *_MODULES], capture_output=True, text=True, check=True)
+    flags = subprocess.run(
+        ["pkg-config", "--cflags", "--libs", *_MODULES], capture_output=True, text=True, check=True
+    )
     # Debian's ns3 .pc files carry a stray "-I/usr\;": dropped.
     args = [a for a in flags.stdout.split() if not a.endswith("\\;")]
     tmp = binary.with_suffix(f".tmp{os.getpid()}")
-    proc = subprocess.run(["g++", "-std=c++17", "-O1", "-w", str(cc), "-o", str(tmp), *args], capture_output=True, text=True)
+    proc = subprocess.run(
+        ["g++", "-std=c++17", "-O1", "-w", str(cc), "-o", str(tmp), *args],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"compiling the ns-3 program failed: {proc.stderr.strip()[-3000:]}")
     tmp.replace(binary)
@@ -246,12 +328,16 @@ def run(model: Model, workdir: Path) -> tuple[dict[str, pd.DataFrame], str]:
     binary = _compile(source)
     proc = subprocess.run([str(binary)], cwd=workdir, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"the ns-3 program failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+        raise RuntimeError(
+            f"the ns-3 program failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}"
+        )
     return read(model, workdir / "results.txt", flow_ids), source
 
 
 def read(model: Model, results: Path, flow_ids: list[int]) -> dict[str, pd.DataFrame]:
-    starts = {f.flow_id: f.start_s for f in model.flows} | {f.flow_id: f.start_s for i in model.incasts for f in i.flows}
+    starts = {f.flow_id: f.start_s for f in model.flows} | {
+        f.flow_id: f.start_s for i in model.incasts for f in i.flows
+    }
     flows, probes, rounds, ports = [], [], [], []
     for line in results.read_text().splitlines():
         kind, *rest = line.split()
@@ -259,21 +345,52 @@ def read(model: Model, results: Path, flow_ids: list[int]) -> dict[str, pd.DataF
             i, end = int(rest[0]), float(rest[1])
             fid = flow_ids[i]
             fct = end - starts[fid] if end >= 0 else math.nan
-            flows.append({"flow_id": fid, "fct_s": fct, "drops": int(rest[2]), "retransmits": int(rest[3]), "timeouts": int(rest[4])})
+            flows.append(
+                {
+                    "flow_id": fid,
+                    "fct_s": fct,
+                    "drops": int(rest[2]),
+                    "retransmits": int(rest[3]),
+                    "timeouts": int(rest[4]),
+                }
+            )
         elif kind == "probe":
             rx = float(rest[1])
             p = model.probes[int(rest[0])]
-            probes.append({"probe_id": p.probe_id, "latency_s": rx - p.time_s if rx >= 0 else math.nan})
+            probes.append(
+                {"probe_id": p.probe_id, "latency_s": rx - p.time_s if rx >= 0 else math.nan}
+            )
         elif kind == "round":
             start, end = float(rest[2]), float(rest[3])
-            rounds.append({"app": int(rest[0]), "round": int(rest[1]), "start_s": start, "end_s": end, "round_time_s": end - start})
+            rounds.append(
+                {
+                    "app": int(rest[0]),
+                    "round": int(rest[1]),
+                    "start_s": start,
+                    "end_s": end,
+                    "round_time_s": end - start,
+                }
+            )
         elif kind == "port" and rest[0].split("->")[0] not in model.hosts_set:
-            ports.append({"port": rest[0], "packets_dropped": int(rest[1]), "max_queue_packets": int(rest[2]), "max_queue_bytes": int(rest[3])})
+            ports.append(
+                {
+                    "port": rest[0],
+                    "packets_dropped": int(rest[1]),
+                    "max_queue_packets": int(rest[2]),
+                    "max_queue_bytes": int(rest[3]),
+                }
+            )
     return {
-        "flows": pd.DataFrame(flows, columns=["flow_id", "fct_s", "drops", "retransmits", "timeouts"]),
+        "flows": pd.DataFrame(
+            flows, columns=["flow_id", "fct_s", "drops", "retransmits", "timeouts"]
+        ),
         "probes": pd.DataFrame(probes, columns=["probe_id", "latency_s"]),
-        "rounds": pd.DataFrame(rounds, columns=["app", "round", "start_s", "end_s", "round_time_s"]),
-        "ports": pd.DataFrame(ports, columns=["port", "packets_dropped", "max_queue_packets", "max_queue_bytes"]),
+        "rounds": pd.DataFrame(
+            rounds, columns=["app", "round", "start_s", "end_s", "round_time_s"]
+        ),
+        "ports": pd.DataFrame(
+            ports, columns=["port", "packets_dropped", "max_queue_packets", "max_queue_bytes"]
+        ),
     }
 
 
@@ -282,7 +399,10 @@ def notes(model: Model) -> list[str]:
     out = []
     tcp = model.tcp
     if tcp.get("ssthresh_from") != "pipe":
-        out.append(f"ssthresh_from = {tcp['ssthresh_from']!r}: ns-3.37 halves BytesInFlight() (the RFC 6675 pipe)")
+        out.append(
+            f"ssthresh_from = {tcp['ssthresh_from']!r}: "
+            "ns-3.37 halves BytesInFlight() (the RFC 6675 pipe)"
+        )
     if not tcp.get("rto_keeps_ssthresh"):
         out.append("rto_keeps_ssthresh = false: ns-3.37's ReTxTimeout keeps ssthresh in CA_LOSS")
     if _time_s(tcp["max_rto"]) != 60:
