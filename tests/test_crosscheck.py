@@ -155,6 +155,46 @@ def test_tree_per_flow_fct_median_within_two_percent_of_ns2_with_its_defaults():
     assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
 
 
+# --- ns-3: a DCTCP incast and packet spraying ----------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="8 DCTCP workers x 64 KB, 5 rounds, threshold 20 of 100 packets (profile ns3_current, "
+    "delayed ACKs of 200 ms): rounds stall on the delayed-ACK timer in both, once more in dcnsim. "
+    "Measured round time median ratio 1.0074 (202.7 against 202.8 ms) but mean 282.6 against "
+    "242.1 ms (1.167); no drops or timeouts in either",
+)
+def test_dctcp_incast_round_times_within_one_percent_of_ns3():
+    report = run(
+        incast(8, "ns3_current", "64KB", 5, protocol="dctcp", slow_start="segments")
+        | {
+            "network": {"queue": {"capacity": "100pkt", "aqm": {"kind": "threshold", "k": "20pkt"}}}
+        },
+        "ns3",
+    )
+    assert report.metric("rounds finished").reference == 5
+    assert abs(report.metric("round time median").ratio - 1) <= 0.01, report.format()
+    assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="k = 4 fat-tree, rps, 4 cross-pod flows of 200 KB (profile ns3): ns-3's "
+    "RandomEcmpRouting reorders more. Measured FCT median ratio 0.965 (2.872 against 2.994 ms), "
+    "89 retransmits against 455, largest queue 9 against 19 packets",
+)
+def test_spraying_fct_median_within_two_percent_of_ns3():
+    scenario = {
+        "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "1us"}},
+        "forwarding": {"policy": "rps"},
+        "transport": {"profile": "ns3"},
+        "traffic": {"flows": [{"src": i, "dst": 15 - i, "size": "200000B"} for i in range(4)]},
+    }
+    report = run(scenario, "ns3")
+    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
+
+
 # --- refusals and the command line ------------------------------------------------------------
 
 
