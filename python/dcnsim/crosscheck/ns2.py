@@ -229,7 +229,9 @@ def translate(model: Model, trace: str, results: str) -> str:
 
     # The run ends when every flow and round is delivered (ns-2 would otherwise run its
     # timers on for ever), or at stop_time.
-    flows_total = len(model.flows) + len(model.incasts)
+    # Datagrams count as one more thing to wait for: done 100 ms after the last is sent.
+    datagrams = [p.time_s for p in model.probes] + [s.stop_s for s in model.streams]
+    flows_total = len(model.flows) + len(model.incasts) + (1 if datagrams else 0)
     t += [
         f"set remaining {flows_total}",
         "proc xc_done {} {",
@@ -328,9 +330,10 @@ def translate(model: Model, trace: str, results: str) -> str:
     ]
     if model.stop_s is not None:
         t.append(f'$ns at {model.stop_s!r} "xc_finish"')
+    if datagrams:
+        t.append(f'$ns at {max(datagrams) + 0.1!r} "xc_done"')
     if flows_total == 0 and model.stop_s is None:
-        last = max([p.time_s for p in model.probes] + [s.stop_s for s in model.streams] + [0.0])
-        t.append(f'$ns at {last + 1.0!r} "xc_finish"')  # datagrams only: a second after the last
+        t.append('$ns at 0.0 "xc_finish"')  # nothing to send
     t += ["$ns run", "xc_finish", ""]
     return "\n".join(t)
 
