@@ -9,6 +9,7 @@
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
     dcnsim query DIR "SQL" [--csv]
+    dcnsim crosscheck FILE --with ns2|ns3 [--out DIR] [--tolerance NAME=X ...] [--set KEY=VALUE ...]
     dcnsim study NAME [--quick] [--seeds N] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
@@ -121,6 +122,26 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     parts = ", ".join(f"{name} {format_bytes(b)}" for name, b in d["memory"] if b)
     print(f"  memory   about {format_bytes(d['memory_bytes'])} ({parts})")
     return 0
+
+
+def _cmd_crosscheck(args: argparse.Namespace) -> int:
+    """The scenario in dcnsim and in a reference, side by side; exit 1 if a metric
+    is beyond its tolerance."""
+    from dcnsim.crosscheck import crosscheck
+
+    report = crosscheck(_load(args), args.reference, out=args.out, tolerances=dict(args.tolerance))
+    print(report.format())
+    if args.out is not None:
+        print(f"wrote {args.out}: the {args.reference} program and its tables")
+    return 0 if report.ok else 1
+
+
+def _tolerance(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    try:
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, got {text!r}") from None
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
@@ -588,6 +609,38 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     p.add_argument("--report", action="store_true", help="also write DIR/report.html")
     _add_progress(p, "a progress bar (runs done, failed, time left)")
     p.set_defaults(command=_cmd_sweep)
+
+    p = commands.add_parser(
+        "crosscheck",
+        help="run a scenario in dcnsim and in ns-2 or ns-3, print both with ratios",
+        description="Translate the scenario for a reference simulator, run both, and "
+        "print each metric side by side with its ratio and a verdict; exit 1 if one "
+        "is beyond its tolerance. See docs/crosscheck.md.",
+    )
+    p.add_argument("file", metavar="FILE", help="scenario TOML file")
+    p.add_argument(
+        "--with",
+        dest="reference",
+        required=True,
+        choices=["ns2", "ns3"],
+        help="the reference: ns2 (ns-2.35) or ns3 (ns-3.37)",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", help="keep the generated script or program and its tables here"
+    )
+    p.add_argument(
+        "--tolerance",
+        metavar="NAME=X",
+        type=_tolerance,
+        action="append",
+        default=[],
+        help="relative tolerance of a metric, e.g. fct=0.001 (repeatable; "
+        "names in docs/crosscheck.md)",
+    )
+    p.add_argument(
+        "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
+    )
+    p.set_defaults(command=_cmd_crosscheck)
 
     p = commands.add_parser(
         "query",

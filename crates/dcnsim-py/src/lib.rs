@@ -44,6 +44,30 @@ fn parse_bytes(text: &str) -> PyResult<u64> {
         .map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// A quantity of the scenario language as the core reads it: `"time"` in
+/// picoseconds, `"rate"` in bit/s, `"capacity"` as `(count, "pkt" | "B")`;
+/// raises ValueError saying why not. Crosscheck translates scenarios with it.
+#[pyfunction]
+fn quantity<'py>(py: Python<'py>, kind: &str, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    use dcnsim_core::units::{Capacity, Rate, Time};
+    let bad = pyo3::exceptions::PyValueError::new_err;
+    Ok(match kind {
+        "time" => text.parse::<Time>().map_err(bad)?.0.into_pyobject(py)?.into_any(),
+        "rate" => text.parse::<Rate>().map_err(bad)?.0.into_pyobject(py)?.into_any(),
+        "capacity" => match text.parse::<Capacity>().map_err(bad)? {
+            Capacity::Packets(n) => (n, "pkt").into_pyobject(py)?.into_any(),
+            Capacity::Bytes(n) => (n, "B").into_pyobject(py)?.into_any(),
+        },
+        _ => return Err(bad(format!("unknown quantity kind {kind:?}"))),
+    })
+}
+
+/// The TCP profiles table (`transport.profile`), as the core reads it.
+#[pyfunction]
+fn profiles_toml() -> &'static str {
+    include_str!("../../dcnsim-core/src/tcp/profiles.toml")
+}
+
 /// The reference documents, compiled in so an installed dcnsim carries them
 /// (`dcnsim docs NAME`).
 const DOCS: [(&str, &str); 5] = [
@@ -464,6 +488,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles_toml, m)?)?;
     m.add_function(wrap_pyfunction!(docs, m)?)?;
     m.add_function(wrap_pyfunction!(write_parquet, m)?)?;
     Ok(())

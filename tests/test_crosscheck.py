@@ -1,0 +1,266 @@
+"""dcnsim against ns-2.35 and ns-3.37 (issue 45): each scenario run by both through
+``dcnsim.crosscheck``, held to the issue's tolerance ("What it must show"). Where
+dcnsim's profile does not match its reference yet, the case is
+``xfail(strict=True)`` with the measured numbers; no tolerance is loosened.
+
+The references are installed by .ci/run (``ns2``, ``libns3-dev``, ``libgsl-dev``),
+which sets DCNSIM_CROSSCHECK_TESTS=1: then a missing reference fails these tests
+instead of skipping them. ns-3 programs are compiled once and cached by hash.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import dcnsim
+from dcnsim.cli import main
+from dcnsim.crosscheck import NotTranslatable, ReferenceMissing, crosscheck, ns2, ns3
+
+REQUIRED = os.environ.get("DCNSIM_CROSSCHECK_TESTS") == "1"
+
+
+def _need(module) -> None:
+    if not module.available():
+        if REQUIRED:
+            pytest.fail(module.INSTALL)
+        pytest.skip(module.INSTALL)
+
+
+def star(n: int, capacity: str = "100pkt", **queue) -> dict:
+    return {
+        "topology": {"kind": "star", "hosts": n, "link": {"rate": "1Gbps", "delay": "10us"}},
+        "network": {"queue": {"capacity": capacity, **queue}},
+    }
+
+
+def incast(
+    n: int, profile: str, sru: str, rounds: int, capacity: str = "100pkt", **transport
+) -> dict:
+    return {
+        **star(n + 1, capacity),
+        "transport": {"profile": profile, **transport},
+        "traffic": {"incast": [{"aggregator": 0, "workers": "all", "sru": sru, "rounds": rounds}]},
+    }
+
+
+def run(scenario: dict, reference: str):
+    _need(ns2 if reference == "ns2" else ns3)
+    return crosscheck(scenario, reference)
+
+
+# --- a single flow: FCT within 0.1 % ---------------------------------------------------------
+
+SINGLE = {**star(2), "traffic": {"flows": [{"src": 0, "dst": 1, "size": "53600B"}]}}
+
+
+def test_single_fulltcp_flow_matches_ns2_within_a_tenth_of_a_percent():
+    # 100 segments of 536 B: no short last segment, so Nagle plays no part.
+    report = run({**SINGLE, "transport": {"profile": "ns2"}}, "ns2")
+    m = report.metric("FCT median")
+    assert abs(m.ratio - 1) <= 0.001, report.format()
+    assert report.flows().retransmits_ref.sum() == 0
+
+
+def test_single_newreno_flow_matches_ns3_within_a_tenth_of_a_percent():
+    report = run({**SINGLE, "transport": {"profile": "ns3"}}, "ns3")
+    assert abs(report.metric("FCT median").ratio - 1) <= 0.001, report.format()
+
+
+# --- incast below and past collapse -----------------------------------------------------------
+
+
+def test_incast_below_collapse_round_times_within_one_percent_of_ns2():
+    # 4 FullTcp/Sack workers, 37 full segments each (19,832 B), 100-packet port.
+    report = run(incast(4, "ns2_sack", "19832B", 5), "ns2")
+    assert report.metric("rounds finished").reference == 5
+    assert abs(report.metric("round time median").ratio - 1) <= 0.01, report.format()
+    assert report.metric("timeouts").reference == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Nagle: ns-2's FullTcp holds each response's short last segment (nodelay_ false); "
+    "dcnsim's ns2_sack sends it at once. Measured 20,000 B x 4 workers: round time median "
+    "ratio 0.950 (713.2 us against 750.6 us)",
+)
+def test_incast_with_a_short_last_segment_round_times_within_one_percent_of_ns2():
+    report = run(incast(4, "ns2_sack", "20000B", 5), "ns2")
+    assert abs(report.metric("round time median").ratio - 1) <= 0.01, report.format()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="past collapse dcnsim drops more than ns-2 (issue 45's suspects: slow-start restart, "
+    "RTO tick rounding, go-back-N details). Measured 16 FullTcp/Sack workers, 32-packet port, "
+    "3 rounds: 228 drops against 121 (ratio 1.88), 51 timeouts against 30",
+)
+def test_incast_past_collapse_drops_within_25_percent_of_ns2():
+    report = run(incast(16, "ns2_sack", "19832B", 3, capacity="32pkt"), "ns2")
+    assert report.metric("timeouts").reference > 0  # past collapse in ns-2 too
+    assert abs(report.metric("drops").ratio - 1) <= 0.25, report.format()
+
+
+# --- long-flow fairness: 8 flows into one 100-packet drop-tail port ---------------------------
+
+FAIR = {
+    **star(9),
+    "transport": {"profile": "ns2_oneway"},
+    "traffic": {"flows": [{"src": i, "dst": 0, "size": "1000000B"} for i in range(1, 9)]},
+}
+
+
+def test_long_flow_fct_spread_within_ten_percent_of_ns2():
+    report = run(FAIR, "ns2")
+    assert abs(report.metric("FCT spread").ratio - 1) <= 0.10, report.format()
+
+
+# --- a 3-tier tree with probes, ns-2's defaults (Nagle on) ------------------------------------
+
+TREE = {
+    "topology": {
+        "kind": "tree3",
+        "cores": 1,
+        "aggs": 2,
+        "tors": 4,
+        "hosts_per_tor": 2,
+        "link": {"rate": "1Gbps", "delay": "0.2us"},
+    },
+    "network": {"host_delay": "2.5us"},
+    "forwarding": {"policy": "single"},
+    "transport": {"profile": "ns2"},
+    "traffic": {
+        "flows": [
+            {"src": 0, "dst": d, "size": "10000B", "start": f"{d * 500}us"} for d in range(1, 8)
+        ],
+        "probes": [{"src": 0, "dst": "all", "size": "1500B", "time": "5ms", "interval": "100us"}],
+    },
+}
+
+
+def test_tree_probes_match_ns2():
+    report = run(TREE, "ns2")
+    assert abs(report.metric("latency median").ratio - 1) <= 0.02, report.format()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Nagle: ns-2's FullTcp holds the short last segment of each 10,000 B flow "
+    "(18 full segments + 352 B) until the outstanding data is acknowledged; dcnsim's ns2 "
+    "profile sends it at once. Measured per-flow FCT median ratio 0.867 (193.3 us against 223 us)",
+)
+def test_tree_per_flow_fct_median_within_two_percent_of_ns2_with_its_defaults():
+    report = run(TREE, "ns2")
+    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
+
+
+# --- ns-3: a DCTCP incast and packet spraying ----------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="8 DCTCP workers x 64 KB, 5 rounds, threshold 20 of 100 packets (profile ns3_current, "
+    "delayed ACKs of 200 ms): rounds stall on the delayed-ACK timer in both, once more in dcnsim. "
+    "Measured round time median ratio 1.0074 (202.7 against 202.8 ms) but mean 282.6 against "
+    "242.1 ms (1.167); no drops or timeouts in either",
+)
+def test_dctcp_incast_round_times_within_one_percent_of_ns3():
+    report = run(
+        incast(8, "ns3_current", "64KB", 5, protocol="dctcp", slow_start="segments")
+        | {
+            "network": {"queue": {"capacity": "100pkt", "aqm": {"kind": "threshold", "k": "20pkt"}}}
+        },
+        "ns3",
+    )
+    assert report.metric("rounds finished").reference == 5
+    assert abs(report.metric("round time median").ratio - 1) <= 0.01, report.format()
+    assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="k = 4 fat-tree, rps, 4 cross-pod flows of 200 KB (profile ns3): ns-3's "
+    "RandomEcmpRouting reorders more. Measured FCT median ratio 0.965 (2.872 against 2.994 ms), "
+    "89 retransmits against 455, largest queue 9 against 19 packets",
+)
+def test_spraying_fct_median_within_two_percent_of_ns3():
+    scenario = {
+        "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "1us"}},
+        "forwarding": {"policy": "rps"},
+        "transport": {"profile": "ns3"},
+        "traffic": {"flows": [{"src": i, "dst": 15 - i, "size": "200000B"} for i in range(4)]},
+    }
+    report = run(scenario, "ns3")
+    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
+
+
+# --- refusals and the command line ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"transport": {"profile": "dcnsim"}}, "transport.profile"),
+        ({"transport": {"profile": "ns2", "protocol": "dctcp"}}, "transport.protocol"),
+        ({"transport": {"profile": "ns2", "rack": True, "sack": True}}, "transport."),
+        (
+            {
+                "network": {"queue": {"kind": "pfabric", "capacity": "24pkt"}},
+                "transport": {"profile": "ns2"},
+            },
+            "network.queue.kind",
+        ),
+    ],
+)
+def test_what_ns2_cannot_model_is_refused_naming_the_key(change, key):
+    scenario = {**SINGLE, **change}
+    with pytest.raises(NotTranslatable, match=key.replace(".", r"\.")):
+        crosscheck(scenario, "ns2")
+
+
+def test_equal_cost_paths_are_refused_by_ns2_and_per_flow_ecmp_by_ns3():
+    scenario = {
+        "topology": {"kind": "fat_tree", "k": 4},
+        "forwarding": {"policy": "ecmp"},
+        "transport": {"profile": "ns2"},
+        "traffic": {"flows": [{"src": 0, "dst": 15, "size": "10KB"}]},
+    }
+    with pytest.raises(NotTranslatable, match=r"forwarding\.policy"):
+        crosscheck(scenario, "ns2")
+    with pytest.raises(NotTranslatable, match=r"forwarding\.policy"):
+        crosscheck({**scenario, "transport": {"profile": "ns3"}}, "ns3")
+
+
+def test_a_missing_reference_is_one_line_saying_what_to_install(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(ns2, "available", lambda: False)
+    with pytest.raises(ReferenceMissing, match=r"apt-get install ns2"):
+        crosscheck({**SINGLE, "transport": {"profile": "ns2"}}, "ns2")
+    path = tmp_path / "s.toml"
+    path.write_text(dcnsim.Scenario({**SINGLE, "transport": {"profile": "ns2"}}).to_toml())
+    assert main(["crosscheck", str(path), "--with", "ns2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: " + ns2.INSTALL]
+
+
+def test_the_command_prints_both_and_keeps_the_script(tmp_path, capsys):
+    _need(ns2)
+    path = tmp_path / "s.toml"
+    path.write_text(dcnsim.Scenario({**SINGLE, "transport": {"profile": "ns2"}}).to_toml())
+    status = main(
+        [
+            "crosscheck",
+            str(path),
+            "--with",
+            "ns2",
+            "--out",
+            str(tmp_path / "xc"),
+            "--tolerance",
+            "fct=0.001",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert "FCT median" in out and "fct ±0.001" in out and "ns2" in out
+    assert status == 0, out
+    assert (tmp_path / "xc" / "crosscheck.tcl").read_text().startswith("# ns-2.35 script")
+    assert (tmp_path / "xc" / "ns2_flows.csv").exists()
