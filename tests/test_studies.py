@@ -324,8 +324,8 @@ def test_incast_scenario_is_the_seed_setup():
             "protocol": "dctcp",
             "mss": "460B",
             "min_rto": "200ms",
+            "ecn_floor": 1,
             "dctcp": {"alpha_init": 0.0},
-            "ecn_floor": 2,
         },
         "traffic": {
             "incast": [

@@ -25,9 +25,15 @@ from simhelp import EXAMPLES, not_reproduced, reproduced
 #: numbers, are built from the run). Eq. (2) with w = 2 and B = 64 KB reaches 0.99 past
 #: the seed's 25; eq. (11) slices so that n windows of 2 fill Y = 76.5 KB (buffer and
 #: pipe), so the 64 KB buffer fills at the burst; at 40 workers k̂ fills the testbed's
-#: 48 KB buffer with windows of 2 and slow start overflows it.
+#: 48 KB buffer with windows of 2 and slow start overflows it. Fig. 10 with the seed's
+#: reading (FullTcp/Sack, no limited transmit, DCTCP floored at 1, issue 46): windows
+#: of 2-3 segments time out on any loss, and the seed's own eq. (6) loses a third of
+#: the packets one additive increase after k̂ (the study prints both).
 NOT_REPRODUCED = {
     "Fig. 6(a): 1500 B: P reaches 1 at n = 25 (eq. 2, w = 2)",
+    "Fig. 10: 30 flows with slicing: no timeout",
+    "Fig. 10(a): with slicing every flow is done at about 16 ms",
+    "Fig. 10: AFCT reduced by slicing",
     "Fig. 10(c): queue peak with slicing",
     "Fig. 3(d): 60 flows: the most full-window losses (timeouts) of one flow",
     "Fig. 13(a): DCTCP_PS search response time at every n",
@@ -38,14 +44,14 @@ NOT_REPRODUCED = {
 
 
 #: Claims of the full variant that dcnsim does not reproduce, beyond the quick ones.
+#: Fig. 11(b) is n/a with the seed's reading: without slicing the grid's least N (10)
+#: already times out, so the ratio cannot be read off the grid.
 NOT_REPRODUCED_FULL = NOT_REPRODUCED | {
-    "Fig. 11(b): most workers without a timeout, with / without slicing (mean)",
     "Fig. 13(b): DCTCP's first n with a timeout",
     "§IV.B.3 10 Gbps: DCTCP's most flows without a timeout",
     "§IV.B.3 10 Gbps: with slicing",
     "§IV.B.3 starts spread over 10 ms: DCTCP's most flows without a timeout",
     "§IV.B.3 starts spread over 10 ms: with slicing",
-    "Fig. 12: DCTCP_PS above DCTCP at every sru size",
     "Fig. 12: DCTCP_PS above DCTCP at every buffer size",
 }
 
@@ -184,3 +190,48 @@ def test_full_claims(full_claims) -> None:
     assert all(v.ok is not False for v in held.values()), held
     for claim in NOT_REPRODUCED_FULL & set(full_claims):
         assert full_claims[claim].ok is False, full_claims[claim]
+
+
+def test_both_studies_of_the_seed_run_its_one_reading() -> None:
+    """The ``incast`` and ``packet-slicing`` studies share the seed's one reading (the
+    same object) and build the same TCP, K and buffer from it (docs/studies.md)."""
+    from dcnsim.studies import incast, packet_slicing_seed
+    from dcnsim.studies.packet_slicing import scenarios
+
+    assert incast.READING is scenarios.READING is packet_slicing_seed.READING
+    a, b = incast.incast_scenario(1500, 30).to_dict(), incast_scenario(30).to_dict()
+    assert a["transport"] == b["transport"]
+    assert a["network"]["queue"] == b["network"]["queue"]
+    assert b["transport"]["profile"] == "ns2_sack" and b["transport"]["ecn_floor"] == 1
+    assert "limited_transmit" not in b["transport"]
+    assert b["network"]["queue"] == {
+        "capacity": "64KB",
+        "aqm": {"kind": "threshold", "k": "29200B"},
+    }
+    # A variant is printed beside it, never instead of it.
+    floor2 = incast_scenario(30, reading=packet_slicing_seed.VARIANTS["floor2"]).to_dict()
+    assert floor2["transport"] == b["transport"] | {"ecn_floor": 2}
+
+
+def test_quick_prints_the_models_timeout_probability_beside_the_measured_rate(quick) -> None:
+    """Issue 46: the timeout probability the seed's model implies at its k̂, per worker
+    count, beside dcnsim's rate, in the study's output."""
+    from dcnsim.studies.packet_slicing.timeouts import model_timeouts, timeout_table
+
+    table = timeout_table(quick)
+    assert sorted(set(table["workers"])) == [10, 40]
+    # 40 workers: k̂ = 40 x 1500 x 2 / 76 500 = 1.569, a 956 B MTU; eq. (1) with Y: the
+    # windows of 2 just fit (0); eq. (6): (1/3)^3 after one additive increase, and any
+    # loss, which times out a window of 3 without limited transmit: 1 - (2/3)^3.
+    m = model_timeouts(40, slicing=True)
+    assert m["packet_B"] == 956 and m["eq1_p_flow"] == 0
+    assert m["eq6_p_flow"] == pytest.approx(1 / 27, rel=1e-2)
+    assert m["eq6_any_loss"] == pytest.approx(1 - (2 / 3) ** 3, rel=1e-2)
+    # Ten workers: no slicing (k̂ = 1) and eq. (6)'s window of 6 can fast-retransmit.
+    assert model_timeouts(10, slicing=True)["k"] == 1 and pd.isna(
+        model_timeouts(10, slicing=True)["eq6_any_loss"]
+    )
+    on = table[table["slicing"] & (table["workers"] == 40)].iloc[0]
+    assert 0 <= on["measured_p_flow"] <= 1 and on["rounds"] == 2
+    text = ps.STUDY.tables(quick, False)[1]
+    assert "eq6_p_flow" in text and "measured_p_flow" in text and "former" in text

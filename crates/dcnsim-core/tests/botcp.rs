@@ -160,13 +160,13 @@ fn botcp_needs_the_stamp_on_every_switch_port_and_bm_below_the_buffer() {
         e.starts_with("network.stages: protocol \"botcp\" needs the max_occupancy stage"),
         "{e}"
     );
-    // 128 KiB is 128 BOF units; Bm must stay below.
-    let e = error_of(&extreme("botcp", "[transport.botcp]\nbm = 128"));
+    // 128 KiB is 87 BOF units of 1500 B (§5.3); Bm must stay below.
+    let e = error_of(&extreme("botcp", "[transport.botcp]\nbm = 87"));
     assert!(
         e.starts_with("transport.botcp.bm: must be below the switch ports' buffer"),
         "{e}"
     );
-    assert!(Scenario::from_toml_str(&extreme("botcp", "[transport.botcp]\nbm = 127")).is_ok());
+    assert!(Scenario::from_toml_str(&extreme("botcp", "[transport.botcp]\nbm = 86")).is_ok());
     // Other protocols need neither.
     let e = no_stamp.replace("protocol = \"botcp\"", "protocol = \"dctcp\"");
     assert!(Scenario::from_toml_str(&e).is_ok());

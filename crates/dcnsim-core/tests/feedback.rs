@@ -7,7 +7,8 @@
 //!   and a value of its own (5, 30 and 12) at leaf, spine and leaf; a flow
 //!   without the option carries none and its packets are 4 bytes smaller.
 //! - With the `max_occupancy` port stage on real queues of 5, 30 and 12
-//!   packets of 1 KiB (BOTCP's value is queue bytes >> 10, seed §3.1), held
+//!   packets of 1500 B (BOTCP's value is the queue in 1500-byte packets,
+//!   seed §5.3's unit), held
 //!   there by a `token_bucket` stage that lets their class 0 start one packet
 //!   and then none for seconds, while the flow's class 7 passes them
 //!   (strict priority).
@@ -120,14 +121,14 @@ fn the_sender_sees_the_largest_stamp_on_its_path_on_every_ack() {
 /// A chain a - s1 - s2 - s3 - b, and beside each hop a sender of class-0
 /// datagrams (c1, c2, c3) whose packets wait at that hop's port: c1's (to d1
 /// behind s2) at s1->s2, c2's (to d2 behind s3) at s2->s3, c3's (to b) at
-/// s3->b. Each sends `n + 1` packets of 1024 B back to back from t = 0 (one
-/// every 819.2 ns at 10 Gbps; `stop` just after the (n+1)-th); a token
+/// s3->b. Each sends `n + 1` packets of 1500 B back to back from t = 0 (one
+/// every 1.2 us at 10 Gbps; `stop` just after the (n+1)-th); a token
 /// bucket of 1 Kbit/s on class 0 lets the first leave at once and the next
 /// only 8 s later, so from then on each port holds exactly n of them. The
 /// flow from a to b (class 7, strict priority) starts at 100 us and passes
-/// them, finding 5, 30 and 12 KiB waiting. Its sender's link runs at
+/// them, finding 5, 30 and 12 packets of 1500 B waiting. Its sender's link runs at
 /// 1 Gbps, so its own packets reach each 10 Gbps hop 12 us apart and never
-/// wait behind each other (then a packet would find 30 KiB and one of its
+/// wait behind each other (then a packet would find 30 packets and one of its
 /// own, and carry 31).
 const QUEUES: &str = r#"
 stop_time = "10ms"
@@ -169,22 +170,22 @@ src = 2
 dst = 5
 rate = "10Gbps"
 pattern = "constant"
-size = "1024B"
-stop = "4.9us"
+size = "1500B"
+stop = "6.1us"
 [[traffic.streams]]
 src = 3
 dst = 6
 rate = "10Gbps"
 pattern = "constant"
-size = "1024B"
-stop = "25.3us"
+size = "1500B"
+stop = "36.1us"
 [[traffic.streams]]
 src = 4
 dst = 1
 rate = "10Gbps"
 pattern = "constant"
-size = "1024B"
-stop = "10.6us"
+size = "1500B"
+stop = "14.5us"
 "#;
 
 #[test]

@@ -11,6 +11,7 @@ maximum and the seed's analytic Incast probability (its equations 1-2).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pandas as pd
 from dcnsim.models import packet_slicing as model
 from dcnsim.scenario import Scenario
 from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.packet_slicing_seed import BUFFER, BUFFER_BYTES, READING
 from dcnsim.studies.runner import Progress, run_scenarios
 from dcnsim.studies.study import Study
 from dcnsim.studies.text import Claim, format_table, int_text, num_text
@@ -66,37 +68,18 @@ INCAST_QUICK: dict[int, list[int]] = {
 
 INCAST_ROUNDS = 8
 
-#: The ns-2 agent the seed most likely ran: ns-2.35's own DCTCP example
-#: (tcl/ex/dctcp-example.tcl) defaults to ``DC-TCP-Sack``, Agent/TCP/FullTcp/Sack at
-#: both ends; the seed traces sequence numbers "on bytes" (Fig. 10(a)), which
-#: FullTcp counts and the one-way agents do not (packets), and changes a flow's packet
-#: size mid-connection, which needs a byte sequence space.
-INCAST_PROFILE = "ns2_sack"
+#: The seed's one reading (``dcnsim.studies.packet_slicing_seed``, shared with the
+#: ``packet-slicing`` study): FullTcp/Sack, K = 20 payloads in bytes, 64,000 B,
+#: DCTCP's window floored at 1 as the DCTCP authors' ns-2 code has it.
+INCAST_PROFILE = READING.profile
 #: Every reading of the agent: the chosen one, the one-way Agent/TCP/Newreno with
 #: Agent/TCPSink (the example's ``DC-TCP-Newreno``: limited transmit, no handshake)
 #: and plain FullTcp (no SACK).
 INCAST_PROFILES = ("ns2_sack", "ns2_oneway", "ns2")
 
-#: DCTCP's marking threshold K in packets of the script's ``mean_pktsize_``: ns-2's
-#: RED counts a byte queue against ``K * mean_pktsize_`` (queue/red.cc), and the
-#: example sets ``mean_pktsize_`` to ``packetSize``, the payload.
-INCAST_K_PACKETS = 20
-
-#: The least window, in segments, DCTCP's cut leaves: the seed's TCPs' minimum window,
-#: where the DCTCP authors' ns-2 code floors it at 1 (``TcpAgent::slowdown``: ``if
-#: (cwnd_ < 1) cwnd_ = 1``, Alizadeh's patch, camsas/qjump-ns2 ``pfabric.patch``; the
-#: profile's ``ecn_floor``). The seed's own ns-2 runs show 2: with Packet Slicing "the
-#: selected flow ... always keeps the small congestion window as 2 and 3" (§IV.A.2,
-#: Fig. 10(b)), where with a floor of 1 every flow of that run falls to one segment
-#: (the packet-slicing study's scenario); its model takes 2 as the minimum (eq. 3's
-#: max(2, w/k); §II.C "even when w is cut into the minimum value of 2"). §III.D's
-#: "the minimum value (i.e., 2)" alone would not settle it: it cites the Linux testbed
-#: of §II.B, whose DCTCP floors at 2 (``dctcp_ssthresh``). Why, in docs/studies.md.
-ECN_FLOOR = 2
-
 #: The switch's output buffer, as the scenario writes it and in bytes.
-INCAST_BUFFER = "64KB"
-INCAST_BUFFER_BYTES = 64_000
+INCAST_BUFFER = BUFFER
+INCAST_BUFFER_BYTES = BUFFER_BYTES
 
 
 def incast_probability(
@@ -124,22 +107,15 @@ def incast_scenario(
     K = 20 packets of the payload, 20 x (``size`` - 40) bytes of queue, as ns-2's
     byte-mode RED with ``mean_pktsize_`` = ``packetSize`` does; alpha starts at 0
     (ns-2.35 ``Agent/TCP set dctcp_alpha_ 0.0``, tcl/lib/ns-default.tcl) with
-    g = 1/16, and DCTCP's cut leaves at least 2 segments (``ECN_FLOOR``). TCP is
-    ``profile``'s (``INCAST_PROFILES``), persistent connections over ``rounds`` rounds.
+    g = 1/16, and DCTCP's cut leaves at least one segment (the seed's ``READING``). TCP
+    is ``profile``'s (``INCAST_PROFILES``), persistent connections over ``rounds``
+    rounds.
     """
     if size <= 40 + 23:
         raise ValueError(f"packet size must leave at least 24 B of payload, got {size} B")
     if profile not in INCAST_PROFILES:
         raise ValueError(f"profile must be one of {', '.join(INCAST_PROFILES)}, got {profile!r}")
-    transport: dict[str, Any] = {
-        "profile": profile,
-        "protocol": "dctcp",
-        "mss": f"{size - 40}B",
-        "min_rto": "200ms",
-        "dctcp": {"alpha_init": 0.0},
-        "ecn_floor": ECN_FLOOR,
-    }
-    k = f"{INCAST_K_PACKETS * (size - 40)}B"
+    reading = replace(READING, profile=profile)
     return Scenario(
         {
             "name": f"incast S={size}B N={workers}",
@@ -148,8 +124,8 @@ def incast_scenario(
                 "hosts": workers + 1,
                 "link": {"rate": "1Gbps", "delay": "25us"},
             },
-            "network": {"queue": {"capacity": INCAST_BUFFER, "aqm": {"kind": "threshold", "k": k}}},
-            "transport": transport,
+            "network": {"queue": reading.queue(size)},
+            "transport": reading.transport("dctcp", size),
             "traffic": {
                 "incast": [
                     {
@@ -300,8 +276,8 @@ INCAST_NOTES = [
     "  (singledup_ 1): run_incast(profile='ns2_oneway'); plain FullTcp: profile='ns2'.",
     "K = 20 packets of payload (ns-2's byte-mode RED, mean_pktsize_ = packetSize): 20 x",
     "  (S - 40) bytes of queue; DCTCP's alpha starts at 0 as in ns-2.35; its cut leaves",
-    "  at least 2 segments, the minimum window of the seed's ns-2 runs (its Fig. 10(b)),",
-    "  where the DCTCP authors' ns-2 code floors it at 1.",
+    "  at least 1 segment, as the DCTCP authors' ns-2 code has it (TcpAgent::slowdown);",
+    "  the seed's one reading, shared with the packet-slicing study (docs/studies.md).",
     "eq. (2) P = the seed's Incast probability 1 - (1 - (1 - B/(N s w))^w)^N for w = 2,",
     "  B = 64 KB (64 000 B, the scenario's buffer) and s the packet size.",
     "Packet size: the seed's s is the packet on the wire for 1500 B (payload 1460 + 40 B",

@@ -4,8 +4,8 @@
 //! congestion control of §4.2, driven by BOF, the largest buffer occupancy
 //! on the forward path (§4.1), which every segment carries in the 4-byte IP
 //! option (type 226, [`crate::packet::OPTION_TYPE`]), which the
-//! `max_occupancy` port stage stamps (`stage/max_occupancy.rs`: the queue's
-//! bytes >> 10, at most 255) and which the receiver echoes in the option's fourth
+//! `max_occupancy` port stage stamps (`stage/max_occupancy.rs`: the queue in
+//! 1500-byte packets, at most 255) and which the receiver echoes in the option's fourth
 //! octet (`tcp/receiver.rs`). The echo of each ACK is `Bcr`
 //! ([`Controller::on_feedback`]); the window moves only there.
 //!
@@ -59,10 +59,10 @@
 //!   The procedure is followed: with 2·Bcr ≤ Bs the window doubles uncapped
 //!   (at most to < 2 segments, where Procedure 2 would add 1 on the next ACK
 //!   anyway).
-//! - *Bcr's unit.* BOF is queue bytes >> 10 (§3.1, §4.1), i.e. KiB, which
-//!   the seed calls "packets"; Bl, Bs, Bm are compared with it as they are.
-//!   §5.3's "60 × 1500/1024 ≅ 89 Kb" reads Bm as 1500-byte packets instead;
-//!   with the stamp as defined Bm = 60 holds the queue near 60 KiB.
+//! - *Bcr's unit:* packets of 1500 B, as §5.3's arithmetic has it ("60 ×
+//!   1500/1024 ≅ 89 Kb", a burst tolerance of 87 − 60 = 27 packets), not the
+//!   KiB a 10-bit shift would give (`stage/max_occupancy.rs`); Bl, Bs, Bm
+//!   are compared with it as they are.
 //! - *X.* §4.3 suggests X = 50 KB, §5's evaluation sets 10 KB: the default
 //!   is 10 KB; "exceeds" is strict (bytes sent > X).
 //! - *Below one segment* (§3.2's extreme flow load): with cw < 1 one full
@@ -76,6 +76,21 @@
 //!   (`tcp/sender.rs`, `repace`), rather than the cw the segment left with.
 //!   No pacing at cw ≥ 1 (the seed's windows are ACK-clocked) or before an
 //!   RTT sample.
+//! - *The window in use.* Lemma 1 (§3.2) reads Di as the data the flow
+//!   sends in one RTT ("buffer occupancy with Di amount of data sent =
+//!   Bcr"), and Procedure 2 raises it to bring Bcr to B. A sender that does
+//!   not fill its window (held by its own NIC, `transport.host_queue_limit`,
+//!   or by its data) sends no more when the window rises, and Bcr then says
+//!   nothing of it: on a path whose queues stay empty (a flow alone behind its
+//!   own 10 Gbps NIC) Procedure 2 would add a segment per ACK without end
+//!   (2,000 segments for a 10 MB flow in 3 ms, issue 46's trace), and when
+//!   competitors arrive Procedure 3's −0.5 per ACK, which halves a window per
+//!   RTT only when the window is what is in flight, takes milliseconds to
+//!   bite while the port overflows and every newcomer is pushed below one
+//!   segment. So an increase applies only while the sender fills its window
+//!   (outstanding data within two segments of it, or a window below one
+//!   segment: RFC 7661 §4.1's test in its simplest form); decreases always
+//!   apply.
 //! - *Losses,* which the seed does not treat: TCP's reactions (fast
 //!   retransmit and NewReno recovery as the machine runs them; on a
 //!   timeout, RFC 5681's ssthresh) except that a timeout never raises a
@@ -86,7 +101,7 @@
 use super::{Build, Controller, FlowState, Window};
 use crate::error::ScenarioError;
 use crate::network::NetworkSpec;
-use crate::stage::max_occupancy::{bof, BOF_MAX};
+use crate::stage::max_occupancy::{bof, BOF_MAX, BOF_UNIT};
 use crate::stage::StageParams;
 use crate::topology::{NodeKind, Topology};
 use crate::units::{Bytes, Capacity, Time};
@@ -251,12 +266,20 @@ pub fn check_fabric(
         return Err(ScenarioError::new(
             "transport.botcp.bm",
             format!(
-                "must be below the switch ports' buffer ({} = {cb} BOF units of 1024 B), got {}",
+                "must be below the switch ports' buffer ({} = {cb} BOF units of {BOF_UNIT} B), got {}",
                 network.queue.capacity, s.bm
             ),
         ));
     }
     Ok(())
+}
+
+/// Whether the sender fills its window: after an ACK (one per segment) a
+/// window-limited sender has at most a segment less than its window
+/// outstanding; one more segment of slack covers a window's fraction, which
+/// never sends. Below one segment the window is the pacing and always in use.
+fn fills(w: &Window, in_flight: u64) -> bool {
+    w.cwnd < w.mss || in_flight as f64 + 2.0 * w.mss >= w.cwnd
 }
 
 impl Controller for Botcp {
@@ -290,9 +313,14 @@ impl Controller for Botcp {
         Some(0)
     }
 
+    /// Procedure 1 on the echo, but a window the sender does not fill is
+    /// not raised (the *window in use* reading in the module's doc).
     fn on_feedback(&mut self, w: &mut Window, value: u32, f: &FlowState) {
         let long = f.bytes_sent > self.x;
-        w.cwnd = self.step(w.cwnd / w.mss, f64::from(value), long) * w.mss;
+        let cw = self.step(w.cwnd / w.mss, f64::from(value), long) * w.mss;
+        if cw <= w.cwnd || fills(w, f.in_flight) {
+            w.cwnd = cw;
+        }
     }
 }
 
@@ -425,6 +453,7 @@ mod tests {
             now: Time::ZERO,
             bytes_sent,
             remaining: 0,
+            in_flight: 2000, // a window of 3 in use
             srtt: None,
             deadline: None,
         };
@@ -435,6 +464,34 @@ mod tests {
         w.cwnd = 3.0 * mss;
         b.on_feedback(&mut w, 30, &sent(10_001));
         close(w.cwnd, 3000.0 - 1000.0 / 3.0);
+    }
+
+    #[test]
+    fn a_window_the_sender_does_not_fill_is_not_raised() {
+        let mut b = bocc();
+        let mss = 1000.0;
+        let state = |in_flight: f64, bytes_sent| FlowState {
+            now: Time::ZERO,
+            bytes_sent,
+            remaining: 0,
+            in_flight: (in_flight * mss) as u64,
+            srtt: None,
+            deadline: None,
+        };
+        let mut w = Window::new(10.0 * mss, f64::INFINITY, mss, SlowStart::Bytes);
+        // Bcr = 0, long flow (l1: +1), 4 of 10 segments out: kept at 10.
+        b.on_feedback(&mut w, 0, &state(4.0, 20_000));
+        close(w.cwnd, 10.0 * mss);
+        // 8 out after the ACK (9 before it): the window is in use, +1.
+        b.on_feedback(&mut w, 0, &state(8.0, 20_000));
+        close(w.cwnd, 11.0 * mss);
+        // Decreases apply whatever is out: Bcr = 80 > Bm (l4), −0.5.
+        b.on_feedback(&mut w, 80, &state(0.0, 20_000));
+        close(w.cwnd, 10.5 * mss);
+        // Below one segment the window is the pacing, always in use (l6).
+        w.cwnd = 0.25 * mss;
+        b.on_feedback(&mut w, 10, &state(0.0, 20_000));
+        close(w.cwnd, 0.5 * mss);
     }
 
     #[test]

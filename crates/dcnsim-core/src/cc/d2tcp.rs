@@ -103,6 +103,7 @@ mod tests {
             now: Time::from_us(1000),
             bytes_sent: 0,
             remaining,
+            in_flight: 0,
             srtt: Some(Time::from_us(100)),
             deadline: deadline.map(Time::from_us),
         }

@@ -66,6 +66,9 @@ pub struct FlowState {
     pub bytes_sent: u64,
     /// Bytes not yet acknowledged or sent (D²TCP's B).
     pub remaining: u64,
+    /// Bytes sent and not yet acknowledged, `snd_max − snd_una` (BOTCP's
+    /// test of whether the window limits the sender).
+    pub in_flight: u64,
     /// Smoothed RTT, if there is a sample.
     pub srtt: Option<Time>,
     pub deadline: Option<Time>,

@@ -114,6 +114,7 @@ mod tests {
             now: Time::ZERO,
             bytes_sent: 0,
             remaining: 0,
+            in_flight: 0,
             srtt: None,
             deadline: None,
         }

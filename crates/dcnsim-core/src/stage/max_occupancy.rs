@@ -2,20 +2,26 @@
 //! Feedback", and its Figure 5).
 //!
 //! The seed reads a port's buffer occupancy "on the scale of packets" from
-//! the higher-order bits of its queue length in bytes, dropping the low 10
-//! bits (§3.1: "the lower-order 10 bits of queue length do not offer any
-//! information about the number of packets"): BO = queue bytes >> 10, held in
-//! one octet of the option, so it saturates at 255. A switch overwrites the
-//! packet's BOF field with BO when BO is greater, so a packet arrives with the
-//! largest occupancy along its path (its bottleneck's).
+//! its queue length (§3.1) and stamps it into one octet of the option. Its
+//! unit is fixed by the seed's own arithmetic, not by the bit shift its prose
+//! sketches (§3.1: "the lower-order 10 bits of queue length do not offer any
+//! information about the number of packets"): §5.3 converts Bm = 60 to
+//! "60 × 1500/1024 ≅ 89 Kb" and the 87-packet buffer to "127 Kb", and calls
+//! 87 − 60 = 27 packets the burst tolerance, so one unit is one packet of
+//! the seed's 1500 bytes (§5: "a typical packet size of 1500 bytes ... a
+//! maximum queue limit of ~87 packets", 128 KiB / 1500 B). A shift by 10
+//! bits would count KiB, 1.46 units per packet, and hold Bm = 60 at 41
+//! packets; the seed's Fig. 9 holds the queue at 60 packets.
 //!
-//! Here: a packet that carries the in-band option ([`Hop::option`]) and
-//! is offered to a port holding `bytes` bytes (as it finds the buffer: the
-//! packet on the wire not counted, as tail drop and AQM see it) leaves with
-//! option `max(option, min(bytes >> 10, 255))`. The option word is the BOF
-//! field; a packet without the option is left alone (no bytes are added to
-//! it: only a BOTCP sender adds the option). A scheduled FIFO port stays
-//! scheduled: it knows its occupancy on arrival.
+//! Here: BO = ⌊queue bytes / 1500⌋, at most 255. A switch overwrites the
+//! packet's BOF field with BO when BO is greater, so a packet arrives with the
+//! largest occupancy along its path (its bottleneck's). A packet that carries
+//! the in-band option ([`Hop::option`]) and is offered to a port holding
+//! `bytes` bytes (as it finds the buffer: the packet on the wire not counted,
+//! as tail drop and AQM see it) leaves with option `max(option, BO)`. The
+//! option word is the BOF field; a packet without the option is left alone
+//! (no bytes are added to it: only a BOTCP sender adds the option). A
+//! scheduled FIFO port stays scheduled: it knows its occupancy on arrival.
 
 use super::{Found, PortContext, Stage};
 use crate::packet::Hop;
@@ -25,6 +31,9 @@ use serde::Deserialize;
 /// The largest value of the one-octet BOF field.
 pub const BOF_MAX: u32 = 255;
 
+/// Bytes per BOF unit: one packet of the seed's 1500 bytes (§5, §5.3).
+pub const BOF_UNIT: u64 = 1500;
+
 /// No keys: the reading is the seed's.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -33,9 +42,10 @@ pub struct MaxOccupancySpec {}
 #[derive(Clone, Debug)]
 pub struct MaxOccupancy;
 
-/// The BOF value of a buffer holding `bytes`: bytes >> 10, at most 255.
+/// The BOF value of a buffer holding `bytes`: whole 1500-byte packets, at
+/// most 255.
 pub fn bof(bytes: u64) -> u32 {
-    (bytes >> 10).min(u64::from(BOF_MAX)) as u32
+    (bytes / BOF_UNIT).min(u64::from(BOF_MAX)) as u32
 }
 
 impl Stage for MaxOccupancy {
@@ -68,16 +78,26 @@ mod tests {
     use crate::packet::{Kind, Packet};
 
     #[test]
-    fn the_stamp_is_the_larger_of_the_field_and_the_kilobytes_queued() {
+    fn the_stamp_is_the_larger_of_the_field_and_the_packets_queued() {
         assert_eq!(
-            [bof(0), bof(1023), bof(1024), bof(30 * 1500)],
-            [0, 0, 1, 43]
+            [
+                bof(0),
+                bof(1499),
+                bof(1500),
+                bof(30 * 1500),
+                bof(30 * 1500 - 1)
+            ],
+            [0, 0, 1, 30, 29]
         );
+        // §5.3's arithmetic: Bm = 60 is 60 × 1500/1024 ≅ 89 KiB of queue, and
+        // the 128 KiB buffer holds 87 units, 27 above Bm.
+        assert_eq!(bof(89 * 1024), 60);
+        assert_eq!((bof(128 << 10), bof(128 << 10) - 60), (87, 27));
         assert_eq!(bof(1 << 30), BOF_MAX);
         let mut stamp = MaxOccupancy;
-        let found = |kb: u64| Found {
+        let found = |units: u64| Found {
             packets: 0,
-            bytes: kb << 10,
+            bytes: units * BOF_UNIT,
         };
         let mut pkt = Packet::new(Kind::Tcp, 0, 1, 1000, 0, Time::ZERO);
         assert!(stamp.on_enqueue(&mut pkt, found(9), Time::ZERO));

@@ -445,6 +445,7 @@ impl Conn {
             stats,
             data_end,
             snd_una,
+            snd_max,
             srtt,
             deadline,
             ..
@@ -453,6 +454,7 @@ impl Conn {
             now,
             bytes_sent: stats.bytes_sent,
             remaining: data_end.saturating_sub(*snd_una),
+            in_flight: snd_max.saturating_sub(*snd_una),
             srtt: srtt.map(|s| Time(s as u64)),
             deadline: *deadline,
         };

@@ -55,6 +55,8 @@ REGAIN_SHARE = 0.85
 #: Fig. 9's "around 60 x 1500/1024 ≅ 89 Kb": within this share of 89 KiB.
 NEAR = 0.15
 SEED_QUEUE_KIB = 60 * 1500 / 1024
+#: The seed's minRTO for all three schemes (§5).
+MIN_RTO_S = 200e-6
 
 
 def _fct_stats(flows: pd.DataFrame, prefix: str) -> dict[str, Any]:
@@ -142,6 +144,8 @@ def _reduce_extreme(results: Any) -> dict[str, Any]:
         "queue_kib": shown.round(2).tolist(),
         "fct_s": sorted(flows["fct_s"].dropna().tolist()),
         "median_fct_s": float(flows["fct_s"].median()),
+        "timed_out_median_fct_s": float(flows[flows["timeouts"] > 0]["fct_s"].median()),
+        "clean_median_fct_s": float(flows[flows["timeouts"] == 0]["fct_s"].median()),
         "unfinished": int(flows["fct_s"].isna().sum()),
         "extreme_from_s": float(extreme[0]) if len(extreme) else np.nan,
         "extreme_to_s": float(extreme[-1]) if len(extreme) else np.nan,
@@ -270,6 +274,30 @@ def botcp_checks(runs: pd.DataFrame) -> list[Claim]:
                 **decided(ok),
             )
         )
+    drops = table.pivot(index="load", columns="scheme", values="drops")
+    if full and len(drops):
+        fewer = every(
+            [
+                _faster(load_runs, "drops", load, "botcp", other)
+                for load in drops.index
+                for other in ("tcp_ecn", "dctcp")
+            ]
+        )
+        checks.append(
+            Claim(
+                "§5.1, §5.3: BOTCP drops fewer packets than TCP-ECN and DCTCP at every load",
+                "BOTCP uses this information to opportunely adjust the sending rates and hence "
+                "minimizes the chances of packet drops (§5.1); both TCP and DCTCP suffer from "
+                "packet drops due to an inherently weak congestion signal (§5.3)",
+                f"packets dropped per run ({names}) by load: "
+                + "; ".join(
+                    f"{load:g}: " + "/".join(f"{drops.loc[load, s]:.0f}" for s in SCHEMES)
+                    for load in drops.index
+                ),
+                tolerance=over_seeds,
+                **decided(fewer),
+            )
+        )
     mean = table.pivot(index="load", columns="scheme", values="short_mean_ms")
     if full and len(mean):
         for load, better, worse, words in (
@@ -368,6 +396,20 @@ def botcp_checks(runs: pd.DataFrame) -> list[Claim]:
                 + ", ".join(f"{o['drops']}/{o['timeouts']}" for o in others),
                 bool(all(o["drops"] > 0 and o["timeouts"] > 0 for o in others)),
                 tolerance="exact: counts of one deterministic run",
+            )
+        )
+        late = [(o["timed_out_median_fct_s"] - o["clean_median_fct_s"]) * 1e3 for o in others]
+        checks.append(
+            Claim(
+                "Fig. 9: with TCP-ECN and DCTCP the blocked flows resume after the RTO (the "
+                "flows with a timeout finish at least RTO_min = "
+                f"{MIN_RTO_S * 1e3:g} ms after those without, medians)",
+                "In TCP and DCTCP, the blocked flows resume after the expiry of the RTO ... "
+                "and finish after the expiry of the RTO (§5.3)",
+                "median FCT of the flows with a timeout minus that of the flows without, ms "
+                "(TCP-ECN, DCTCP): " + ", ".join(f"{v:.3f}" for v in late),
+                bool(all(v >= MIN_RTO_S * 1e3 for v in late)),
+                tolerance="exact: one deterministic run per scheme",
             )
         )
         med = [ex[s]["median_fct_s"] * 1e3 for s in SCHEMES]

@@ -18,6 +18,8 @@ from dcnsim.studies.packet_slicing.claims import simulated_claims
 from dcnsim.studies.packet_slicing.figures import simulated_figures
 from dcnsim.studies.packet_slicing.model import model_claims, model_figures
 from dcnsim.studies.packet_slicing.runs import run_packet_slicing
+from dcnsim.studies.packet_slicing.timeouts import timeout_table
+from dcnsim.studies.packet_slicing.variants import variant_table
 from dcnsim.studies.study import Study
 from dcnsim.studies.text import Claim, claims_table, format_table
 
@@ -50,11 +52,35 @@ def _tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
     claims = claims_table(packet_slicing_claims(runs))
     lines = [
         "Packet Slicing (Huang et al.): the seed's claims, the model's (eq. 1-11) and",
-        "  the simulated ones (star, 1 Gbps, 100 µs RTT, 64 KB buffers, K = 20, RTO_min",
-        "  200 ms, ns-2 TCP with limited transmit; the testbed: 100 Mbps bottleneck, 48 KB)",
+        "  the simulated ones (star, 1 Gbps, 100 µs RTT, 64,000 B buffers, K = 20 x 1460 B,",
+        "  RTO_min 200 ms, the seed's one reading: ns-2 FullTcp/Sack without limited",
+        "  transmit, DCTCP's window floored at 1; the testbed: 100 Mbps bottleneck, 48 KB,",
+        "  floor 2 as Linux has it)",
         "",
         format_table(claims),
     ]
+    variants = variant_table(runs)
+    if len(variants.columns) > 1:
+        lines += [
+            "",
+            "The seed's reading (seed: FullTcp/Sack, no limited transmit, DCTCP floor 1,",
+            "  K = 20 x 1460 B) beside the others: floor2 (floor 2, chosen before issue 46",
+            "  because it reproduces Fig. 10(b)); former (the study's reading before issue",
+            "  46: FullTcp with limited transmit, K = 20 packets of any size, floor 2):",
+            format_table(variants),
+        ]
+    timeouts = timeout_table(runs)
+    if not timeouts.empty:
+        lines += [
+            "",
+            "Timeouts, the seed's model at its k̂ (eq. 11, ŵ = 2) against dcnsim (Fig. 11,",
+            "  DCTCP): per flow and round, eq. (6)'s p = (1/(ŵ+1))^(ŵ+1) after one additive",
+            "  increase and eq. (1) with Y (windows of ŵ exactly fill Y: 0); per round, eq. (6)'s",
+            "  P = 1 - (1 - p)^n; eq6_any_loss: the chance of any loss under eq. (6), which",
+            "  times out a window of 3 without limited transmit; measured: responses with a",
+            "  timeout / responses, rounds with one / rounds.",
+            format_table(timeouts.round(4)),
+        ]
     if verbose:
         shown = runs[[c for c in COLUMNS if c in runs]].rename(columns=COLUMNS)
         lines += ["", "Per run:", format_table(shown.round(3))]

@@ -3,9 +3,9 @@
 
 Settings as the seed gives them: Fig. 4 is its worked example (40 flows, a buffer of
 60 packets, windows of 4); Fig. 5 has B = 64 KB and s = 1 KB for 40 flows; Fig. 6(a)
-is eq. (2) with w = 2 (the minimum window, as the incast study reads it) and B = 64 KB
-(65 536 B); Fig. 7 has B = 64 KB, s = 1.5 KB, Y of a 1 Gbps link with 100 µs round
-trips, and eq. (7)'s window condition at w = 2.
+is eq. (2) with w = 2 (the model's minimum window) and B = 64 KB (64 000 B, the seed's
+KB being 1000 B: ``packet_slicing_seed``); Fig. 7 has B = 64 KB, s = 1.5 KB, Y of a
+1 Gbps link with 100 µs round trips, and eq. (7)'s window condition at w = 2.
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ import pandas as pd
 from dcnsim.models import packet_slicing as m
 from dcnsim.studies.figures import pyplot, save
 from dcnsim.studies.packet_slicing.scenarios import Y_1G
+from dcnsim.studies.packet_slicing_seed import BUFFER_BYTES
 from dcnsim.studies.text import EXACT, Claim
 
 __all__ = ["model_claims", "model_figures"]
 
-B_64K = 65_536
+#: The seed's 64 KB and 1 KB, in its reading's unit (KB = 1000 B, ``packet_slicing_seed``).
+B_64K = BUFFER_BYTES
+S_1K = 1000
 #: The tolerance of a probability the seed prints with two decimals.
 TWO_DECIMALS = "the seed's two decimals (rounded): its equations, exact"
 
@@ -51,12 +54,12 @@ def _fig5(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     for k in (2, 4):
         a.plot(
             ws,
-            [m.incast_probability_cut_window(40, 1024, w, k, B_64K) for w in ws],
+            [m.incast_probability_cut_window(40, S_1K, w, k, B_64K) for w in ws],
             label=f"cut w, k = {k}",
         )
         a.plot(
             ws,
-            [m.incast_probability_cut_packet(40, 1024, w, k, B_64K) for w in ws],
+            [m.incast_probability_cut_packet(40, S_1K, w, k, B_64K) for w in ws],
             linestyle="--",
             label=f"cut s, k = {k}",
         )
@@ -68,12 +71,12 @@ def _fig5(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     for w in (2, 5):
         b.plot(
             ks,
-            [m.incast_probability_cut_window(40, 1024, w, k, B_64K) for k in ks],
+            [m.incast_probability_cut_window(40, S_1K, w, k, B_64K) for k in ks],
             label=f"cut w, w = {w}",
         )
         b.plot(
             ks,
-            [m.incast_probability_cut_packet(40, 1024, w, k, B_64K) for k in ks],
+            [m.incast_probability_cut_packet(40, S_1K, w, k, B_64K) for k in ks],
             linestyle="--",
             label=f"cut s, w = {w}",
         )
@@ -126,8 +129,8 @@ def model_claims() -> list[Claim]:
     big = m.incast_probability(40, 1, 4, 60)
     cw = m.incast_probability_cut_window(40, 1, 4, 2, 60)
     ps = m.incast_probability_cut_packet(40, 1, 4, 2, 60)
-    cw_large = [m.incast_probability_cut_window(40, 1024, w, 2, B_64K) for w in range(6, 21)]
-    ps_k4 = [m.incast_probability_cut_packet(40, 1024, w, 4, B_64K) for w in range(1, 21)]
+    cw_large = [m.incast_probability_cut_window(40, S_1K, w, 2, B_64K) for w in range(6, 21)]
+    ps_k4 = [m.incast_probability_cut_packet(40, S_1K, w, 4, B_64K) for w in range(1, 21)]
     n1500, n64 = _first_n(1500, 0.99), _first_n(64, 0.99)
     g = {n: [m.goodput(n, 1500, k, Y_1G, 2) for k in np.linspace(1, 23, 221)] for n in (40, 120)}
     falls = bool(all(np.argmax(v) < len(v) - 1 for v in g.values()))

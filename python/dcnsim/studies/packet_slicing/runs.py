@@ -22,6 +22,7 @@ from dcnsim.studies.packet_slicing.scenarios import (
     testbed_scenario,
     web_search_scenario,
 )
+from dcnsim.studies.packet_slicing_seed import VARIANTS
 from dcnsim.studies.runner import Progress, run_scenarios
 
 __all__ = ["GRIDS", "run_packet_slicing"]
@@ -52,6 +53,9 @@ GRIDS: dict[str, dict[str, Any]] = {
     "spread": {"full": [20, 30, 37, 40, 50, 100, 200, 400, 720], "quick": []},
     "fig12_sru": {"full": [32, 64, 128, 256], "quick": []},
     "fig12_buffer": {"full": [32, 48, 64, 96, 128], "quick": []},
+    # The other readings of the seed's TCP (``packet_slicing_seed.VARIANTS``), DCTCP.
+    "fig10_variant": {"full": [30], "quick": [30]},
+    "fig11_variant": {"full": [10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 250, 300], "quick": []},
 }
 
 #: Fig. 12's worker count (the seed does not give it; chosen well above DCTCP's
@@ -67,7 +71,8 @@ def _series(x: Any, y: Any, most: int = 1500) -> list[list[float]]:
 
 
 def reduce_incast(results: Any) -> dict[str, Any]:
-    """Goodput over all rounds, timeouts, mean response time, peak queue."""
+    """Goodput over all rounds, timeouts, the responses (flow-rounds) with a timeout,
+    mean response time, peak queue."""
     flows = results.flows
     tcp = flows[flows["kind"] == "tcp"]
     ops = results.ops
@@ -79,6 +84,8 @@ def reduce_incast(results: Any) -> dict[str, Any]:
         "goodput_mbps": total * 8 / (end - start) / 1e6 if end > start else np.nan,
         "timeouts": int(tcp["timeouts"].sum()),
         "timeout_rounds": int(rounds["any_timeout"].sum()),
+        "flow_rounds": len(ops),
+        "timeout_flow_rounds": int((ops["outcome"] == "timeout").sum()),
         "rounds_done": len(rounds),
         "afct_ms": float((ops["end_s"] - ops["start_s"]).mean()) * 1e3,
         "peak_queue_kb": float(ports.loc["sw0->host0", "max_queue_bytes"]) / 1e3,
@@ -229,6 +236,24 @@ def _points(quick: bool) -> list[Run]:
             reduce_incast,
             lambda p, n, ps: incast_scenario(n, p, ps, rounds=3, spread="10ms"),
             g["spread"],
+        ),
+        *_grid(
+            "fig10_variant",
+            reduce_traced,
+            lambda p, n, ps, reading: incast_scenario(
+                n, p, ps, trace=True, reading=VARIANTS[reading]
+            ),
+            g["fig10_variant"],
+            settings=[{"reading": name} for name in VARIANTS],
+        ),
+        *_grid(
+            "fig11_variant",
+            reduce_incast,
+            lambda p, n, ps, reading: incast_scenario(
+                n, p, ps, rounds=fig11["rounds"][v], reading=VARIANTS[reading]
+            ),
+            g["fig11_variant"],
+            settings=[{"reading": name} for name in VARIANTS],
         ),
         *_grid(
             "fig12_sru",

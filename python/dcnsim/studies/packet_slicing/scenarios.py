@@ -2,14 +2,14 @@
 
 Shared settings (§IV: "other simulation settings are as same as that in Section
 II.B"): a star, workers answering one aggregator (host 0), 1500 B packets (1460 B
-payload + 40 B header), 64 KB buffers counted in bytes, DCTCP-style marking at K =
-20 packets, RTO_min 200 ms, 100 µs round-trip propagation (25 µs per link). TCP as
-ns-2.35 has it (``transport.profile = "ns2"``: initial window 2, window_ 20) with
-limited transmit, as ns-2's one-way ``Agent/TCP`` that ns-2 DCTCP patches extend
-(``singledup_ 1``; without it one loss in a window of 2 waits for the timeout, see
-the incast study), and the handshake on, since the switch counts flows by their SYN
-and FIN. Packet Slicing is the ``packet_slicing`` agent at the switch, with the
-seed's rule for ŵ (2 when n > Y/(2s)) and the passive estimator below it.
+payload + 40 B header), RTO_min 200 ms, 100 µs round-trip propagation (25 µs per
+link); TCP, K and the 64 KB buffer are the seed's one reading
+(``dcnsim.studies.packet_slicing_seed.READING``, shared with the ``incast`` study:
+FullTcp/Sack without limited transmit, K = 20 payloads in bytes, DCTCP's window
+floored at 1), with the handshake on, since the switch counts flows by their SYN and
+FIN; ``reading=`` runs a named variant. Packet Slicing is the ``packet_slicing``
+agent at the switch, with the seed's rule for ŵ (2 when n > Y/(2s)) and the passive
+estimator below it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 from dcnsim.models.packet_slicing import capacity_y
 from dcnsim.scenario import Scenario
-from dcnsim.studies.incast import ECN_FLOOR
+from dcnsim.studies.packet_slicing_seed import BUFFER_BYTES, READING, TESTBED, Ns2Reading
 
 __all__ = [
     "RTT_MIN",
@@ -32,27 +32,12 @@ __all__ = [
 RTT_MIN = "100us"
 
 #: Eq. (5) for the seed's simulations: 64 KB + 1 Gbps x 100 µs.
-Y_1G = capacity_y(64_000, 1e9, 100e-6)
+Y_1G = capacity_y(BUFFER_BYTES, 1e9, 100e-6)
 
 #: D²TCP's deadline for each response (relative to its round's start): with 64 KB
 #: responses of a few ms it puts the deadline imminence factor d inside the seed's
 #: [0.5, 2.0] range as flows progress.
 D2TCP_DEADLINE = "20ms"
-
-
-def _transport(protocol: str, size: int) -> dict[str, Any]:
-    return {
-        "profile": "ns2",
-        "protocol": protocol,
-        "mss": f"{size - 40}B",
-        "min_rto": "200ms",
-        "limited_transmit": True,
-        # The seed's TCPs' minimum window, in its ns-2 runs (Fig. 10(b): "always keeps
-        # the small congestion window as 2 and 3") and on its Linux testbed (§II.B,
-        # Fig. 3(d); Linux's dctcp_ssthresh floors at 2), where the DCTCP authors' ns-2
-        # code floors at 1 (the ns2 profile's): the incast study's ECN_FLOOR.
-        "ecn_floor": ECN_FLOOR,
-    }
 
 
 def _agent(size: int) -> dict[str, Any]:
@@ -77,13 +62,16 @@ def incast_scenario(
     spread: str | None = None,
     trace: bool = False,
     aggregator_rate: str | None = None,
+    reading: Ns2Reading = READING,
 ) -> Scenario:
     """``workers`` hosts answer host 0 with ``sru`` each per round (§IV's incast).
 
     ``size``: packets on the wire without slicing; ``spread``: each worker starts at a
     uniform time within it (§IV.B.3); ``trace``: the bottleneck's queue and every flow's
     window are recorded; ``aggregator_rate``: the bottleneck's rate when it differs
-    from the others' (the testbed's 100 Mbps).
+    from the others' (the testbed's 100 Mbps); ``reading``: the seed's TCP, K and
+    buffer convention (``dcnsim.studies.packet_slicing_seed``: its one reading, or a
+    named variant).
     """
     topology: dict[str, Any] = {
         "kind": "star",
@@ -106,8 +94,8 @@ def incast_scenario(
     sc: dict[str, Any] = {
         "name": f"packet-slicing {protocol}{'_PS' if slicing else ''} N={workers}",
         "topology": topology,
-        "network": {"queue": {"capacity": buffer, "aqm": {"kind": "threshold", "k": "20pkt"}}},
-        "transport": _transport(protocol, size),
+        "network": {"queue": reading.queue(size, buffer)},
+        "transport": reading.transport(protocol, size),
         "traffic": {"incast": [incast]},
     }
     if slicing:
@@ -122,7 +110,9 @@ def testbed_scenario(
 ) -> Scenario:
     """§II.B / §V's testbed emulated: workers at 1 Gbps, the switch's port to the
     aggregator limited to 100 Mbps, a buffer of 32 packets (48 KB, counted in bytes so
-    sliced packets fit more), K = 20, ~100 µs round trip, ``rounds`` rounds of ``sru``.
+    sliced packets fit more), K = 20, ~100 µs round trip, ``rounds`` rounds of ``sru``;
+    TCP as the seed's reading but for DCTCP's least window, 2 as Linux keeps it
+    (``TESTBED``).
 
     The seed's testbed has one server open every flow; here each flow has its own
     worker host, so the bottleneck sees the same flows from several 1 Gbps links.
@@ -136,6 +126,7 @@ def testbed_scenario(
         buffer=buffer,
         aggregator_rate="100Mbps",
         trace=True,
+        reading=TESTBED,
     )
 
 
@@ -147,6 +138,8 @@ def web_search_scenario(
     sc = testbed_scenario(workers, slicing).to_dict()
     sc["name"] = f"web-search {protocol}{'_PS' if slicing else ''} N={workers}"
     sc["transport"]["protocol"] = protocol
+    if protocol != "dctcp":
+        sc["transport"].pop("dctcp", None)
     sc["traffic"] = {
         "web_search": [
             {
