@@ -5,7 +5,8 @@ Alizadeh et al., "pFabric: Minimal Near-Optimal Datacenter Transport", SIGCOMM 2
 40 Gbps fabric links), Poisson all-to-all flow arrivals with web-search or
 data-mining sizes at loads 0.1-0.8, and three transports: pFabric (24-packet
 priority ports, remaining-bytes priority, fixed 45 µs RTO), DCTCP (ECN marking at
-K = 65 packets) and TCP NewReno on drop-tail queues. The metric is each flow's
+K = 65 packets) and TCP on drop-tail queues, under the first seed's reading of
+pFabric's scripts (``readings.first_seed``). The metric is each flow's
 slowdown (FCT / the FCT it would have on an idle fabric), mean and 99th percentile,
 for flows of (0, 100 KB], (100 KB, 10 MB] and > 10 MB.
 
@@ -510,7 +511,7 @@ PFABRIC_NOTES = [
     "  all host links and the whole run. Data mining's sizes are heavy-tailed (1 % of the flows,",
     "  100 MB-1 GB, carry ~70 % of the bytes), so a run of ~1 s offers less than the",
     "  nominal load and its > 10MB bin holds few, mostly the smaller, large flows.",
-    "DCTCP marks at K = 65 packets on every port, the 40 Gbps fabric ports too (one queue",
+    "DCTCP marks at K = 65 x 1460 B on every port, the 40 Gbps fabric ports too (one queue",
     "  setting for all switch ports); most queueing is at the 10 Gbps leaf->host ports.",
 ]
 
