@@ -41,6 +41,9 @@ NOT_REPRODUCED = {
 NOT_REPRODUCED_FULL = NOT_REPRODUCED | {
     "Fig. 11(b): most workers without a timeout, with / without slicing (mean)",
     "Fig. 13(b): DCTCP's first n with a timeout",
+    "Fig. 13(b): NewReno's first n with a timeout",
+    "Fig. 11(a): with slicing, goodput decreases with more workers (every step of the grid "
+    "from 30 workers)",
     "§IV.B.3 10 Gbps: DCTCP's most flows without a timeout",
     "§IV.B.3 10 Gbps: with slicing",
     "§IV.B.3 starts spread over 10 ms: DCTCP's most flows without a timeout",

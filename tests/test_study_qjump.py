@@ -82,22 +82,24 @@ def test_quick_writes_png_and_svg(quick_output, tmp_path):
     assert set(claims["verdict"]) <= {"yes", "NO", "within noise", "quick grid cannot decide"}
 
 
-#: Claims that hold in the quick variant.
+#: Claims that hold in the quick variant (seeds 1-5, as the full one).
 HOLDS = [
     "PTP with Hadoop and QJUMP",
     "memcached with QJUMP",
     "Naiad with QJUMP",
-    "Fig. 3: ECN/WRED",
-    "Fig. 3: PAUSE",
     "f: a level's throughput",
     "f: a level's latency variance",
-    "f = 1:",
+    "f = 1, random destinations",
+    "f = 1 in its worst case",
 ]
 
 #: Claims that do not (the reason, with the numbers, is built from the run): dcnsim
 #: models the network, not the hosts' software that dominates the seed's memcached and
 #: Naiad latencies; the shuffle's queues at the PTP clients' ports stay far below the
-#: 512 KB buffer; no retransmission timeout in 40 ms.
+#: 512 KB buffer; no retransmission timeout in 40 ms; QJUMP costs Hadoop 5 % where the
+#: others cost it 1 %, so it is not the closest to 1 for Hadoop; PAUSE's effects are
+#: within the seeds' spread. ECN/WRED's and DCTCP's help is within noise in 40 ms and
+#: decided (yes) by the full runs: the quick study marks them as undecided.
 QUICK_NO = [
     "PTP with Hadoop: offset",
     "memcached alone:",
@@ -106,8 +108,20 @@ QUICK_NO = [
     "Naiad alone:",
     "Naiad with Hadoop:",
     "Fig. 3: QJUMP's",
+    "Fig. 3: ECN/WRED",
     "Fig. 3: DCTCP",
+    "Fig. 3: PAUSE",
 ]
+
+
+def test_quick_marks_what_only_the_full_grid_decides(quick_output):
+    """ECN/WRED's and DCTCP's claims were within noise on the quick grid and yes on the
+    full one: the quick study says its grid cannot decide them, and why."""
+    for start in ("Fig. 3: ECN/WRED [40", "Fig. 3: DCTCP (K = 65) helps PTP and memcached"):
+        (found,) = [c for c in quick_output.claims if c.claim.startswith(start)]
+        assert found.verdict == "quick grid cannot decide" and "full" in found.quick
+        assert f"[quick grid cannot decide] {found.claim}" in quick_output.text
+    assert all(not c.quick for c in quick_output.claims if not c.claim.startswith("Fig. 3: "))
 
 
 @pytest.mark.parametrize("start", HOLDS)
@@ -131,11 +145,11 @@ def test_full_bookkeeping(full):
     check_bookkeeping(full, quick=False)
 
 
-#: In the full variant DCTCP's claim holds too.
-FULL_HOLDS = [*HOLDS, "Fig. 3: DCTCP"]
+#: In the full variant ECN/WRED's and DCTCP's claims hold too.
+FULL_HOLDS = [*HOLDS, "Fig. 3: ECN/WRED", "Fig. 3: DCTCP"]
 
 #: Claims the full variant does not reproduce (reasons built from the run).
-FULL_NO = [start for start in QUICK_NO if start != "Fig. 3: DCTCP"]
+FULL_NO = [start for start in QUICK_NO if start not in FULL_HOLDS]
 
 
 @pytest.mark.slow

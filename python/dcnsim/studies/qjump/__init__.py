@@ -252,4 +252,10 @@ STUDY = Study(
     tables=_tables,
     claims=qjump_claims,
     figures={"fig1": draw_fig1, "fig3": draw_fig3, "levels": draw_levels},
+    quick_undecided={
+        start: "quick: within noise, full: yes (seeds 1-5 both); 40 ms with 1 MB "
+        "shuffles is too short for the marking to change memcached's and PTP's RMS "
+        "beyond the seeds' spread, the full 0.5 s runs decide"
+        for start in ("Fig. 3: ECN/WRED", "Fig. 3: DCTCP")
+    },
 )
