@@ -589,6 +589,7 @@ def test_latency_scenario_is_the_seed_setup():
         "protocol": "newreno",
         "profile": "ns2_sack",
         "mss": "1460B",
+        "header": "40B",
         "init_cwnd": 12,
         "initial_ssthresh": "1000000pkt",
         "rwnd": "149pkt",

@@ -48,6 +48,9 @@ NOT_REPRODUCED = {
 #: already times out, so the ratio cannot be read off the grid.
 NOT_REPRODUCED_FULL = NOT_REPRODUCED | {
     "Fig. 13(b): DCTCP's first n with a timeout",
+    "Fig. 13(b): NewReno's first n with a timeout",
+    "Fig. 11(a): with slicing, goodput decreases with more workers (every step of the grid "
+    "from 30 workers)",
     "§IV.B.3 10 Gbps: DCTCP's most flows without a timeout",
     "§IV.B.3 10 Gbps: with slicing",
     "§IV.B.3 starts spread over 10 ms: DCTCP's most flows without a timeout",

@@ -154,12 +154,14 @@ def test_scenario_is_the_papers_setup():
         "fabric_link": {"rate": "40Gbps", "delay": "0.2us"},
     }
     assert pf.get("network.host_delay") == "2.5us"
-    assert pf.get("network.queue") == {"kind": "pfabric", "capacity": "24pkt"}
+    # The first seed's reading: the scripts' 24 x 1500 B, byte-counted (23 full packets).
+    assert pf.get("network.queue") == {"kind": "pfabric", "capacity": "35999B"}
     assert pf.get("network.nic_queue") == pf.get("network.queue")
     assert pf.get("forwarding.policy") == "ecmp"
     assert pf.get("transport") == {
         "protocol": "pfabric",
         "priority": "remaining",
+        "host_queue_limit": 1000000,
         "pfabric": {"init_cwnd": 12, "max_cwnd": 23, "rto": "45us", "probe_after": 5},
     }
     assert pf.get("traffic.workloads") == [
@@ -170,17 +172,20 @@ def test_scenario_is_the_papers_setup():
 
     dctcp = pfabric_scenario("dctcp", "datamining", 0.8)
     dctcp.validate()
+    # 150 x 1460 B as ns-2's RED counts its limit; K = 65 x 1460 B.
     assert dctcp.get("network.queue") == {
-        "capacity": "150pkt",
-        "aqm": {"kind": "threshold", "k": "65pkt"},
+        "capacity": "219000B",
+        "aqm": {"kind": "threshold", "k": "94900B"},
     }
     assert dctcp.get("transport.protocol") == "dctcp"
+    assert dctcp.get("transport.profile") == "ns2_sack"
     assert dctcp.get("transport.min_rto") == "200us"
+    assert dctcp.get("transport.dupack_threshold") == 1000000
     assert dctcp.get("stop_time") == "1200000us"
 
     tcp = pfabric_scenario("tcp", "websearch", 0.6, quick=True)
     tcp.validate()
-    assert tcp.get("network.queue") == {"capacity": "150pkt"}
+    assert tcp.get("network.queue") == {"capacity": "219000B"}
     assert tcp.get("transport.protocol") == "newreno"
     assert tcp.get("topology.leaves") == PFABRIC_QUICK.leaves == 4
     assert PFABRIC_FULL.leaves * 16 == 144

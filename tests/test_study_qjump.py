@@ -40,30 +40,37 @@ def claim(runs: pd.DataFrame, start: str) -> Claim:
     return found
 
 
-def check_bookkeeping(runs: pd.DataFrame) -> None:
-    """Every case ran its applications, and a level never beats its budget: f·P per
-    epoch per host (the shaper's closed form)."""
-    cases = runs[runs["kind"] == "case"].set_index("case")
-    assert list(cases.index) == CASES
-    for case, raw in cases.iterrows():
-        row = samples.decode(raw)
-        with_apps = case != "hadoop_alone"
-        assert (len(row["ptp"]) > 0) == with_apps, case
-        assert (len(row["memcached"]) > 0) == with_apps, case
-        assert (len(row["naiad"]) > 0) == with_apps, case
-        assert (len(row["hadoop"]) > 0) == (case != "alone"), case
-        assert np.all(row["ptp"] >= 0), case
-    alone = samples.decode(cases.loc["alone"])
-    # Alone, PTP's latency hardly varies: its offset error stays below a microsecond.
-    assert np.max(alone["ptp"]) < 1e-6
-    levels = runs[runs["kind"] == "level"].sort_values("f")
-    assert list(levels["f"]) == FACTORS
-    assert np.allclose(levels["epoch_s"], EPOCH_S)
-    assert (levels["throughput_bps"] <= [level_rate_bps(f) for f in levels["f"]]).all()
+def check_bookkeeping(runs: pd.DataFrame, quick: bool) -> None:
+    """Every seed ran every case with its applications, the level sweep and the worst
+    case; a level never beats its budget: f·P per epoch per host (the shaper's closed
+    form); the seeds' start offsets differ, so their runs do."""
+    assert sorted(set(runs["seed"])) == qjump.SEEDS[quick]
+    for seed, mine in runs.groupby("seed"):
+        cases = mine[mine["kind"] == "case"].set_index("case")
+        assert list(cases.index) == CASES, seed
+        for case, raw in cases.iterrows():
+            row = samples.decode(raw)
+            with_apps = case != "hadoop_alone"
+            assert (len(row["ptp"]) > 0) == with_apps, case
+            assert (len(row["memcached"]) > 0) == with_apps, case
+            assert (len(row["naiad"]) > 0) == with_apps, case
+            assert (len(row["hadoop"]) > 0) == (case != "alone"), case
+            assert np.all(row["ptp"] >= 0), case
+        alone = samples.decode(cases.loc["alone"])
+        # Alone, PTP's latency hardly varies: its offset error stays below a microsecond.
+        assert np.max(alone["ptp"]) < 1e-6
+        levels = mine[mine["kind"] == "level"].sort_values("f")
+        assert list(levels["f"]) == FACTORS
+        assert np.allclose(levels["epoch_s"], EPOCH_S)
+        assert (levels["throughput_bps"] <= [level_rate_bps(f) for f in levels["f"]]).all()
+        (worst,) = mine[mine["kind"] == "worst"].itertuples()
+        assert worst.epoch_s == pytest.approx(EPOCH_S) and worst.delivered > 0
+    memcached = runs[(runs["kind"] == "case") & (runs["case"] == "contended")]["memcached"]
+    assert memcached.nunique() == len(memcached)  # each seed its own run
 
 
 def test_quick_bookkeeping(quick):
-    check_bookkeeping(quick)
+    check_bookkeeping(quick, quick=True)
 
 
 def test_quick_writes_png_and_svg(quick_output, tmp_path):
@@ -72,25 +79,27 @@ def test_quick_writes_png_and_svg(quick_output, tmp_path):
     for stem in ("fig1", "fig3", "levels"):
         assert {f"{stem}.png", f"{stem}.svg"} <= names
     claims = pd.read_csv(tmp_path / "qjump" / "claims.csv")
-    assert set(claims["verdict"]) <= {"yes", "NO"}
+    assert set(claims["verdict"]) <= {"yes", "NO", "within noise", "quick grid cannot decide"}
 
 
-#: Claims that hold in the quick variant.
+#: Claims that hold in the quick variant (seeds 1-5, as the full one).
 HOLDS = [
     "PTP with Hadoop and QJUMP",
     "memcached with QJUMP",
     "Naiad with QJUMP",
-    "Fig. 3: ECN/WRED",
-    "Fig. 3: PAUSE",
     "f: a level's throughput",
     "f: a level's latency variance",
-    "f = 1:",
+    "f = 1, random destinations",
+    "f = 1 in its worst case",
 ]
 
 #: Claims that do not (the reason, with the numbers, is built from the run): dcnsim
 #: models the network, not the hosts' software that dominates the seed's memcached and
 #: Naiad latencies; the shuffle's queues at the PTP clients' ports stay far below the
-#: 512 KB buffer; no retransmission timeout in 40 ms.
+#: 512 KB buffer; no retransmission timeout in 40 ms; QJUMP costs Hadoop 5 % where the
+#: others cost it 1 %, so it is not the closest to 1 for Hadoop; PAUSE's effects are
+#: within the seeds' spread. ECN/WRED's and DCTCP's help is within noise in 40 ms and
+#: decided (yes) by the full runs: the quick study marks them as undecided.
 QUICK_NO = [
     "PTP with Hadoop: offset",
     "memcached alone:",
@@ -99,8 +108,20 @@ QUICK_NO = [
     "Naiad alone:",
     "Naiad with Hadoop:",
     "Fig. 3: QJUMP's",
+    "Fig. 3: ECN/WRED",
     "Fig. 3: DCTCP",
+    "Fig. 3: PAUSE",
 ]
+
+
+def test_quick_marks_what_only_the_full_grid_decides(quick_output):
+    """ECN/WRED's and DCTCP's claims were within noise on the quick grid and yes on the
+    full one: the quick study says its grid cannot decide them, and why."""
+    for start in ("Fig. 3: ECN/WRED [40", "Fig. 3: DCTCP (K = 65) helps PTP and memcached"):
+        (found,) = [c for c in quick_output.claims if c.claim.startswith(start)]
+        assert found.verdict == "quick grid cannot decide" and "full" in found.quick
+        assert f"[quick grid cannot decide] {found.claim}" in quick_output.text
+    assert all(not c.quick for c in quick_output.claims if not c.claim.startswith("Fig. 3: "))
 
 
 @pytest.mark.parametrize("start", HOLDS)
@@ -121,14 +142,14 @@ def test_every_claim_is_checked(quick):
 
 @pytest.mark.slow
 def test_full_bookkeeping(full):
-    check_bookkeeping(full)
+    check_bookkeeping(full, quick=False)
 
 
-#: In the full variant DCTCP's claim holds too.
-FULL_HOLDS = [*HOLDS, "Fig. 3: DCTCP"]
+#: In the full variant ECN/WRED's and DCTCP's claims hold too.
+FULL_HOLDS = [*HOLDS, "Fig. 3: ECN/WRED", "Fig. 3: DCTCP"]
 
 #: Claims the full variant does not reproduce (reasons built from the run).
-FULL_NO = [start for start in QUICK_NO if start != "Fig. 3: DCTCP"]
+FULL_NO = [start for start in QUICK_NO if start not in FULL_HOLDS]
 
 
 @pytest.mark.slow

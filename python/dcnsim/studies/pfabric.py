@@ -5,7 +5,8 @@ Alizadeh et al., "pFabric: Minimal Near-Optimal Datacenter Transport", SIGCOMM 2
 40 Gbps fabric links), Poisson all-to-all flow arrivals with web-search or
 data-mining sizes at loads 0.1-0.8, and three transports: pFabric (24-packet
 priority ports, remaining-bytes priority, fixed 45 µs RTO), DCTCP (ECN marking at
-K = 65 packets) and TCP NewReno on drop-tail queues. The metric is each flow's
+K = 65 packets) and TCP on drop-tail queues, under the first seed's reading of
+pFabric's scripts (``readings.first_seed``). The metric is each flow's
 slowdown (FCT / the FCT it would have on an idle fabric), mean and 99th percentile,
 for flows of (0, 100 KB], (100 KB, 10 MB] and > 10 MB.
 
@@ -30,6 +31,7 @@ import pandas as pd
 from dcnsim.scenario import Scenario
 from dcnsim.studies.figures import pyplot, save
 from dcnsim.studies.ideal import ideal_bins
+from dcnsim.studies.readings import first_seed, reading_lines, thawed
 from dcnsim.studies.runner import Progress, run_scenarios
 from dcnsim.studies.stats import by_seed, paired_difference, t95_half_width
 from dcnsim.studies.study import Study
@@ -146,28 +148,31 @@ def pfabric_window(length_s: float) -> tuple[float, float]:
 
 
 def _queue(scheme: str) -> dict[str, Any]:
+    """Every port's queue under the seed's reading (``readings.first_seed``): the
+    scripts' buffers in bytes, DCTCP marking at K = 65 x 1460 B."""
     if scheme == "pfabric":
-        # The paper's 36 KB per port: 24 full packets.
-        return {"kind": "pfabric", "capacity": "24pkt"}
+        return {"kind": "pfabric", "capacity": first_seed.QUEUES["pFabric"][0]}
     if scheme == "dctcp":
-        # 150 packets (225 KB) per port, marking at K = 65 packets.
-        return {"capacity": "150pkt", "aqm": {"kind": "threshold", "k": "65pkt"}}
+        aqm = {"kind": "threshold", "k": first_seed.DCTCP_K}
+        return {"capacity": first_seed.QUEUES["TCP"][0], "aqm": aqm}
     if scheme == "tcp":
-        return {"capacity": "150pkt"}
+        return {"capacity": first_seed.QUEUES["TCP"][0]}
     raise ValueError(f"scheme must be one of {', '.join(PFABRIC_SCHEMES)}, got {scheme!r}")
 
 
 def _transport(scheme: str) -> dict[str, Any]:
+    """The seed's reading (``readings.first_seed``): pFabric's host with the scripts'
+    constants; DCTCP and TCP the scripts' FullTcp/Sack (T1), RTO 200 µs from the first
+    segment (``rtxcur_init_``), without TCP Small Queues."""
     if scheme == "pfabric":
         return {
             "protocol": "pfabric",
             "priority": "remaining",
-            "pfabric": {"init_cwnd": 12, "max_cwnd": 23, "rto": "45us", "probe_after": 5},
+            "host_queue_limit": first_seed.TCP["host_queue_limit"],
+            "pfabric": thawed(first_seed.PFABRIC),
         }
-    # The RTO before the first RTT sample is min_rto too (ns-2's rtxcur_init_ in the
-    # reference scripts), not RFC 6298's 1 s, which a lost SYN would pay in full.
     protocol = {"dctcp": "dctcp", "tcp": "newreno"}[scheme]
-    return {"protocol": protocol, "min_rto": "200us", "initial_rto": "200us"}
+    return {"protocol": protocol, **thawed(first_seed.TCP)}
 
 
 def pfabric_scenario(
@@ -506,7 +511,7 @@ PFABRIC_NOTES = [
     "  all host links and the whole run. Data mining's sizes are heavy-tailed (1 % of the flows,",
     "  100 MB-1 GB, carry ~70 % of the bytes), so a run of ~1 s offers less than the",
     "  nominal load and its > 10MB bin holds few, mostly the smaller, large flows.",
-    "DCTCP marks at K = 65 packets on every port, the 40 Gbps fabric ports too (one queue",
+    "DCTCP marks at K = 65 x 1460 B on every port, the 40 Gbps fabric ports too (one queue",
     "  setting for all switch ports); most queueing is at the 10 Gbps leaf->host ports.",
 ]
 
@@ -568,10 +573,9 @@ def pfabric_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str
         f"  leaf-spine, {hosts if hosts else '?'} hosts ({_leaves_text(runs)} leaves x 16, "
         "4 spines), 10 Gbps host and 40 Gbps fabric links,",
         "  0.2 µs per link, 2.5 µs per host (14.6 µs RTT across the spine), per-flow ECMP;",
-        "  Poisson arrivals, all to all; pFabric: 24-packet pFabric ports, init_cwnd 12, max 23,",
-        "  RTO 45 µs; DCTCP: 150-packet ports marking at K = 65, min and initial RTO 200 µs;",
-        "  TCP: NewReno, 150-packet drop-tail ports, min and initial RTO 200 µs. "
+        "  Poisson arrivals, all to all. "
         + f"Seeds {', '.join(map(str, sorted(set(runs['seed']))))}.",
+        *reading_lines(first_seed.READING),
         "",
         *PFABRIC_PAPER,
         "",

@@ -19,6 +19,8 @@ import pandas as pd
 
 from dcnsim.scenario import Scenario
 from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.readings import reading_lines, thawed
+from dcnsim.studies.readings import spraying as reading
 from dcnsim.studies.runner import Progress, run_scenarios
 from dcnsim.studies.stats import by_seed, mean_ci, paired_difference, t95_half_width
 from dcnsim.studies.study import Study
@@ -106,9 +108,9 @@ def seed_fat_tree(
             "name": name,
             "seed": seed,
             "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "25us"}},
-            "network": {"queue": {"capacity": "1000pkt"}},
+            "network": {"queue": thawed(reading.QUEUE)},
             "forwarding": {"policy": policy},
-            "transport": {"profile": "ns3", "mss": "1460B", "header": "40B", **(transport or {})},
+            "transport": {**thawed(reading.TCP), **(transport or {})},
             "traffic": {"flows": flows},
         }
     )
@@ -437,10 +439,10 @@ def _spraying_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
     seeds = sorted(set(runs["seed"]))
     lines = [
         "Random packet spraying, static scenario (spraying seed, Figs. 2-4)",
-        "  k = 4 fat-tree, 1 Gbps, 25 µs links, drop-tail 1000 packets, TCP as ns-3.23's",
-        "  TcpNewReno has it (profile ns3: 128 KiB buffers) with 1500 B packets;",
+        "  k = 4 fat-tree, 1 Gbps, 25 µs links;",
         "  n_long 10 MB flows S0..S(n_long-1) -> S15 and one 200 KB flow S0 -> S15, all at t = 0;",
         f"  seeds {ranges(seeds)} per point (single-path routing depends on the host pair only)",
+        *reading_lines(reading.READING),
         "",
         *SPRAYING_EXPECTATIONS,
         "",

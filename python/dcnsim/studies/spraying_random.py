@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.scenario import Scenario
+from dcnsim.studies.readings import reading_lines
+from dcnsim.studies.readings import spraying as reading
 from dcnsim.studies.runner import Progress, run_scenarios
 from dcnsim.studies.spraying import (
     LONG_FLOW_BYTES,
@@ -296,6 +298,7 @@ def _random_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str
         "  the static scenario's network and TCP (profile ns3, 1500 B packets); n_long 10 MB",
         "  and n_short 200 KB flows between random host pairs (src != dst), all at t = 0;",
         f"  seeds {ranges(sorted(set(runs['seed'])))} per point",
+        *reading_lines(reading.READING),
         "",
         "Seed's findings (no numbers but the out-of-order share): with rps the long flows'",
         "  throughput is larger (Fig. 5), the short flows' FCT smaller (Fig. 6), about 20 % of",

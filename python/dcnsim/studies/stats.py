@@ -54,3 +54,13 @@ def by_seed(runs: pd.DataFrame, column: str, **point: object) -> pd.Series:
     for key, value in point.items():
         mask &= (runs[key] == value).to_numpy()
     return runs[mask].set_index("seed")[column].dropna()
+
+
+def share_interval(inside: int, runs: int) -> tuple[float, float]:
+    """The 95 % Wilson score interval of the share ``inside / runs`` (SciPy's
+    ``binomtest``): unlike the normal approximation it stays within [0, 1] and is not
+    empty at 0 or ``runs``."""
+    from scipy.stats import binomtest
+
+    ci = binomtest(inside, runs).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)

@@ -20,7 +20,7 @@ from dcnsim import outdir
 from dcnsim.report import figure, machine, page, table_html
 from dcnsim.scenario import Scenario
 from dcnsim.studies.runner import Progress, recorded_scenarios
-from dcnsim.studies.text import Claim, claims_table
+from dcnsim.studies.text import Claim, claims_table, marked_quick, quick_undecided
 
 __all__ = [
     "Study",
@@ -56,6 +56,10 @@ class Study:
     extras: Callable[[pd.DataFrame, pd.DataFrame, Path], list[Path]] | None = None
     #: Whether ``runs`` takes ``seeds=`` (False: the scenarios hold no randomness).
     seeded: bool = True
+    #: Claims whose quick verdict disagreed with the full one when both were run:
+    #: the start of the claim's text -> why the quick grid cannot decide it. On the
+    #: quick variant their verdict is ``quick grid cannot decide``, with the reason.
+    quick_undecided: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -93,14 +97,16 @@ def run_study(
     clock = time.perf_counter()
     with recorded_scenarios() as scenarios:
         detail = study.runs(quick=quick, jobs=jobs, progress=progress, **options)
-    table, text = study.tables(detail, verbose)
     timing = {
         "started": started.isoformat(timespec="seconds"),
         "wall_s": time.perf_counter() - clock,
         "quick": quick,
         "jobs": jobs or os.cpu_count() or 1,
     }
-    return StudyOutput(study, text, table, detail, study.claims(detail), scenarios, timing)
+    with quick_undecided(study.quick_undecided if quick else {}):
+        table, text = study.tables(detail, verbose)
+        claims = marked_quick(study.claims(detail))
+    return StudyOutput(study, text, table, detail, claims, scenarios, timing)
 
 
 def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Path]:

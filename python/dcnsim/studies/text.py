@@ -5,8 +5,11 @@ Every study prints through these, so the tables of all studies look alike.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import contextvars
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -16,9 +19,17 @@ import pandas as pd
 #: no number read off a figure, the comparison is made as the claim words it.
 EXACT = "exact comparison stated in the claim"
 
-#: The four verdicts: the claim holds, it does not, the 95 % interval cannot tell, or
-#: the runs lack what the claim needs.
+#: The verdicts: the claim holds, it does not, the 95 % interval cannot tell, the runs
+#: lack what the claim needs, or (quick variant) the quick grid cannot decide what the
+#: full one does.
 YES, NO, NOISE, NA = "yes", "NO", "within noise", "n/a"
+QUICK = "quick grid cannot decide"
+
+#: The tolerance of a numbered point judged run by run (``runs_inside``).
+RUN_BY_RUN = (
+    "run by run: the share of runs inside the seed's range, with its 95 % Wilson "
+    "interval; yes when the interval lies above 1/2 (most runs), NO when below"
+)
 
 
 @dataclass(frozen=True)
@@ -32,7 +43,10 @@ class Claim:
     a figure), the 95 % interval over seeds, or ``EXACT``. ``noise``: the interval
     cannot decide (the verdict is ``within noise``; ``ok`` is then ``None``).
     ``check``: a physical bound or sanity check, not a claim of the seed; it goes to
-    ``checks.csv`` and is not counted among the seed's claims.
+    ``checks.csv`` and is not counted among the seed's claims. ``quick``: why the
+    quick grid cannot decide this claim (set by ``run_study`` on the quick variant
+    for the claims its study names in ``Study.quick_undecided``); the verdict is then
+    ``quick grid cannot decide``.
     """
 
     claim: str
@@ -42,10 +56,13 @@ class Claim:
     tolerance: str = EXACT
     noise: bool = False
     check: bool = False
+    quick: str = ""
 
     @property
     def verdict(self) -> str:
-        """``yes``, ``NO``, ``within noise`` or ``n/a``."""
+        """``yes``, ``NO``, ``within noise``, ``n/a`` or ``quick grid cannot decide``."""
+        if self.quick:
+            return QUICK
         if self.noise:
             return NOISE
         return NA if self.ok is None else (YES if self.ok else NO)
@@ -100,6 +117,26 @@ def within(difference: float, half_width: float, margin: float) -> bool | None:
     return None
 
 
+def runs_inside(inside: Sequence[bool]) -> tuple[bool | None, str]:
+    """A numbered point of the seed judged run by run: ``inside`` says, per run,
+    whether the run falls inside the seed's range. The decision (``compare``'s
+    convention: ``None`` is within noise) is ``True`` when the 95 % Wilson interval of
+    the share of runs inside lies wholly above 1/2, ``False`` when wholly below, and
+    the text gives the share with its interval. Never the union of the runs."""
+    from dcnsim.studies.stats import share_interval
+
+    n, k = len(inside), int(sum(bool(x) for x in inside))
+    if n == 0:
+        return None, "no runs"
+    low, high = share_interval(k, n)
+    text = f"{k} of {n} runs inside (95 % interval of the share {low:.2f}-{high:.2f})"
+    if low > 0.5:
+        return True, text
+    if high < 0.5:
+        return False, text
+    return None, text
+
+
 def every(decisions: Sequence[bool | None]) -> bool | None:
     """A claim made at every point: ``False`` if any point says no, else ``None`` (within
     noise) if any cannot decide, else ``True``."""
@@ -110,12 +147,41 @@ def every(decisions: Sequence[bool | None]) -> bool | None:
     return True
 
 
+_QUICK_UNDECIDED: contextvars.ContextVar[Mapping[str, str]] = contextvars.ContextVar(
+    "dcnsim_quick_undecided", default=MappingProxyType({})
+)
+
+
+@contextmanager
+def quick_undecided(undecided: Mapping[str, str]) -> Iterator[None]:
+    """Inside the block, ``marked_quick`` (hence ``claim_lines``) marks the claims
+    ``undecided`` names (the start of a claim's text -> why the quick grid cannot
+    decide it): ``run_study`` sets it on a quick run to its ``Study.quick_undecided``."""
+    token = _QUICK_UNDECIDED.set(undecided)
+    try:
+        yield
+    finally:
+        _QUICK_UNDECIDED.reset(token)
+
+
+def marked_quick(claims: Sequence[Claim]) -> list[Claim]:
+    """``claims``, those ``quick_undecided`` names (not checks) with their ``quick``
+    reason set, so their verdict is ``quick grid cannot decide``."""
+    undecided = _QUICK_UNDECIDED.get()
+    out = []
+    for claim in claims:
+        why = next((w for s, w in undecided.items() if claim.claim.startswith(s)), "")
+        out.append(replace(claim, quick=why) if why and not claim.check else claim)
+    return out
+
+
 def claim_lines(claims: Sequence[Claim]) -> list[str]:
     """The claims as printed under a study's table: ``[yes] claim``, the checks after
     them under their own heading."""
+    claims = marked_quick(claims)
     seed = [c for c in claims if not c.check]
     checks = [c for c in claims if c.check]
-    lines = [f"  [{c.verdict:<3}] {c.claim}" for c in seed]
+    lines = [f"  [{c.verdict:<3}] {c.claim}" + (f" ({c.quick})" if c.quick else "") for c in seed]
     if checks:
         lines += ["  Checks (physical bounds and sanity checks, not the seed's claims):"]
         lines += [f"  [{c.verdict:<3}] {c.claim}" for c in checks]

@@ -12,6 +12,7 @@ from typing import Any
 
 from dcnsim.bench import bench_scenario
 from dcnsim.scenario import Scenario
+from dcnsim.studies.readings import first_seed, thawed
 
 
 def micros(text: str) -> float:
@@ -101,13 +102,9 @@ TEST_INTERVAL_US = TEST_PACKET_BYTES * 8 / 1e3  # 12 µs
 DROPTAIL_BUFFER_PKTS = int(BACKGROUND.get("network.queue.capacity").removesuffix("pkt"))  # 150
 #: pFabric switch (and NIC) buffer: pFabric's 36 KB = 24 packets per port.
 PFABRIC_BUFFER_PKTS = 24
-#: B1, pFabric's scripts' queues in bytes, as ns-2 counts them, on every port. TCP:
-#: RED (``run_baseline.sh``: ``DCTCP_K=10000``, no marking) drops an arrival once the
-#: bytes queued reach ``limit_ x mean_pktsize_`` = 150 x 1460 (``red.cc``), which
-#: holds 146 full packets, as dcnsim's drop-tail does with 219000 B (queued + arrival
-#: <= capacity). pFabric: the drop-prio queue (``pfabric.patch``, ``DropTail::enque``)
-#: evicts until the bytes are below 24 x 1500, so 35999 B, 23 full packets.
-SCRIPT_QUEUES: dict[str, tuple[str, int]] = {"TCP": ("219000B", 146), "pFabric": ("35999B", 23)}
+#: B1, pFabric's scripts' queues in bytes on every port: the seed's reading
+#: (``readings.first_seed.QUEUES``, shared with the pfabric study).
+SCRIPT_QUEUES = first_seed.QUEUES
 #: B2, ns-2's default ``Queue set limit_ 50`` in packets: ``drop-tail.cc`` drops
 #: when ``q_->length() + 1 >= qlim_``, so 49 are held.
 NS2_DEFAULT_QUEUE = ("49pkt", 49)
@@ -148,31 +145,12 @@ PFABRIC_TRANSPORT: dict[str, Any] = {
     "probe_after": 5,  # pFabric's default
 }
 
-#: T1, the TCP baseline of pFabric's scripts (``qjump.tcl``, ``run_baseline.sh``):
-#: FullTcp/Sack (the ``ns2_sack`` profile) with 1460 B segments (``pktSize``),
-#: ``windowInit_ 12``, ``window_ 1000000`` (hence ssthresh), ``maxcwnd_`` = queue - 1
-#: = 149 (a cap on the window: ``rwnd``), ``minrto_`` = ``rtxcur_init_`` = 200 µs,
-#: ``maxrto_ 2``, ``tcpTick_`` 1 µs, an ACK per segment, ``dynamic_dupack_ 1000000``
-#: (no fast retransmit), and no TCP Small Queues (ns-2 has none).
-TCP_SCRIPTS: dict[str, Any] = {
-    "profile": "ns2_sack",
-    "mss": "1460B",
-    "init_cwnd": 12,
-    "initial_ssthresh": "1000000pkt",
-    "rwnd": "149pkt",
-    "min_rto": "200us",
-    "initial_rto": "200us",
-    "max_rto": "2s",
-    "rto_granularity": "1us",
-    "dupack_threshold": 1000000,
-    "host_queue_limit": 1000000,
-}
+#: T1 and P1, the seed's reading (``readings.first_seed``, shared with the pfabric
+#: study): FullTcp/Sack as pFabric's scripts set it, and pFabric's host constants.
+TCP_SCRIPTS = first_seed.TCP
 #: T2: the ``ns2`` profile (ns-2.35 FullTcp's defaults) with the seed's 1460 B segments.
-TCP_NS2: dict[str, Any] = {"profile": "ns2", "mss": "1460B"}
-#: P1: the constants of pFabric's scripts (``run_pfabric.sh``, ``qjump.tcl``;
-#: dcnsim's ``[transport.pfabric]`` defaults are these): init_cwnd 12, max_cwnd 23,
-#: a 45 µs RTO, probe mode after 5 timeouts; no TCP Small Queues.
-PFABRIC_SCRIPTS: dict[str, Any] = {"init_cwnd": 12, "max_cwnd": 23, "rto": "45us", "probe_after": 5}
+TCP_NS2: dict[str, Any] = {"profile": "ns2", "mss": first_seed.MSS}
+PFABRIC_SCRIPTS = first_seed.PFABRIC
 #: The test packets' traffic class, the one ELR routes under E1.
 TEST_CLASS = 1
 
@@ -291,7 +269,7 @@ def latency_scenario(
         if reading != "previous":
             transport["host_queue_limit"] = TCP_SCRIPTS["host_queue_limit"]
     elif parts["T"] == "T1":
-        transport = dict(TCP_SCRIPTS)
+        transport = thawed(TCP_SCRIPTS)
     elif parts["T"] == "T2":
         transport = dict(TCP_NS2)
     if transport or parts["C"] == "C1":

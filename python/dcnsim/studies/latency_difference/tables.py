@@ -12,12 +12,11 @@ from dcnsim.studies.latency_difference.scenario import (
     LATENCY_EXPECTATIONS,
     LATENCY_OVERSUBSCRIPTIONS,
     LATENCY_READING_TEXT,
-    PFABRIC_SCRIPTS,
-    SCRIPT_QUEUES,
     TEST_INTERVAL_US,
     VARIANT_OVERSUB,
     latency_offered,
 )
+from dcnsim.studies.readings import first_seed, reading_lines
 from dcnsim.studies.text import claim_lines, format_table, num_text, ranges
 
 
@@ -43,11 +42,7 @@ def latency_notes(runs: pd.DataFrame) -> list[str]:
         f"Lost vs still in flight: each run lasts 2 ms + 5 full switch queues after the last test"
         f" packet; {undecided} lost test packet(s)",
         "  could still have been in flight by the run's own queue bound (drain_bound_ms).",
-        f"TCP (T1): pFabric's scripts' FullTcp/Sack baseline (ns2_sack, IW 12, RTO_min 200 µs, no"
-        f" fast retransmit); queues {SCRIPT_QUEUES['TCP'][0]} on every port, hosts' too (B1).",
-        f"pFabric (P1): init_cwnd {PFABRIC_SCRIPTS['init_cwnd']}, max_cwnd "
-        f"{PFABRIC_SCRIPTS['max_cwnd']}, rto {PFABRIC_SCRIPTS['rto']}, probe_after "
-        f"{PFABRIC_SCRIPTS['probe_after']}; queues {SCRIPT_QUEUES['pFabric'][0]} on every port.",
+        *reading_lines(first_seed.READING),
         "Flows: a connection per flow without handshake or FIN (C1); ELR for the test packets"
         " only (E1).",
     ]

@@ -2,9 +2,9 @@
 the cases of its Figures 1 and 3, and the level sweep over f.
 
 The seed ran on a 10 Gbps testbed of one switch. dcnsim's stand-in: 12 hosts on one
-switch (a star), 10 Gbps links of 1 µs, 512 KB per switch port (about a port's
-share of the Arista 7050's 9 MB shared buffer), 1000-packet NIC queues (Linux's
-txqueuelen), TCP as Linux has it (RTO_min 200 ms). Host roles:
+switch (a star), 10 Gbps links of 1 µs; the TCP, buffers and marking thresholds are
+the seed's reading (``dcnsim.studies.readings.qjump``: Linux's TCP, 512 KB per
+switch port, 1000-packet NICs). Host roles:
 
 - PTPd (``periodic``): server host 11 sends a 90 B sync message to hosts 0-10
   every millisecond (PTPd's default is one per second; more samples per run);
@@ -16,20 +16,28 @@ txqueuelen), TCP as Linux has it (RTO_min 200 ms). Host roles:
   jobs.
 
 The three latency-sensitive applications run together in every case: their own
-load is under 1 % of a link, so "alone" is their run without the shuffle.
+load is under 1 % of a link, so "alone" is their run without the shuffle. The
+testbed's runs are deterministic in dcnsim (a star, no random choice), so a seed
+draws each application's start offset: within one of its periods (PTPd's 1 ms,
+Naiad's and memcached's 100 µs) and Hadoop's within 1 ms; the seeds' runs give the
+interval of every comparison.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from dcnsim.scenario import Scenario
+from dcnsim.studies.readings import qjump as reading
+from dcnsim.studies.readings import thawed
 
 HOSTS = 12
 RATE = "10Gbps"
 LINK = {"rate": RATE, "delay": "1us"}
-SWITCH_BUFFER = "512KB"
-NIC_BUFFER = "1000pkt"
+SWITCH_BUFFER = reading.SWITCH_BUFFER
+NIC_BUFFER = reading.NIC_BUFFER
 P = 1500
 #: The network epoch 2nP/R of the stand-in, in seconds.
 EPOCH_S = 2 * HOSTS * P * 8 / 10e9
@@ -62,8 +70,22 @@ def shuffle_bytes(quick: bool) -> int:
     return 1_000_000 if quick else 4_000_000
 
 
-def _apps(case: str, duration: float, quick: bool) -> dict[str, Any]:
+#: Each application's start offset is drawn uniformly within this, per seed (µs).
+OFFSET_US = {"ptp": 1000.0, "memcached": 100.0, "naiad": 100.0, "hadoop": 1000.0}
+
+
+def start_offsets(seed: int) -> dict[str, str]:
+    """Each application's start time for ``seed``: uniform within ``OFFSET_US``, to the
+    nanosecond (PTPd's first round no earlier than 0.5 ms, as before)."""
+    rng = np.random.default_rng([46, seed])
+    drawn = {app: float(rng.uniform(0.0, span)) for app, span in OFFSET_US.items()}
+    drawn["ptp"] += 500.0
+    return {app: f"{round(us * 1e3)}ns" for app, us in drawn.items()}
+
+
+def _apps(case: str, duration: float, quick: bool, seed: int) -> dict[str, Any]:
     classes = {a: (LEVELS[a][0] if case == "qjump" else 0) for a in LEVELS}
+    start = start_offsets(seed)
     traffic: dict[str, Any] = {}
     if case != "hadoop_alone":
         traffic["periodic"] = [
@@ -71,7 +93,7 @@ def _apps(case: str, duration: float, quick: bool) -> dict[str, Any]:
                 "server": PTP_SERVER,
                 "clients": PTP_CLIENTS,
                 "interval": "1ms",
-                "start": "0.5ms",
+                "start": start["ptp"],
                 "class": classes["ptp"],
             }
         ]
@@ -80,6 +102,7 @@ def _apps(case: str, duration: float, quick: bool) -> dict[str, Any]:
                 "servers": [MEMCACHED_SERVER],
                 "clients": MEMCACHED_CLIENTS,
                 "think": "50us",
+                "start": start["memcached"],
                 "class": classes["memcached"],
             }
         ]
@@ -88,6 +111,7 @@ def _apps(case: str, duration: float, quick: bool) -> dict[str, Any]:
                 "hosts": NAIAD_HOSTS,
                 "iterations": int(duration / 100e-6),
                 "gap": "100us",
+                "start": start["naiad"],
                 "class": classes["naiad"],
             }
         ]
@@ -99,25 +123,27 @@ def _apps(case: str, duration: float, quick: bool) -> dict[str, Any]:
                 "reducers": "all",
                 "bytes": f"{shuffle_bytes(quick)}B",
                 "jobs": int(duration / job_s) + 1,
+                "start": start["hadoop"],
                 "class": classes["hadoop"],
             }
         ]
     return traffic
 
 
-def case_scenario(case: str, quick: bool) -> Scenario:
-    """One case of Figures 1 and 3 on the stand-in testbed."""
+def case_scenario(case: str, quick: bool, seed: int = 1) -> Scenario:
+    """One case of Figures 1 and 3 on the stand-in testbed, the applications' start
+    offsets drawn from ``seed``."""
     duration = duration_s(quick)
     queue: dict[str, Any] = {"kind": "droptail", "capacity": SWITCH_BUFFER}
     nic_queue: dict[str, Any] = {"kind": "droptail", "capacity": NIC_BUFFER}
-    transport: dict[str, Any] = {"protocol": "newreno"}
+    transport: dict[str, Any] = thawed(reading.TCP)
     network: dict[str, Any] = {}
     agents: list[dict[str, Any]] = []
     if case == "ecn_wred":
-        queue["aqm"] = {"kind": "red", "min": "40pkt", "max": "80pkt"}
+        queue["aqm"] = thawed(reading.WRED)
         transport["protocol"] = "ecn"
     elif case == "dctcp":
-        queue["aqm"] = {"kind": "threshold", "k": "65pkt"}
+        queue["aqm"] = thawed(reading.DCTCP)
         transport["protocol"] = "dctcp"
     elif case == "pause":
         agents.append({"kind": "pause", "switches": "all", "xoff": "100KB"})
@@ -131,12 +157,13 @@ def case_scenario(case: str, quick: bool) -> Scenario:
             }
         ]
     spec: dict[str, Any] = {
-        "name": f"qjump {case}",
+        "name": f"qjump {case} seed={seed}",
+        "seed": seed,
         "stop_time": f"{duration}s",
         "topology": {"kind": "star", "hosts": HOSTS, "link": LINK},
         "network": {"queue": queue, "nic_queue": nic_queue, **network},
         "transport": transport,
-        "traffic": _apps(case, duration, quick),
+        "traffic": _apps(case, duration, quick, seed),
     }
     if agents:
         spec["agents"] = agents
@@ -148,7 +175,7 @@ def level_rate_bps(f: float) -> float:
     return f * P * 8 / EPOCH_S
 
 
-def level_scenario(f: float, quick: bool) -> Scenario:
+def level_scenario(f: float, quick: bool, seed: int = 1) -> Scenario:
     """Every host offers 1.25 times a QJUMP level's rate (at most 10 Gbps) of 1500 B
     datagrams, Poisson, to random hosts at the level (factor ``f``, class 5,
     overflow dropped): the level admits f·P bytes
@@ -158,7 +185,8 @@ def level_scenario(f: float, quick: bool) -> Scenario:
     stop = 0.01 if quick else 0.05
     return Scenario(
         {
-            "name": f"qjump level f={f}",
+            "name": f"qjump level f={f} seed={seed}",
+            "seed": seed,
             "stop_time": f"{stop}s",
             "topology": {"kind": "star", "hosts": HOSTS, "link": LINK},
             "network": {
@@ -178,5 +206,51 @@ def level_scenario(f: float, quick: bool) -> Scenario:
                     }
                 ]
             },
+        }
+    )
+
+
+#: The worst case's top level and the saturating level below it.
+WORST_CLASS, WORST_BELOW = 7, 0
+
+
+def worst_case_scenario(quick: bool, seed: int = 1) -> Scenario:
+    """The f = 1 bound in its worst case (the seed's Equation 2: "all hosts transmit
+    to one destination at the worst time"): hosts 1-11 each send the top level's full
+    rate, one P-byte packet per epoch, to host 0, all in phase (every host's packet
+    reaches the switch at once, every epoch), while each of them also sends a lower
+    level (class 0, not rate-limited) to host 0 at its link rate, Poisson, filling
+    its NIC, the switch port and the buffers (the lower level's phase differs per
+    seed). QJUMP's promise: no top-level packet waits more than one epoch."""
+    stop = 0.005 if quick else 0.02
+    senders = list(range(1, HOSTS))
+    top = [
+        {
+            "src": h,
+            "dst": 0,
+            "rate": f"{round(level_rate_bps(1))}bps",
+            "pattern": "constant",
+            "size": f"{P}B",
+            "class": WORST_CLASS,
+            "record": True,
+        }
+        for h in senders
+    ]
+    below = [
+        {"src": h, "dst": 0, "load": 1.0, "size": f"{P}B", "class": WORST_BELOW} for h in senders
+    ]
+    levels = [{"class": WORST_CLASS, "f": 1}, {"class": WORST_BELOW, "f": 10000}]
+    return Scenario(
+        {
+            "name": f"qjump f=1 worst case seed={seed}",
+            "seed": seed,
+            "stop_time": f"{stop}s",
+            "topology": {"kind": "star", "hosts": HOSTS, "link": LINK},
+            "network": {
+                "queue": {"kind": "priority", "capacity": SWITCH_BUFFER},
+                "nic_queue": {"kind": "priority", "capacity": NIC_BUFFER},
+                "stages": [{"kind": "qjump", "ports": "nics", "levels": levels}],
+            },
+            "traffic": {"streams": top + below},
         }
     )
