@@ -182,22 +182,36 @@ def sweep_file(tmp_path, line: str) -> str:
     ("value", "bound"),
     [(DEEP_ARRAY, "values nested more than 64 levels deep"),
      (DEEP_TABLE, "values nested more than 64 levels deep"),
-     ('"' + "x" * 70_000 + '"', "a string of more than 65536 characters")],
+     ('"' + "x" * 70_000 + '"', "{field}a string of more than 65536 characters")],
 )  # fmt: skip
 def test_text_beyond_a_bound_is_refused_before_parsing(tmp_path, value, bound):
+    # A string is named by its key (issue 48: a 10 MB string named only its line).
     scenario = tmp_path / "s.toml"
     scenario.write_text(f"name = {value}\n{STAR}")
     assert assert_one_error_line(cli("validate", str(scenario), timeout=30)) == (
-        f"scenario: '{scenario}' line 1: {bound}"
+        f"scenario: '{scenario}' line 1: {bound.format(field='name: ')}"
     )
     message = assert_one_error_line(cli("validate", TREE3, "--set", f"name={value}", timeout=30))
-    assert message.startswith(f"argument --set: name: line 1: {bound}")
+    # One value: no line, no key of its own.
+    assert message.startswith(f"argument --set: name: {bound.format(field='')}")
     with pytest.raises(ScenarioError) as err:
         dcnsim.Scenario.from_toml_str(f"{STAR}[traffic]\nx = {value}\n")
-    assert str(err.value) == f"scenario: scenario text line 5: {bound}"
+    assert str(err.value) == (
+        f"scenario: scenario text line 5: {bound.format(field='traffic.x: ')}"
+    )
     sweep = sweep_file(tmp_path, f"name = {value}")
     message = assert_one_error_line(cli("sweep", sweep, "--out", str(tmp_path / "o"), timeout=30))
-    assert message == f"{sweep}: line 2: {bound}"
+    assert message == f"{sweep}: line 2: {bound.format(field='name: ')}"
+
+
+def test_a_ten_megabyte_string_is_refused_naming_its_field(tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(f'{STAR}[[traffic.flows]]\nsrc = 0\ndst = 1\nsize = "{"9" * 10**7}B"\n')
+    message = assert_one_error_line(cli("validate", str(scenario), timeout=60))
+    assert message == (
+        f"scenario: '{scenario}' line 7: traffic.flows.size: a string of more than 65536 "
+        "characters"
+    )
 
 
 def test_bounds_hold_on_python_data_too():
@@ -681,7 +695,7 @@ def test_a_disk_filling_while_the_core_writes_is_one_line_and_keeps_the_old_outp
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
     )  # fmt: skip
     message = assert_one_error_line(proc)
-    assert message == f"out '{out}': '{out / 'probes.parquet'}': File too large"
+    assert message == f"--out '{out}': '{out / 'probes.parquet'}': File too large"
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "stream.toml"]
 
