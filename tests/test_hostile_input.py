@@ -700,6 +700,108 @@ def test_a_disk_filling_while_the_core_writes_is_one_line_and_keeps_the_old_outp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "stream.toml"]
 
 
+def test_sigterm_at_ten_moments_of_a_run_with_out_is_one_line_and_keeps_the_old_output(
+    tmp_path,
+):
+    # Issue 48: SIGTERM (kill, timeout, Slurm, Kubernetes) killed the process without a
+    # word and left a hidden .out.XXXX.tmp beside --out. Ten moments spread over a run
+    # with --out, from the interpreter's start-up through the core writing
+    # probes.parquet chunk by chunk to the last tables: each ends with exit 143 and one
+    # line, the old output byte-identical, or (too late to stop) exit 0 and the whole
+    # new output; never a temporary directory left.
+    out, before = old_output(tmp_path)
+    scenario = tmp_path / "stream.toml"
+    scenario.write_text(f'stop_time = "40ms"\n{RECORDED_STREAM}')
+    command = [sys.executable, "-m", "dcnsim", "run", str(scenario), "--no-progress",
+               "--out", str(out)]  # fmt: skip
+    started = time.monotonic()
+    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+    whole = time.monotonic() - started
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    outcomes = []
+    for i in range(10):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        moment = 0.2 + i * (whole - 0.2) / 10
+        time.sleep(moment)
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=60)
+        assert not list(tmp_path.glob(".out.*")), "a temporary output directory was left"
+        if proc.returncode == 0:
+            before = {p.name: p.read_bytes() for p in out.iterdir()}
+        else:
+            assert (proc.returncode, stderr) == (143, "error: terminated\n"), moment
+            assert {p.name: p.read_bytes() for p in out.iterdir()} == before, moment
+        outcomes.append((round(moment, 2), proc.returncode))
+    print(f"run of {whole:.2f} s; SIGTERM at (s, exit status): {outcomes}")
+    assert sum(status == 143 for _, status in outcomes) >= 8, outcomes
+
+
+def test_sigterm_before_the_command_starts_is_one_line_too():
+    # The entry point's first handler: SIGTERM while the command line is imported.
+    script = """
+import os, signal, sys
+import dcnsim.__main__ as entry
+sys.argv = ["dcnsim", "list"]
+import dcnsim.cli
+dcnsim.cli.main = lambda: os.kill(os.getpid(), signal.SIGTERM) or 0
+sys.exit(entry.main())
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (143, "error: terminated\n")
+
+
+def test_sigterm_stops_a_study_in_one_line_with_its_workers_and_old_output(tmp_path):
+    # SIGTERM to the process group of `dcnsim study --out` while its workers run: one
+    # line, exit 143, no worker left, the old output as it was, nothing temporary.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "study.csv").write_text("an earlier study's table\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dcnsim", "study", "incast", "--quick", "--jobs", "2",
+         "--no-progress", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    time.sleep(4)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert (proc.returncode, stdout, stderr) == (143, "", "error: terminated\n")
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):  # no worker outlived the study
+        os.killpg(proc.pid, 0)
+    assert [p.name for p in out.iterdir()] == ["study.csv"]
+    assert (out / "study.csv").read_text() == "an earlier study's table\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_study_flags_are_checked_before_any_run(tmp_path):
+    started = time.monotonic()
+    for args, field in [
+        (["--seeds", str(10**12)], "argument --seeds: 1,000,000,000,000 seeds, more than the "
+                                   "100,000 runs a study may have"),
+        (["--out", "/proc/x"], "--out '/proc/x': "),
+    ]:  # fmt: skip
+        proc = cli("study", "incast", "--quick", "--jobs", "1", *args, timeout=60)
+        assert field in assert_one_error_line(proc), args
+    assert time.monotonic() - started < 30  # no run: a quick incast study takes minutes
+
+
+def test_a_sweep_into_an_unwritable_place_is_refused_before_any_run(tmp_path):
+    sweep = sweep_file(tmp_path, "")
+    for out in ("/proc/x", "/proc/self"):
+        message = assert_one_error_line(cli("sweep", sweep, "--out", out, timeout=60))
+        assert message.startswith(f"--out '{out}': "), message
+    assert not list(Path("/proc").glob(".x.*"))
+
+
+def test_results_write_to_an_unwritable_place_names_its_argument():
+    results = dcnsim.run(STAR_DICT)
+    with pytest.raises(ScenarioError) as err:
+        results.write("/proc/x")
+    assert str(err.value).startswith("out_dir '/proc/x': ")
+
+
 def test_a_killed_writer_leaves_a_temporary_directory_the_next_run_removes(tmp_path):
     scenario = tmp_path / "long.toml"
     scenario.write_text(f'stop_time = "1000s"\n{STAR}[[traffic.streams]]\nsrc = 0\ndst = 1\n'
