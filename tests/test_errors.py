@@ -64,6 +64,7 @@ PAUSE = {"kind": "pause", "switches": "all", "xoff": "20pkt"}
 SLICING = {"kind": "packet_slicing", "switches": "all", "rtt_min": "100us"}
 WEB_SEARCH = {"aggregator": 0, "workers": [1, 2], "total": "10KB"}
 PERIODIC = {"server": 0, "clients": [1, 2], "interval": "1ms"}
+QJUMP = {"kind": "qjump", "ports": "nics", "levels": [{"class": 3, "f": 4}]}
 REQUEST_RESPONSE = {"servers": [0], "clients": [1, 2]}
 BARRIER = {"hosts": [0, 1, 2], "iterations": 2}
 SHUFFLE = {"mappers": [0, 1], "reducers": [2, 3], "bytes": "10KB"}
@@ -130,6 +131,27 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          with_("stop_time", "1ms", with_("traffic.flows", [{"src": 0, "dst": 1, "size": "1KB",
                                                             "start": "2ms"}])),
          "traffic.flows[0].start", "not before the run's stop_time"),
+        # Issue 48: the applications', stages' and agents' sizes and times.
+        ("periodic-message-of-10-bytes", with_("traffic.periodic", [PERIODIC | {"size": "10B"}]),
+         "traffic.periodic[0].size", "smaller than its own headers"),
+        ("periodic-message-of-100-KB", with_("traffic.periodic", [PERIODIC | {"size": "100KB"}]),
+         "traffic.periodic[0].size", "exceeds the maximum of 65535 B"),
+        ("periodic-interval-of-1-ps", with_("traffic.periodic", [PERIODIC | {"interval": "1ps"}]),
+         "traffic.periodic[0].interval",
+         "0.000001us is shorter than the 0.144us the server's 10Gbps link takes to send one "
+         "message to each of the 2 clients"),
+        ("qjump-packet-of-1-byte", with_("network.stages", [QJUMP | {"packet": "1B"}]),
+         "network.stages[0].packet", "must be from 64 B (the Ethernet minimum) to 65535 B"),
+        ("qjump-packet-of-100-KB", with_("network.stages", [QJUMP | {"packet": "100KB"}]),
+         "network.stages[0].packet", "got 100000 B"),
+        ("qjump-epoch-of-1e7-s", with_("network.stages", [QJUMP | {"epoch": "1e7s"}]),
+         "network.stages[0].epoch", "a delay of 10000000 s is beyond the 1 s bound"),
+        ("slicing-rtt-min-of-1e7-s", with_("agents", [SLICING | {"rtt_min": "1e7s"}]),
+         "agents[0].rtt_min", "a delay of 10000000 s is beyond the 1 s bound"),
+        ("pause-refresh-of-1-ps", with_("agents", [PAUSE | {"refresh": "1ps"}]),
+         "agents[0].refresh", "0.000001us is shorter than one pause quantum (512 bit times, 0.0512us at"),
+        ("pause-refresh-of-1e7-s", with_("agents", [PAUSE | {"refresh": "1e7s"}]),
+         "agents[0].refresh", "beyond the 1 s bound"),
     ],
     "Units": [
         ("unit-typo", with_("topology.link.rate", "10Gps"), "topology.link.rate",
@@ -446,7 +468,7 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
         ("pause-alpha-without-buffer", with_("agents", [without(PAUSE, "xoff") | {"alpha": 0.5}]),
          "agents[0].buffer", "missing"),
         ("pause-zero-refresh", with_("agents", [PAUSE | {"refresh": "0us"}]),
-         "agents[0].refresh", "must be positive"),
+         "agents[0].refresh", "shorter than one pause quantum"),
     ],
     '`kind = "packet_slicing"`: Packet Slicing': [
         ("slicing-floor-below-64", with_("agents", [SLICING | {"floor": "63B"}]),
@@ -731,7 +753,7 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
     ],
     "`[[traffic.periodic]]`": [
         ("periodic-zero-interval", with_("traffic.periodic", [PERIODIC | {"interval": "0us"}]),
-         "traffic.periodic[0].interval", "must be longer than zero"),
+         "traffic.periodic[0].interval", "0us is shorter than the 0.144us"),
         ("periodic-server-a-client", with_("traffic.periodic", [PERIODIC | {"clients": [0]}]),
          "traffic.periodic[0].clients[0]", "is the server"),
     ],
@@ -763,7 +785,7 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          "traffic.web_search[0].queries", "at least 1"),
         ("web-search-request-too-small",
          with_("traffic.web_search", [WEB_SEARCH | {"request": "20B"}]),
-         "traffic.web_search[0].request", "from 28 B"),
+         "traffic.web_search[0].request", "smaller than its own headers"),
     ],
     "Flow numbering": [
         ("trace-unknown-flow", with_("trace.flows", [1], with_("traffic.flows", [FLOW])),
@@ -834,6 +856,75 @@ def test_the_catalogue_covers_every_section():
         assert len(cases) >= 2, section
     assert len(OUTPUTS) >= 2
     assert len({c[1] for c in CASES}) == len(CASES) >= 80
+
+
+#: Key tables of docs/scenario.md that hold no scenario key (a profile's values, output
+#: columns).
+NOT_KEYS = {"Profiles", "`flows.parquet`", "Other files", "Outputs"}
+
+#: Sizes, times and rates the Bounds table does not bound yet (issue 48 left them: each
+#: is a known gap, and a key added to the schema without a bound fails the test below
+#: instead of joining this list unnoticed).
+UNBOUNDED = {
+    "outages.start", "outages.stop",
+    "token_bucket.classes[i].rate", "token_bucket.classes[i].burst",
+    "pause.xoff", "pause.xon", "pause.buffer", "pause.resume_offset", "pause.headroom",
+    "pause.deadlock_after",
+    "packet_slicing.packet", "packet_slicing.floor", "packet_slicing.interval",
+    "transport.initial_ssthresh", "transport.min_rto", "transport.max_rto",
+    "transport.initial_rto", "transport.rto_granularity", "transport.delayed_ack_timeout",
+    "transport.pfabric.rto", "transport.botcp.x",
+    "traffic.probes.time", "traffic.probes.interval", "traffic.streams.stop",
+    "traffic.flows.size", "traffic.flows.deadline",
+    "traffic.workloads.size", "traffic.workloads.stop", "traffic.workloads.deadline",
+    "traffic.incast.sru", "traffic.incast.total", "traffic.incast.start",
+    "traffic.incast.spread", "traffic.incast.deadline",
+    "traffic.periodic.start", "traffic.periodic.stop",
+    "traffic.request_response.request", "traffic.request_response.response",
+    "traffic.request_response.think", "traffic.request_response.stop",
+    "traffic.barrier.size", "traffic.barrier.gap", "traffic.shuffle.bytes",
+    "traffic.web_search.total", "traffic.web_search.gap", "traffic.web_search.start",
+}  # fmt: skip
+
+
+def sized_keys() -> set[str]:
+    """Every key of docs/scenario.md's key tables whose type is a size, a time, a rate
+    or a capacity, named as the Bounds table names keys: ``traffic.periodic.size``,
+    ``qjump.packet``, ``transport.mss``, ``network.queue.capacity``."""
+    keys = set()
+    heading = ""
+    for line in (REPO / "docs" / "scenario.md").read_text().splitlines():
+        if line.startswith("#"):
+            heading = line.lstrip("# ")
+            continue
+        row = re.match(r"^\| `([^`]+)` \| ([^|]*) \|", line)
+        if heading in NOT_KEYS or heading == "Bounds" or not row:
+            continue
+        key, kind = row.groups()
+        if not re.match(r"(queue )?(size|time|rate|capacity)\b", kind):
+            continue
+        key = key.strip('"')
+        if table := re.search(r"`\[\[(traffic\.\w+)\]\]`", heading):
+            key = f"{table.group(1)}.{key}"
+        elif named := re.match(r'`kind = "(\w+)"`', heading):
+            key = f"{named.group(1)}.{key}"
+        elif heading in ("Transport", "AQM", "Outages"):
+            key = f"{heading.lower()}.{key}"
+        elif heading == "Network" and not key.startswith("network."):
+            key = f"network.queue.{key}"  # the queue table's keys
+        keys.add(key)
+    return keys
+
+
+def test_every_size_time_and_rate_key_has_a_bound():
+    bounds = re.search(r"^## Bounds\n(.*?)^## ", (REPO / "docs" / "scenario.md").read_text(),
+                       re.M | re.S).group(1)  # fmt: skip
+    bounded = {name for row in re.findall(r"^\| (.*?) \|", bounds, re.M)
+               for name in re.findall(r"`([^`]+)`", row)}  # fmt: skip
+    keys = sized_keys()
+    assert len(keys) > 50, sorted(keys)
+    assert keys - bounded - UNBOUNDED == set(), "a size, time or rate key with no bound"
+    assert UNBOUNDED <= keys and not UNBOUNDED & bounded, "UNBOUNDED is out of date"
 
 
 @pytest.mark.parametrize("section", list(CATALOGUE))

@@ -182,22 +182,36 @@ def sweep_file(tmp_path, line: str) -> str:
     ("value", "bound"),
     [(DEEP_ARRAY, "values nested more than 64 levels deep"),
      (DEEP_TABLE, "values nested more than 64 levels deep"),
-     ('"' + "x" * 70_000 + '"', "a string of more than 65536 characters")],
+     ('"' + "x" * 70_000 + '"', "{field}a string of more than 65536 characters")],
 )  # fmt: skip
 def test_text_beyond_a_bound_is_refused_before_parsing(tmp_path, value, bound):
+    # A string is named by its key (issue 48: a 10 MB string named only its line).
     scenario = tmp_path / "s.toml"
     scenario.write_text(f"name = {value}\n{STAR}")
     assert assert_one_error_line(cli("validate", str(scenario), timeout=30)) == (
-        f"scenario: '{scenario}' line 1: {bound}"
+        f"scenario: '{scenario}' line 1: {bound.format(field='name: ')}"
     )
     message = assert_one_error_line(cli("validate", TREE3, "--set", f"name={value}", timeout=30))
-    assert message.startswith(f"argument --set: name: line 1: {bound}")
+    # One value: no line, no key of its own.
+    assert message.startswith(f"argument --set: name: {bound.format(field='')}")
     with pytest.raises(ScenarioError) as err:
         dcnsim.Scenario.from_toml_str(f"{STAR}[traffic]\nx = {value}\n")
-    assert str(err.value) == f"scenario: scenario text line 5: {bound}"
+    assert str(err.value) == (
+        f"scenario: scenario text line 5: {bound.format(field='traffic.x: ')}"
+    )
     sweep = sweep_file(tmp_path, f"name = {value}")
     message = assert_one_error_line(cli("sweep", sweep, "--out", str(tmp_path / "o"), timeout=30))
-    assert message == f"{sweep}: line 2: {bound}"
+    assert message == f"{sweep}: line 2: {bound.format(field='name: ')}"
+
+
+def test_a_ten_megabyte_string_is_refused_naming_its_field(tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(f'{STAR}[[traffic.flows]]\nsrc = 0\ndst = 1\nsize = "{"9" * 10**7}B"\n')
+    message = assert_one_error_line(cli("validate", str(scenario), timeout=60))
+    assert message == (
+        f"scenario: '{scenario}' line 7: traffic.flows.size: a string of more than 65536 "
+        "characters"
+    )
 
 
 def test_bounds_hold_on_python_data_too():
@@ -681,9 +695,111 @@ def test_a_disk_filling_while_the_core_writes_is_one_line_and_keeps_the_old_outp
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
     )  # fmt: skip
     message = assert_one_error_line(proc)
-    assert message == f"out '{out}': '{out / 'probes.parquet'}': File too large"
+    assert message == f"--out '{out}': '{out / 'probes.parquet'}': File too large"
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "stream.toml"]
+
+
+def test_sigterm_at_ten_moments_of_a_run_with_out_is_one_line_and_keeps_the_old_output(
+    tmp_path,
+):
+    # Issue 48: SIGTERM (kill, timeout, Slurm, Kubernetes) killed the process without a
+    # word and left a hidden .out.XXXX.tmp beside --out. Ten moments spread over a run
+    # with --out, from the interpreter's start-up through the core writing
+    # probes.parquet chunk by chunk to the last tables: each ends with exit 143 and one
+    # line, the old output byte-identical, or (too late to stop) exit 0 and the whole
+    # new output; never a temporary directory left.
+    out, before = old_output(tmp_path)
+    scenario = tmp_path / "stream.toml"
+    scenario.write_text(f'stop_time = "40ms"\n{RECORDED_STREAM}')
+    command = [sys.executable, "-m", "dcnsim", "run", str(scenario), "--no-progress",
+               "--out", str(out)]  # fmt: skip
+    started = time.monotonic()
+    assert subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+    whole = time.monotonic() - started
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    outcomes = []
+    for i in range(10):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        moment = 0.2 + i * (whole - 0.2) / 10
+        time.sleep(moment)
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=60)
+        assert not list(tmp_path.glob(".out.*")), "a temporary output directory was left"
+        if proc.returncode == 0:
+            before = {p.name: p.read_bytes() for p in out.iterdir()}
+        else:
+            assert (proc.returncode, stderr) == (143, "error: terminated\n"), moment
+            assert {p.name: p.read_bytes() for p in out.iterdir()} == before, moment
+        outcomes.append((round(moment, 2), proc.returncode))
+    print(f"run of {whole:.2f} s; SIGTERM at (s, exit status): {outcomes}")
+    assert sum(status == 143 for _, status in outcomes) >= 8, outcomes
+
+
+def test_sigterm_before_the_command_starts_is_one_line_too():
+    # The entry point's first handler: SIGTERM while the command line is imported.
+    script = """
+import os, signal, sys
+import dcnsim.__main__ as entry
+sys.argv = ["dcnsim", "list"]
+import dcnsim.cli
+dcnsim.cli.main = lambda: os.kill(os.getpid(), signal.SIGTERM) or 0
+sys.exit(entry.main())
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (143, "error: terminated\n")
+
+
+def test_sigterm_stops_a_study_in_one_line_with_its_workers_and_old_output(tmp_path):
+    # SIGTERM to the process group of `dcnsim study --out` while its workers run: one
+    # line, exit 143, no worker left, the old output as it was, nothing temporary.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "study.csv").write_text("an earlier study's table\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dcnsim", "study", "incast", "--quick", "--jobs", "2",
+         "--no-progress", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    time.sleep(4)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert (proc.returncode, stdout, stderr) == (143, "", "error: terminated\n")
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):  # no worker outlived the study
+        os.killpg(proc.pid, 0)
+    assert [p.name for p in out.iterdir()] == ["study.csv"]
+    assert (out / "study.csv").read_text() == "an earlier study's table\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_study_flags_are_checked_before_any_run(tmp_path):
+    started = time.monotonic()
+    for args, field in [
+        (["--seeds", str(10**12)], "argument --seeds: 1,000,000,000,000 seeds, more than the "
+                                   "100,000 runs a study may have"),
+        (["--out", "/proc/x"], "--out '/proc/x': "),
+    ]:  # fmt: skip
+        proc = cli("study", "incast", "--quick", "--jobs", "1", *args, timeout=60)
+        assert field in assert_one_error_line(proc), args
+    assert time.monotonic() - started < 30  # no run: a quick incast study takes minutes
+
+
+def test_a_sweep_into_an_unwritable_place_is_refused_before_any_run(tmp_path):
+    sweep = sweep_file(tmp_path, "")
+    for out in ("/proc/x", "/proc/self"):
+        message = assert_one_error_line(cli("sweep", sweep, "--out", out, timeout=60))
+        assert message.startswith(f"--out '{out}': "), message
+    assert not list(Path("/proc").glob(".x.*"))
+
+
+def test_results_write_to_an_unwritable_place_names_its_argument():
+    results = dcnsim.run(STAR_DICT)
+    with pytest.raises(ScenarioError) as err:
+        results.write("/proc/x")
+    assert str(err.value).startswith("out_dir '/proc/x': ")
 
 
 def test_a_killed_writer_leaves_a_temporary_directory_the_next_run_removes(tmp_path):

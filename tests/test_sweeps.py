@@ -118,6 +118,40 @@ def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path, uninterr
     assert "ran 0, 24 already done" in third.stdout and records(out) == after
 
 
+def test_a_sigterm_stops_a_sweep_in_one_line_and_it_resumes(tmp_path, uninterrupted):
+    # SIGTERM to the whole process group (as timeout and Slurm's scancel send it): the
+    # workers leave it to the sweep, which keeps what finished, writes its catalog
+    # and exits 143; running it again runs only the rest.
+    path = write_sweep(tmp_path, GRID_24)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "dcnsim", "sweep", str(path), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*command, "--jobs", "2", "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(records(out)) < 8 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143, stderr
+    before = records(out)
+    assert 8 <= len(before) < 24, len(before)
+    assert stderr.splitlines() == [
+        f"error: terminated: {out} keeps {len(before)} of the sweep's 24 runs "
+        f"({len(before)} finished now); run the same sweep again to resume"
+    ]
+    assert not [p for p in out.rglob(".*") if p.name.endswith((".tmp", ".old"))]
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert f"ran {24 - len(before)}, {len(before)} already done, 0 failed" in again.stdout
+    for mine, whole in zip(tables(out), tables(uninterrupted), strict=True):
+        pd.testing.assert_frame_equal(mine, whole)
+
+
 def test_a_killed_worker_stops_the_sweep_in_one_line_and_it_resumes(tmp_path, uninterrupted):
     path = write_sweep(tmp_path, GRID_24)
     out = tmp_path / "out"

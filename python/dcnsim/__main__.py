@@ -1,6 +1,9 @@
 """The ``dcnsim`` program as a process (``python -m dcnsim``, and the ``dcnsim``
 command, whose entry point is :func:`main`): Ctrl-C at any moment ends it with
-exit status 130 and one line, ``error: interrupted``.
+exit status 130 and one line, ``error: interrupted``; SIGTERM (what ``kill``,
+``timeout``, Slurm and Kubernetes send) the same way, with exit status 143 and
+``error: terminated``: everything said below of Ctrl-C holds for it, its
+exception being :class:`dcnsim.exits.Terminated`, a KeyboardInterrupt.
 
 Until the command starts, Ctrl-C (SIGINT) ends the process at once: nothing has
 been done that needs undoing. That handler is the first thing this module does,
@@ -34,15 +37,30 @@ import _thread
 import os
 import sys
 
-from dcnsim.exits import EXIT_INTERRUPTED, INTERRUPTED
+from dcnsim.exits import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    INTERRUPTED,
+    TERMINATED,
+    Terminated,
+    ending,
+)
 
 #: The commands that run many simulations, so import numpy before they start.
 _SIMULATING = {"bench", "study", "sweep"}
 
 
 def _exit_at_once(signum: int, frame: object) -> None:
+    if signum == _signal.SIGTERM:
+        os.write(2, f"{TERMINATED}\n".encode())
+        os._exit(EXIT_TERMINATED)
     os.write(2, f"{INTERRUPTED}\n".encode())
     os._exit(EXIT_INTERRUPTED)
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    """SIGTERM while the command runs: raised as Ctrl-C's KeyboardInterrupt is."""
+    raise Terminated
 
 
 def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
@@ -52,7 +70,8 @@ def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
     interrupt comes from a new thread: asked for here, it would be raised at once,
     inside this hook, and be lost again."""
     if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
-        _thread.start_new_thread(_thread.interrupt_main, ())
+        signum = _signal.SIGTERM if issubclass(unraisable.exc_type, Terminated) else _signal.SIGINT
+        _thread.start_new_thread(_thread.interrupt_main, (signum,))
     else:
         sys.__unraisablehook__(unraisable)
 
@@ -60,6 +79,7 @@ def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
 def main() -> int:
     """Run the command of ``sys.argv``; its exit status."""
     _signal.signal(_signal.SIGINT, _exit_at_once)
+    _signal.signal(_signal.SIGTERM, _exit_at_once)
     sys.unraisablehook = _interrupt_again
     # Imported only now, deliberately: a Ctrl-C while argparse and the scenario
     # code load must already end the process at once (see the module's docstring).
@@ -69,12 +89,15 @@ def main() -> int:
         import numpy  # noqa: F401  (see the module's docstring)
     try:
         _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+        _signal.signal(_signal.SIGTERM, _raise_terminated)
         return cli.main()
-    except KeyboardInterrupt:  # after the handler changed, before cli.main caught it
-        print(INTERRUPTED, file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # after the handler changed, before cli.main caught it
+        word, status = ending(exc)
+        print(f"error: {word}", file=sys.stderr)
+        return status
     finally:
         _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -23,15 +23,16 @@ from __future__ import annotations
 import argparse
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core, limits
 from dcnsim._core import ScenarioError
-from dcnsim.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, INTERRUPTED
+from dcnsim.exits import EXIT_BAD_INPUT, ending
 from dcnsim.formats import format_count, format_rate, format_seconds, format_wall
 from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
+from dcnsim.outdir import OutputError
 from dcnsim.results import Results, check_output_dir, run, summarize
 from dcnsim.scenario import Scenario
 
@@ -63,9 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(_describe_os_error(exc))
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (dcnsim.exits.Terminated)
+        word, status = ending(exc)
+        print(f"error: {word}", file=sys.stderr)
+        return status
 
 
 # --- commands ---------------------------------------------------------------------------
@@ -82,17 +84,17 @@ def _load(args: argparse.Namespace) -> Scenario:
 def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load(args)
     if args.out is not None:
-        try:
-            check_output_dir(args.out)  # fail before a long run, not after it
-        except OSError as exc:
-            raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+        _check_out(check_output_dir, args.out)  # fail before a long run, not after it
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     limit = None if args.memory_limit is None else parse_limit(args.memory_limit)
     if args.out is None:
         results = summarize(scenario, progress=progress, memory_limit=limit)
         print(format_summary(results, args.set))
         return 0
-    results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
+    try:
+        results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
+    except OutputError as exc:
+        raise _BadInput(exc.named("--out")) from None
     out = results.out_dir
     assert out is not None
     print(format_summary(results, args.set))
@@ -193,10 +195,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     if args.name == "list":
         return _list_studies()
     if args.out is not None:
-        try:
-            check_study_dir(args.out)  # fail before a long run, not after it
-        except OSError as exc:
-            raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+        _check_out(check_study_dir, args.out)  # fail before a long run, not after it
     study = _studies()[args.name]
     if args.seeds is not None and not study.seeded:
         raise _BadInput(f"--seeds: {study.name} has no randomness: every seed gives the same run")
@@ -225,9 +224,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
         try:
             written = write_study(output, args.out)
         except OSError as exc:
-            raise _BadInput(
-                f"--out '{args.out}': cannot write: {_describe_os_error(exc)}"
-            ) from None
+            raise OutputError("--out", args.out, exc) from None
         print(f"wrote {args.out}: {', '.join(p.name for p in written)}")
     return 0
 
@@ -248,7 +245,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise _BadInput(str(exc)) from None
     except SweepInterrupted as exc:  # how many runs were kept, and that rerunning resumes
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return ending(exc.signal)[1]
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -257,10 +254,7 @@ def _sweep(args: argparse.Namespace) -> int:
     from dcnsim.sweeps import Sweep, run_sweep
 
     sweep = Sweep.from_toml(args.file)
-    try:
-        check_sweep_dir(args.out)  # before any run
-    except OSError as exc:
-        raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    _check_out(check_sweep_dir, args.out)  # before any run
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     outcome = run_sweep(sweep, args.out, jobs=args.jobs, dask=args.dask, progress=progress)
     print(
@@ -411,6 +405,15 @@ def _round_lines(rounds: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _check_out(check: Callable[[str], object], out: str) -> None:
+    """``check(out)``, the command's check of its output directory, before any run;
+    an ``OSError`` it raises becomes the one line naming ``--out``."""
+    try:
+        check(out)
+    except OSError as exc:
+        raise OutputError("--out", out, exc) from None
+
+
 def _fail(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
@@ -434,7 +437,9 @@ def _key_value(text: str) -> tuple[str, Any]:
     try:
         value = limits.loads(f"value = {raw}")["value"]
     except limits.LimitError as exc:
-        raise argparse.ArgumentTypeError(f"{key.strip()}: {exc}") from None
+        # One value, given as "value = ...": its line and key say nothing.
+        reason = exc.reason.removeprefix("value: ")
+        raise argparse.ArgumentTypeError(f"{key.strip()}: {reason}") from None
     except tomllib.TOMLDecodeError:
         value = raw
     return key.strip(), value
@@ -447,6 +452,17 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def _seed_count(text: str) -> int:
+    """A study's ``--seeds``: a positive integer, at most ``limits.MAX_RUNS`` (each
+    seed is at least one run), checked before anything is built."""
+    value = _positive_int(text)
+    if value > limits.MAX_RUNS:
+        raise argparse.ArgumentTypeError(
+            f"{value:,} seeds, more than the {limits.MAX_RUNS:,} runs a study may have"
+        )
     return value
 
 
@@ -577,7 +593,7 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     p.add_argument(
         "--seeds",
         metavar="N",
-        type=_positive_int,
+        type=_seed_count,
         default=None,
         help="run every point with seeds 1..N (default: the variant's own; 95 %% intervals "
         "over seeds in the tables and figures)",

@@ -1,8 +1,9 @@
 """How the ``dcnsim`` process ends: its exit statuses and the line it prints when
-Ctrl-C ends a command. Shared by the process's entry point (``dcnsim.__main__``,
-which needs them before the command line is imported) and the command line
-(``dcnsim.cli``); this module imports nothing, so the entry point's Ctrl-C handler
-is installed as early as before."""
+Ctrl-C (SIGINT) or SIGTERM (what ``kill``, ``timeout``, Slurm and Kubernetes send)
+ends a command. Shared by the process's entry point (``dcnsim.__main__``, which
+needs them before the command line is imported) and the command line
+(``dcnsim.cli``); this module imports nothing, so the entry point's handlers are
+installed as early as before."""
 
 #: The exit status of bad input (one line on stderr, ``error: <message>``).
 EXIT_BAD_INPUT = 2
@@ -12,3 +13,23 @@ EXIT_INTERRUPTED = 130
 
 #: What a command ended by Ctrl-C prints on stderr.
 INTERRUPTED = "error: interrupted"
+
+#: The exit status of a command ended by SIGTERM (128 + SIGTERM).
+EXIT_TERMINATED = 143
+
+#: What a command ended by SIGTERM prints on stderr.
+TERMINATED = "error: terminated"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C's KeyboardInterrupt would be, so that whatever a
+    command cleans up on Ctrl-C (temporary output, worker processes, a sweep's
+    catalog) it cleans up on SIGTERM too."""
+
+
+def ending(exc: KeyboardInterrupt) -> tuple[str, int]:
+    """The word (``interrupted`` or ``terminated``) and exit status of a command
+    ended by ``exc``."""
+    if isinstance(exc, Terminated):
+        return "terminated", EXIT_TERMINATED
+    return "interrupted", EXIT_INTERRUPTED

@@ -32,6 +32,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_KEY_PARTS",
+    "MAX_RUNS",
     "MAX_STRING_CHARS",
     "LimitError",
     "check_data",
@@ -54,12 +55,22 @@ MAX_DEPTH = 64
 #: nest deeper than ``MAX_DEPTH`` anyway.
 MAX_KEY_PARTS = MAX_DEPTH
 
+#: The most runs a sweep (grid points x seeds) or a study may have, counted before
+#: any run starts: more is refused at once instead of run for months.
+MAX_RUNS = 100_000
+
 #: The longest string (or key) taken: names, paths and quantities are far shorter.
 MAX_STRING_CHARS = 1 << 16
 
 
 class LimitError(ValueError):
-    """Text beyond one of the bounds; the message says where (``line N: ...``)."""
+    """Text beyond one of the bounds; the message says where (``line N: ...``, and
+    for a string the key it is the value of, ``line N: table.key: ...``);
+    ``reason`` is the message without the line."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.reason = reason
 
 
 def read_small_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> bytes:
@@ -119,7 +130,14 @@ def check_text(text: str) -> None:
         if match.lastgroup == "comment":
             return ""
         if len(match.group()) > MAX_STRING_CHARS:
-            _refuse(text, match.start(), f"a string of more than {MAX_STRING_CHARS} characters")
+            at = match.start()
+            field = _key_before(text, at)
+            _refuse(
+                text,
+                at,
+                f"{field + ': ' if field else ''}a string of more than "
+                f"{MAX_STRING_CHARS} characters",
+            )
         return '""' + "\n" * match.group().count("\n") if match.lastgroup == "long" else '""'
 
     rest = _STRINGS.sub(plain, text)
@@ -140,7 +158,23 @@ def _depths(brackets: str) -> Iterator[int]:
 
 
 def _refuse(text: str, at: int, reason: str) -> None:
-    raise LimitError(f"line {text.count(chr(10), 0, at) + 1}: {reason}")
+    raise LimitError(text.count(chr(10), 0, at) + 1, reason)
+
+
+_ASSIGNED = re.compile(r"^[ \t]*([A-Za-z0-9_\-.\" \t]+?)[ \t]*=", re.MULTILINE)
+_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([A-Za-z0-9_\-.\" \t]+?)[ \t]*\]", re.MULTILINE)
+
+
+def _key_before(text: str, at: int) -> str:
+    """The dotted key whose value starts at ``at`` (or holds it, in an array): the
+    last key assigned at the start of a line before it, under the last table
+    header before that; "" if none. Found only for an error's message, once."""
+    keys = list(_ASSIGNED.finditer(text, 0, at))
+    if not keys:
+        return ""
+    headers = list(_HEADER.finditer(text, 0, keys[-1].start()))
+    parts = [h.group(1) for h in headers[-1:]] + [keys[-1].group(1)]
+    return ".".join(re.sub(r"[\s\"]", "", p) for p in parts)
 
 
 def check_data(value: Any, path: str, error: type[Exception] = ScenarioError) -> None:

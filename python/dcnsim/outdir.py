@@ -25,18 +25,31 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["check_output_dir", "describe", "foreign_files", "write_atomic", "write_whole"]
+from dcnsim._core import ScenarioError
+
+__all__ = [
+    "OutputError",
+    "check_output_dir",
+    "describe",
+    "foreign_files",
+    "write_atomic",
+    "write_whole",
+]
 
 #: Lists the entries of an existing output directory that its writer does not make.
 Foreign = Callable[[Path], Iterable[str]]
 
 
 def check_output_dir(out_dir: str | os.PathLike[str], foreign: Foreign) -> Path:
-    """The output path, if it may be created or replaced; else ``OSError`` saying why."""
+    """The output path, if it may be created or replaced; else ``OSError`` saying why.
+    Whether it may be written is tried, not guessed from permissions (which say yes
+    to root on ``/proc``, a read-only mount or a full quota): a temporary directory
+    is made and removed beside it, or in the nearest existing directory above it."""
     out = Path(out_dir)
     if out.name in ("", ".", ".."):
         out = out.resolve()
     if not out.exists() and not out.is_symlink():
+        _try_writing_beside(out)
         return out
     if out.is_symlink():
         raise FileExistsError(errno.EEXIST, "is a symbolic link, give the directory itself")
@@ -49,7 +62,24 @@ def check_output_dir(out_dir: str | os.PathLike[str], foreign: Foreign) -> Path:
             errno.EEXIST,
             f"refusing to replace a directory holding files dcnsim did not write ({shown})",
         )
+    _try_writing_beside(out)
     return out
+
+
+def _try_writing_beside(out: Path) -> None:
+    """Make and remove a temporary directory (named as :func:`write_whole` names
+    its own, so that a writer killed meanwhile leaves nothing a later one keeps)
+    where ``out`` would be made: its parent, or the nearest existing directory
+    above; ``OSError`` saying why not, for ``out``."""
+    parent = out.parent
+    while not parent.is_dir() and parent != parent.parent:
+        if parent.exists() or parent.is_symlink():
+            raise NotADirectoryError(errno.ENOTDIR, f"'{parent}' is not a directory")
+        parent = parent.parent
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror) from None
 
 
 def foreign_files(directory: Path, owned: Callable[[Path], bool]) -> list[str]:
@@ -84,6 +114,20 @@ def write_whole(
     except OSError as exc:
         raise _named_as_given(exc, out, Path(out_dir)) from None
     return out
+
+
+class OutputError(ScenarioError):
+    """An output that cannot be written, as one line naming the argument or option
+    that gave its path: ``name 'path': reason``; :meth:`named` says it for another
+    name (the command line's ``--out`` for the Python API's ``out``)."""
+
+    def __init__(self, name: str, given: str | os.PathLike[str], exc: OSError) -> None:
+        self.given = os.fsdecode(given)
+        self.reason = describe(exc, given)
+        super().__init__(self.named(name))
+
+    def named(self, name: str) -> str:
+        return f"{name} {self.given!r}: {self.reason}"
 
 
 def describe(exc: OSError, given: str | os.PathLike[str]) -> str:

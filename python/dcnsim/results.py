@@ -24,6 +24,7 @@ from dcnsim.labels import scenario_line
 from dcnsim.limits import check_run_arguments
 from dcnsim.memory import check_memory
 from dcnsim.notebook import summary_html
+from dcnsim.outdir import OutputError
 from dcnsim.scenario import Scenario, as_scenario
 
 if TYPE_CHECKING:
@@ -230,7 +231,10 @@ class Results:
         once the new one is in. A directory holding files other than dcnsim's outputs
         is refused rather than replaced. Returns the output path.
         """
-        return outdir.write_whole(out_dir, self._write_files, _foreign_entries)
+        try:
+            return outdir.write_whole(out_dir, self._write_files, _foreign_entries)
+        except OSError as exc:
+            raise OutputError("out_dir", out_dir, exc) from None
 
     def _write_files(self, directory: Path) -> None:
         # flows, ops, probes, ports and summary always; a table the scenario has to ask
@@ -349,7 +353,7 @@ def run(
     try:
         path = outdir.write_whole(out, write, _foreign_entries)
     except OSError as exc:
-        raise ScenarioError(f"out {os.fsdecode(out)!r}: {outdir.describe(exc, out)}") from None
+        raise OutputError("out", out, exc) from None
     kept[0].out_dir = path
     return kept[0]
 

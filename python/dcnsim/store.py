@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,8 +83,18 @@ def open_sweep_dir(out: str | os.PathLike[str], spec: Mapping[str, Any]) -> Path
 
 
 def check_sweep_dir(out: str | os.PathLike[str]) -> Path:
-    """The sweep directory, if a sweep may write into it; else ``OSError`` saying why."""
-    return outdir.check_output_dir(out, _foreign)
+    """The sweep directory, if a sweep may write into it; else ``OSError`` saying why.
+    A sweep writes inside an existing one (resuming): that is tried too, with a
+    temporary file named as an interrupted catalog's (which a later sweep removes)."""
+    directory = outdir.check_output_dir(out, _foreign)
+    if directory.is_dir():
+        try:
+            fd, name = tempfile.mkstemp(prefix=".catalog.parquet.", suffix=".tmp", dir=directory)
+        except OSError as exc:  # named as the directory, not the temporary file
+            raise OSError(exc.errno, exc.strerror) from None
+        os.close(fd)
+        os.unlink(name)
+    return directory
 
 
 def _foreign(directory: Path) -> list[str]:

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from dcnsim import _core, cluster, limits, store
+from dcnsim.exits import ending
 from dcnsim.figure_sql import figure_sql
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
 from dcnsim.slurm import check_table
@@ -77,7 +78,7 @@ _KEYS = ("name", "base", "seeds", "tables", "grid", "zip", "figures", "slurm")
 DEFAULT_SEEDS = 5
 #: The most runs a sweep may have (grid points x seeds), counted before any run is
 #: built: a grid beyond it is refused at once instead of enumerated for minutes.
-MAX_RUNS = 100_000
+MAX_RUNS = limits.MAX_RUNS
 
 
 @dataclass(frozen=True)
@@ -408,8 +409,13 @@ class SweepOutcome:
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a sweep; its message says how many runs the directory keeps and
-    that running the sweep again resumes."""
+    """Ctrl-C or SIGTERM (``signal``, the KeyboardInterrupt it raised) stopped a
+    sweep; its message says how many runs the directory keeps and that running the
+    sweep again resumes."""
+
+    def __init__(self, line: str, signal: KeyboardInterrupt) -> None:
+        super().__init__(line)
+        self.signal = signal
 
 
 def run_sweep(
@@ -488,13 +494,15 @@ def run_sweep(
             store.note_session(directory, started, time.perf_counter() - clock, ran, where)
         if stopped is not None:
             kept = int((catalog["status"] != "pending").sum())
-            said = "interrupted:" if isinstance(stopped, KeyboardInterrupt) else f"{stopped};"
+            said = (
+                f"{ending(stopped)[0]}:" if isinstance(stopped, KeyboardInterrupt) else f"{stopped};"
+            )
             line = (
                 f"{said} {out} keeps {kept:,} of the sweep's {total:,} runs ({ran:,} "
                 "finished now); run the same sweep again to resume"
             )
             if isinstance(stopped, KeyboardInterrupt):
-                raise SweepInterrupted(line)
+                raise SweepInterrupted(line, stopped)
             raise SweepError(line)
     return SweepOutcome(total, ran, skipped, failed, time.perf_counter() - clock, directory)
 

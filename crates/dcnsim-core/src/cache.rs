@@ -105,6 +105,9 @@ thread_local! {
     static REFUSED: Cell<usize> = const { Cell::new(0) };
     /// The running simulation's [`HEADROOM`], while not given back.
     static HELD: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// The running simulation's cgroups ([`crate::cgroup`]).
+    static CGROUPS: std::cell::RefCell<Option<crate::cgroup::Watch>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// [`HEADROOM`] held for the run on this thread while the guard lives (none
@@ -120,6 +123,7 @@ impl Headroom {
         }
         HELD.set(room);
         REFUSED.set(0);
+        CGROUPS.set(Some(crate::cgroup::Watch::of_this_process()));
         Headroom
     }
 }
@@ -127,6 +131,7 @@ impl Headroom {
 impl Drop for Headroom {
     fn drop(&mut self) {
         drop(HELD.take());
+        CGROUPS.set(None);
     }
 }
 
@@ -147,7 +152,7 @@ fn refused(bytes: usize) {
 /// grows in place by an eighth (a sixty-fourth if even that is refused) into
 /// the run's [`Headroom`], given back for this, to get there. Only a refusal
 /// of the last aborts. (A cgroup limit is not an allocation failure but the
-/// kernel's OOM killer: the budget before the run is all there is.)
+/// kernel's OOM killer: [`cgroup_over`] watches it.)
 #[cold]
 #[inline(never)]
 fn grow_large<T>(table: &mut Vec<T>) {
@@ -183,6 +188,13 @@ fn grow_deque<T>(queue: &mut VecDeque<T>) {
 /// call (0: none), which ends the run.
 pub fn take_refused() -> usize {
     REFUSED.replace(0)
+}
+
+/// (bytes held, limit) of a cgroup of the process holding more than
+/// [`crate::cgroup::STOP_SHARE`] of its limit, which ends the run before the
+/// kernel kills the process; read at most every 10 ms of wall time.
+pub fn cgroup_over() -> Option<(u64, u64)> {
+    CGROUPS.with_borrow_mut(|w| w.as_mut().and_then(crate::cgroup::Watch::over))
 }
 
 /// Ask the kernel to back the 2 MiB-aligned pages inside `table`'s buffer

@@ -35,6 +35,7 @@ pub mod agent;
 pub mod app;
 pub mod bench;
 mod cache;
+mod cgroup;
 pub mod cc;
 pub mod engine;
 pub mod error;

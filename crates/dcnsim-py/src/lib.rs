@@ -295,6 +295,17 @@ fn run<'py>(
                 at.0 as f64 / 1e12
             )))
         }
+        Err(Aborted::CgroupLimit { used, limit, at }) => {
+            return Err(ScenarioError::new_err(format!(
+                "scenario: the run outgrew the memory the process may take: its cgroup held \
+                 {:.1} MB of its {:.1} MB limit at {:.6} s of simulated time, stopped before the \
+                 kernel would kill it (more held at once than the estimate before the run \
+                 counted: packets queued in deep buffers, events, flows)",
+                used as f64 / 1e6,
+                limit as f64 / 1e6,
+                at.0 as f64 / 1e12
+            )))
+        }
         Err(Aborted::Hook) => {
             return Err(
                 match (failure.into_inner().expect("not poisoned"), files.failure) {

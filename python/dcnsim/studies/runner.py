@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from typing import Any
 
+from dcnsim.limits import MAX_RUNS
 from dcnsim.results import run
 from dcnsim.scenario import Scenario, ScenarioError
 
@@ -75,6 +76,10 @@ def run_scenarios(
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     total = len(tasks)
+    if total > MAX_RUNS:
+        raise ScenarioError(
+            f"runs: {total:,} runs, more than the {MAX_RUNS:,} a study may have (fewer seeds)"
+        )
     for _, scenario in tasks:
         _record(scenario)
     out: list[dict[str, Any] | None] = [None] * total
@@ -103,26 +108,30 @@ def run_scenarios(
 
 
 def process_pool(workers: int) -> ProcessPoolExecutor:
-    """``workers`` processes that leave Ctrl-C to this one (which stops them).
+    """``workers`` processes that leave Ctrl-C and SIGTERM to this one (which stops
+    them): a shell's Ctrl-C, ``timeout``'s SIGTERM and Slurm's (at ``scancel`` or the
+    time limit) reach every process of the group or job step, and a worker ended by
+    it would look like a worker that died, not like the interruption it is.
 
     fork: the workers need nothing but the already imported core, and starting them
     is instant (the core is single-threaded, so forking is safe).
     """
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_leave_signals_to_parent)
 
 
-def _ignore_sigint() -> None:
-    """Worker processes leave Ctrl-C to the parent, which stops them."""
+def _leave_signals_to_parent() -> None:
+    """Worker processes leave Ctrl-C and SIGTERM to the parent, which stops them."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def stop_pool(executor: ProcessPoolExecutor) -> None:
     """Cancel what has not started and end the workers (``shutdown`` alone would wait
-    for every run already handed to a worker)."""
+    for every run already handed to a worker), by SIGKILL: they ignore SIGTERM."""
     for process in list((getattr(executor, "_processes", None) or {}).values()):
-        process.terminate()
+        process.kill()
     executor.shutdown(wait=True, cancel_futures=True)
 
 

@@ -73,7 +73,8 @@ const MIN_WINDOW: f64 = 2.0;
 #[serde(deny_unknown_fields)]
 pub struct PacketSlicingSpec {
     /// RTT_min of eq. (5): the round-trip propagation delay through the
-    /// port (the seed: 100 µs).
+    /// port (the seed: 100 µs); at most [`crate::units::MAX_DELAY`].
+    #[serde(deserialize_with = "crate::units::delay")]
     pub rtt_min: Time,
     /// s: the senders' default packet size on the wire (default 1500 B, the
     /// seed's).

@@ -109,7 +109,9 @@ pub struct PauseSpec {
     #[serde(default = "max_quanta")]
     pub quanta: u16,
     /// Renew a pause this often while its count stays above XON (default:
-    /// half the pause time at the port's rate).
+    /// half the pause time at the port's rate); from one quantum at the
+    /// fastest link to [`crate::units::MAX_DELAY`].
+    #[serde(default, deserialize_with = "crate::units::optional_delay")]
     pub refresh: Option<Time>,
     /// 802.1Qbb: count and pause each class on its own (default: 802.3x, one
     /// count per ingress port and PAUSE for every class).
@@ -123,6 +125,9 @@ pub struct PauseSpec {
     #[serde(default = "default_deadlock_after")]
     pub deadlock_after: Time,
 }
+
+/// Bits of one pause quantum (802.3 Annex 31B.3), also a PAUSE frame's size.
+const QUANTUM_BITS: u64 = 512;
 
 fn max_quanta() -> u16 {
     u16::MAX
@@ -222,8 +227,20 @@ impl Agent for Pause {
                 "must be at least 1 (a PAUSE of 0 quanta only resumes)",
             ));
         }
-        if spec.refresh == Some(Time::ZERO) {
-            return Err(ScenarioError::new(at("refresh"), "must be positive"));
+        if let Some(refresh) = spec.refresh {
+            // A PAUSE frame is 64 B, one quantum (512 bit times): renewing a
+            // pause faster than the fastest link carries one is no refresh.
+            let fastest = sc.topology.links.iter().map(|l| l.rate).max();
+            let quantum = fastest.map_or(Time::ZERO, |r| r.serialization(QUANTUM_BITS / 8));
+            if refresh < quantum.max(Time(1)) {
+                return Err(ScenarioError::new(
+                    at("refresh"),
+                    format!(
+                        "{refresh} is shorter than one pause quantum (512 bit times, \
+                         {quantum} at the fastest link): PAUSE frames cannot be sent that often"
+                    ),
+                ));
+            }
         }
         if spec.deadlock_after == Time::ZERO {
             return Err(ScenarioError::new(at("deadlock_after"), "must be positive"));
@@ -519,7 +536,7 @@ impl Pause {
         let refresh = self.refresh.unwrap_or_else(|| {
             sw.port(port)
                 .rate
-                .serialization(u64::from(self.quanta) * 512 / 8 / 2)
+                .serialization(u64::from(self.quanta) * QUANTUM_BITS / 8 / 2)
         });
         let token = (u64::from(self.counts[i].epoch) << 32) | i as u64;
         sw.set_timer(sw.now + refresh, token);

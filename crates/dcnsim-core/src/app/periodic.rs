@@ -15,10 +15,11 @@
 //! size, `outcome` `"done"`, `value` the offset error in seconds). A
 //! message lost has no row.
 
-use super::keys::{check_bytes, check_class, check_host, end_of, host_list};
+use super::keys::{check_class, check_host, end_of, host_list};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
+use crate::scenario::traffic::check_size;
 use crate::units::{Bytes, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
@@ -125,15 +126,25 @@ impl App for Periodic {
             "client",
             Some((c.server, "the server")),
         )?;
-        if c.interval == Time::ZERO {
+        let size = check_size(join_path(at, "size"), c.size)?;
+        // The server's link must carry an interval's messages within the
+        // interval, or its NIC queue grows without end (as a stream faster
+        // than its link, refused too): docs/scenario.md, Bounds.
+        let link = topo.host_link_rates()[c.server as usize];
+        let busy = link.serialization(clients.len() as u64 * u64::from(size));
+        if c.interval < busy {
             return Err(ScenarioError::new(
                 join_path(at, "interval"),
-                "must be longer than zero",
+                format!(
+                    "{} is shorter than the {} the server's {} link takes to send one \
+                     message to each of the {} clients",
+                    c.interval,
+                    busy,
+                    link,
+                    clients.len()
+                ),
             ));
         }
-        let size = check_bytes(join_path(at, "size"), c.size)?;
-        let size = u32::try_from(size)
-            .map_err(|_| ScenarioError::new(join_path(at, "size"), "a message is one datagram"))?;
         let stop = end_of(at, c.stop, given.stop_time, c.start, "periodic sender")?;
         Ok(vec![PeriodicSpec {
             server: c.server,

@@ -21,6 +21,7 @@ use super::keys::{check_bytes, check_class, check_count, fan_in};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
+use crate::scenario::traffic::check_size;
 use crate::units::{Bytes, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
@@ -156,15 +157,7 @@ impl App for WebSearch {
         check_class(at, c.class)?;
         let answer = c.total.0.div_ceil(workers.len() as u64);
         let answer = check_bytes(join_path(at, "total"), Bytes(answer))?;
-        if !(28..=65_535).contains(&c.request.0) {
-            return Err(ScenarioError::new(
-                join_path(at, "request"),
-                format!(
-                    "must be from 28 B (IPv4 + UDP headers) to 65535 B, got {} B",
-                    c.request.0
-                ),
-            ));
-        }
+        check_size(join_path(at, "request"), c.request)?;
         Ok(vec![WebSearchSpec {
             aggregator: c.aggregator,
             workers,

@@ -8,7 +8,7 @@
 //! range, and every stream can end.
 
 mod memory;
-mod traffic;
+pub(crate) mod traffic;
 
 pub use crate::agent::{AgentKind, AgentSpec, ScenarioView};
 pub use crate::app::keys::{HostOrAll, HostOrRandom, HostSel};

@@ -150,12 +150,14 @@ fn default_packet_size() -> Bytes {
 }
 
 /// Largest packet we model (a 64 KiB jumbo datagram is already generous).
-const MAX_PACKET: u64 = 65_535;
+pub const MAX_PACKET: u64 = 65_535;
 /// Smallest datagram (probe or stream packet): its IPv4 (20 B) and UDP (8 B)
 /// headers, RFC 791 and RFC 768.
 const MIN_DATAGRAM: u64 = 28;
 
-fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
+/// A datagram's size (a probe's, a stream's packets, an application's
+/// message): from [`MIN_DATAGRAM`] to [`MAX_PACKET`] bytes.
+pub fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
     if size.0 > MAX_PACKET {
         return Err(ScenarioError::new(
             path,

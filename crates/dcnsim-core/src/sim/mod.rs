@@ -60,6 +60,10 @@ pub enum Aborted {
     /// cgroup limit) at simulated time `at`: the run held more than its
     /// estimate ([`crate::cache::take_refused`]).
     OutOfMemory { bytes: usize, at: Time },
+    /// A cgroup of the process held `used` bytes of its `limit`, more than
+    /// [`crate::cgroup::STOP_SHARE`] of it, at simulated time `at`: the run
+    /// stops before the kernel kills the process ([`crate::cache::cgroup_over`]).
+    CgroupLimit { used: u64, limit: u64, at: Time },
 }
 
 /// A value derived from the scenario seed for one component (`component`,
@@ -201,10 +205,13 @@ impl Simulation {
     }
 
     /// End the run if the process refused a table's growth since the last
-    /// check (at simulated time `at`).
+    /// check, or its cgroup nears its limit (at simulated time `at`).
     fn check_memory(at: Time) -> Result<(), Aborted> {
         match crate::cache::take_refused() {
-            0 => Ok(()),
+            0 => match crate::cache::cgroup_over() {
+                None => Ok(()),
+                Some((used, limit)) => Err(Aborted::CgroupLimit { used, limit, at }),
+            },
             bytes => Err(Aborted::OutOfMemory { bytes, at }),
         }
     }

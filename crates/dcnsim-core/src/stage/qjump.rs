@@ -40,6 +40,8 @@
 use super::{Found, PortContext, Stage};
 use crate::error::{join_path, ScenarioError};
 use crate::packet::{Hop, CLASSES};
+use crate::scenario::traffic::MAX_PACKET;
+use crate::tcp::MIN_PMTU;
 use crate::units::{Bytes, Time};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -53,7 +55,9 @@ pub struct QjumpSpec {
     /// P: the largest packet (1500 B by default).
     #[serde(default = "mtu")]
     pub packet: Bytes,
-    /// The network epoch; 2nP/R from the topology when not set.
+    /// The network epoch; 2nP/R from the topology when not set. At most
+    /// [`crate::units::MAX_DELAY`]: it is a network's worst-case delay.
+    #[serde(default, deserialize_with = "crate::units::optional_delay")]
     pub epoch: Option<Time>,
     #[serde(default)]
     pub overflow: Overflow,
@@ -161,10 +165,13 @@ impl Stage for Qjump {
                 ));
             }
         }
-        if spec.packet.0 == 0 {
+        if !(MIN_PMTU..=MAX_PACKET).contains(&spec.packet.0) {
             return Err(ScenarioError::new(
                 join_path(path, "packet"),
-                "must be at least 1 B",
+                format!(
+                    "must be from {MIN_PMTU} B (the Ethernet minimum) to {MAX_PACKET} B, got {} B",
+                    spec.packet.0
+                ),
             ));
         }
         if spec.epoch == Some(Time::ZERO) {

@@ -83,7 +83,9 @@ mod timers;
 
 pub use conn::{Conn, MakeController, Params};
 pub use sender::linux_pacing_rate;
-pub use spec::{PrioScheme, Profile, Recovery, SsthreshFrom, TransportSpec, MAX_MSS, MIN_MSS};
+pub use spec::{
+    PrioScheme, Profile, Recovery, SsthreshFrom, TransportSpec, MAX_MSS, MIN_MSS, MIN_PMTU,
+};
 
 use crate::cc::Protocol;
 use crate::packet::{Sack, TcpHeader};
