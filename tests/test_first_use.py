@@ -186,3 +186,16 @@ def test_plot_draws_a_runs_figures_in_three_formats(tmp_path):
     assert cli("run", scenario, *sets, "--out", str(out), "--no-progress").returncode == 0
     message = assert_one_error_line(cli("plot", str(tmp_path)))
     assert "not a run's output directory" in message
+
+
+def test_a_study_refuses_a_runs_directory_saying_whose_it_is(tmp_path):
+    out = tmp_path / "incast"
+    assert (
+        cli("run", str(REPO / "examples" / "tree3_probes.toml"), "--out", str(out)).returncode == 0
+    )
+    message = assert_one_error_line(cli("study", "incast", "--out", str(out)))
+    assert message == (
+        f"--out '{out}': refusing to replace a directory holding files this command does not "
+        "write (flows.parquet, ops.parquet, ports.parquet, ...): it is the output of a run "
+        "(dcnsim run), give another directory"
+    )
