@@ -199,3 +199,46 @@ def test_a_study_refuses_a_runs_directory_saying_whose_it_is(tmp_path):
         "write (flows.parquet, ops.parquet, ports.parquet, ...): it is the output of a run "
         "(dcnsim run), give another directory"
     )
+
+
+def test_a_sweep_names_zipped_keys_and_its_unfinished_flows(tmp_path):
+    from test_reports import svg_texts
+    from test_sweeps import BASE, write_sweep
+
+    spec = {
+        "name": "zipped",
+        "base": {**BASE, "stop_time": "30ms"},
+        "seeds": [1],
+        "tables": ["flows"],
+        "grid": {"transport.protocol": ["newreno"]},
+        "zip": [{"traffic.workloads[0].load": [0.3, 0.6], "stop_time": ["30ms", "15ms"]}],
+        "figures": [
+            {"name": "fct", "table": "flows", "y": "fct_s", "x": "transport_protocol",
+             "by": "traffic_workloads_0_load"},
+            {"name": "cdf", "kind": "cdf", "table": "flows", "y": "slowdown",
+             "by": "traffic_workloads_0_load"},
+        ],
+    }  # fmt: skip
+    out = tmp_path / "out"
+    proc = cli("sweep", str(write_sweep(tmp_path, spec)), "--out", str(out), "--report")
+    assert proc.returncode == 0, proc.stderr
+    flows = dcnsim.load(out, "flows")
+    tcp = flows[flows["kind"] == "tcp"]
+    unfinished = tcp.groupby("traffic_workloads_0_load")["fct_s"].apply(lambda s: s.isna().sum())
+    assert unfinished.sum() > 0  # the runs stop with flows still open
+    (warning,) = [line for line in proc.stdout.splitlines() if line.startswith("warning:")]
+    assert f"{unfinished.sum()} of {len(tcp)} TCP flows" in warning
+    legend = svg_texts(out / "fct.svg")
+    for load, stop in ((0.3, "30ms"), (0.6, "15ms")):
+        label = f"traffic.workloads[0].load = {load}, stop_time = {stop}"
+        left = f"; {unfinished[load]} unfinished flows left out" if unfinished[load] else ""
+        assert label + left in legend, legend
+    cdf = " ".join(svg_texts(out / "cdf.svg"))
+    assert "traffic.workloads[0].load = 0.6, stop_time = 15ms (" in cdf, cdf
+    for name in ("fct", "cdf"):
+        assert (out / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+    text = (out / "report.html").read_text()
+    assert "Unfinished flows (left out of every FCT and slowdown statistic)" in text
+    assert "a line per traffic.workloads[0].load (with stop_time)" in text  # the captions
+    for row in tcp[tcp["fct_s"].isna()].head(3).itertuples():
+        assert f"{row.flow_id}:{row.size_bytes}" in text
