@@ -167,6 +167,8 @@ def test_a_study_progress_bar_over_several_batches_ends_at_100_percent(capsys):
 
 
 def test_plot_draws_a_runs_figures_in_three_formats(tmp_path):
+    from test_reports import svg_texts
+
     out = tmp_path / "run"
     scenario = str(REPO / "examples" / "websearch_dctcp.toml")
     sets = ["--set", "stop_time=10ms", "--set", "traffic.workloads[0].stop=8ms",
@@ -186,6 +188,16 @@ def test_plot_draws_a_runs_figures_in_three_formats(tmp_path):
     assert cli("run", scenario, *sets, "--out", str(out), "--no-progress").returncode == 0
     message = assert_one_error_line(cli("plot", str(tmp_path)))
     assert "not a run's output directory" in message
+    # The demo's run: probes only, at zero load: each path length at its one latency.
+    demo = tmp_path / "demo"
+    assert (
+        cli("run", str(REPO / "examples" / "tree3_probes.toml"), "--out", str(demo)).returncode == 0
+    )
+    proc = cli("plot", str(demo), "--out", str(tmp_path / "figs"))
+    assert proc.returncode == 0, proc.stderr
+    assert "skipped fct_cdf, slowdown_cdf: the run has no TCP flows" in proc.stdout
+    texts = svg_texts(tmp_path / "figs" / "latency_cdf.svg")
+    assert {"2 hops: 15 packets", "4 hops: 48 packets", "6 hops: 64 packets"} <= set(texts)
 
 
 def test_a_study_refuses_a_runs_directory_saying_whose_it_is(tmp_path):

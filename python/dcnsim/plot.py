@@ -8,11 +8,13 @@ SVG and PDF (``studies.figures.save``) into ``DIR/plots/`` (or ``--out``):
   short / medium / long split). Unfinished flows are counted in their bucket and lie
   above every value: a curve stops at the share that finished, and its legend says
   how many did not (``dcnsim.unfinished``);
+- ``latency_cdf``: the CDF of the probe packets' one-way latency (``probes.parquet``),
+  a line per number of hops; a packet lost or still in flight lies above the curve;
 - ``queues``: the queue length of every port of ``trace.queues`` over time
-  (``queues.parquet``), a step line per port;
-- ``links``: each port's utilisation over time (``links.parquet``, written with
-  ``trace.links``): bytes sent in each interval over what its link could send, the
-  ``LINKS_SHOWN`` busiest ports, never above 1 by construction of the counter.
+  (``queues.parquet``), a step line per port.
+
+(Link utilisation over time needs per-port byte counters per interval from the core,
+not written yet: issue 49.)
 
 A figure whose table is missing or empty is skipped, and the command says so.
 """
@@ -26,17 +28,13 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.columns import display_unit
-from dcnsim.formats import format_seconds
 from dcnsim.studies.figures import pyplot, save
 
-__all__ = ["BUCKETS", "LINKS_SHOWN", "plot_run"]
+__all__ = ["BUCKETS", "plot_run"]
 
 #: Flow-size buckets (upper bounds in bytes, names): short flows up to 100 KB, medium
 #: up to 10 MB, long beyond (pFabric, SIGCOMM 2013, Fig. 4; HPCC's FCT scripts).
 BUCKETS = ((100e3, "< 100 KB"), (10e6, "100 KB - 10 MB"), (np.inf, ">= 10 MB"))
-
-#: Ports drawn in ``links``: the busiest by bytes sent (a fat tree has hundreds).
-LINKS_SHOWN = 8
 
 
 def plot_run(
@@ -60,16 +58,16 @@ def plot_run(
         written += _cdf_by_size(
             tcp, "slowdown", "slowdown (FCT / ideal FCT)", target / "slowdown_cdf.png"
         )
+    probes = _table(run_dir, "probes")
+    if probes is None or not len(probes):
+        skipped.append("latency_cdf: no probes.parquet rows (the run sent no probe packet)")
+    else:
+        written += _latency(probes, target / "latency_cdf.png")
     queues = _table(run_dir, "queues")
     if queues is None or not len(queues):
         skipped.append("queues: no queues.parquet rows (the scenario's trace.queues names ports)")
     else:
         written += _queues(queues, target / "queues.png")
-    links = _table(run_dir, "links")
-    if links is None or not len(links):
-        skipped.append('links: no links.parquet rows (set trace.links, e.g. "100us")')
-    else:
-        written += _links(links, target / "links.png")
     return written, skipped
 
 
@@ -111,6 +109,25 @@ def _cdf_by_size(tcp: pd.DataFrame, column: str, label: str, path: Path) -> list
     return save(fig, path)
 
 
+def _latency(probes: pd.DataFrame, path: Path) -> list[Path]:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    received = probes["latency_s"].dropna()
+    factor, unit = display_unit("s", float(received.max()) if len(received) else 0.0)
+    for hops, rows in probes.groupby("hops", sort=True):
+        done = np.sort(rows["latency_s"].dropna().to_numpy(dtype=float))
+        lost = len(rows) - len(done)
+        text = f"{hops} hops: {len(rows):,} packets" + (f", {lost:,} lost" if lost else "")
+        ax.step(done / factor, np.arange(1, len(done) + 1) / len(rows), where="post", label=text)
+    ax.set_xlabel(f"one-way latency ({unit})")
+    ax.set_ylabel("fraction of the probe packets at or below")
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    ax.set_title("CDF of the probe packets' latency, by path length", fontsize=10)
+    return save(fig, path)
+
+
 def _queues(queues: pd.DataFrame, path: Path) -> list[Path]:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -122,29 +139,4 @@ def _queues(queues: pd.DataFrame, path: Path) -> list[Path]:
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title("queue length of the traced ports (trace.queues)", fontsize=10)
-    return save(fig, path)
-
-
-def _links(links: pd.DataFrame, path: Path) -> list[Path]:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    interval = float(links["interval_s"].iloc[0])
-    busiest = links.groupby("port")["bytes"].sum().nlargest(LINKS_SHOWN).index
-    factor, unit = display_unit("s", float(links["time_s"].max() + interval))
-    for port in busiest:
-        rows = links[links["port"] == port].sort_values("time_s")
-        use = rows["bytes"] * 8 / (rows["rate_bps"] * interval)
-        ax.step(rows["time_s"] / factor, use, where="post", label=str(port), lw=0.8)
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel(f"time ({unit}), start of each {format_seconds(interval)} interval")
-    ax.set_ylabel("utilisation (bytes sent / link capacity)")
-    ax.grid(True, alpha=0.3)
-    shown = min(LINKS_SHOWN, links["port"].nunique())
-    ax.legend(
-        fontsize=7,
-        ncol=2,
-        title=f"{shown} busiest of {links['port'].nunique()} ports",
-        title_fontsize=7,
-    )
-    ax.set_title("link utilisation over time (links.parquet)", fontsize=10)
     return save(fig, path)
