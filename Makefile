@@ -21,9 +21,24 @@ WHEELS := target/wheels
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-demo: $(BIN)/python
-	$(BIN)/pip install .
+# make demo builds with the `demo` profile (Cargo.toml: no LTO, parallel codegen),
+# showing cargo's own progress (maturin), and installs into .venv only when a source
+# changed since the last install (the stamp file): run again, it only runs the demo.
+DEMO_PROFILE ?= demo
+SOURCES := Cargo.toml Cargo.lock pyproject.toml $(shell find crates python docs \
+	-path '*/__pycache__' -prune -o -type f ! -name '*.so' -print)
+STAMP := $(VENV)/.dcnsim-$(DEMO_PROFILE)
+
+demo: $(STAMP)
 	$(BIN)/dcnsim run examples/tree3_probes.toml --out out/demo
+
+$(STAMP): $(BIN)/maturin $(SOURCES)
+	rm -f $(VENV)/.dcnsim-*
+	$(BIN)/maturin build --profile $(DEMO_PROFILE) --out target/demo-wheel
+	$(BIN)/pip install --force-reinstall --no-deps target/demo-wheel/dcnsim-*.whl
+	$(BIN)/pip install -q target/demo-wheel/dcnsim-*.whl
+	rm -rf target/demo-wheel
+	touch $@
 
 $(BIN)/maturin: $(BIN)/python
 	$(BIN)/pip install "maturin>=1.5,<2"
@@ -31,6 +46,7 @@ $(BIN)/maturin: $(BIN)/python
 # The tests run against the wheel CI built (one release build of the extension),
 # installed over whatever .venv held.
 test: wheel-check
+	rm -f $(VENV)/.dcnsim-*
 	$(BIN)/pip install --force-reinstall --no-deps $(WHEELS)/dcnsim-*.whl
 	$(BIN)/pip install "$$(ls $(WHEELS)/dcnsim-*.whl)[test]"
 	cargo fmt --all --check
@@ -83,19 +99,24 @@ sdist-check: $(BIN)/maturin
 	    echo "sdist has $$f"; \
 	done
 
+# Benchmarks always run the release profile (thin LTO, one codegen unit: the
+# fastest event loop), installed over whatever make demo installed.
 bench: $(BIN)/python
+	rm -f $(VENV)/.dcnsim-*
 	$(BIN)/pip install .
 	$(BIN)/dcnsim bench --repeat 3
 
 # Builds side by side, alternating (docs/performance.md, "Method"), e.g.
 #   make bench-compare REVS="9bc42eb HEAD" ARGS="--bench b1 --stop-time 100ms"
 bench-compare: $(BIN)/python
+	rm -f $(VENV)/.dcnsim-*
 	$(BIN)/pip install .
 	$(BIN)/python scripts/compare_builds.py $(REVS) $(ARGS)
 
 # Long (the full variants: pfabric alone ~25 min on 2 cores); one study:
 #   $(BIN)/python scripts/studies_doc.py run incast [--quick]
 studies-doc: $(BIN)/python
+	rm -f $(VENV)/.dcnsim-*
 	$(BIN)/pip install .
 	$(BIN)/python scripts/studies_doc.py run all
 

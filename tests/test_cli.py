@@ -44,6 +44,7 @@ def test_run_writes_every_output_file(tmp_path):
         "ops.parquet",
         "ports.parquet",
         "probes.parquet",
+        "scenario.toml",
         "summary.json",
     ]  # no queue trace requested, no queues.parquet
 
@@ -91,6 +92,58 @@ def test_run_writes_queue_trace_and_set_overrides(tmp_path):
     assert summary["seed"] == 9
     assert summary["sim_time_s"] <= 5e-3
     assert_summary_conserved(summary)
+
+
+KEPT_RUN = """
+name = "kept"
+seed = 1
+stop_time = "20ms"
+topology = { kind = "fat_tree", k = 4, link = { rate = "10Gbps", delay = "1us" } }
+transport = { protocol = "dctcp" }
+trace = { queues = ["edge0->host0"] }
+[[traffic.workloads]]
+src = "all"
+dst = "random"
+cdf = "sizes.cdf"
+load = 0.3
+stop = "3ms"
+[[traffic.streams]]
+src = 1
+dst = 0
+rate = "1Gbps"
+record = true
+stop = "1ms"
+"""
+
+
+def test_a_run_keeps_its_scenario_and_reruns_to_the_same_tables(tmp_path):
+    # The --set overrides are part of what ran: scenario.toml holds them (and the
+    # workload's relative cdf path, made absolute), and running that file from
+    # another directory writes every table again byte for byte.
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "sizes.cdf").write_text("1460 0\n1460 0.5\n20000 0.8\n200000 1\n")
+    (tmp_path / "exp" / "kept.toml").write_text(KEPT_RUN)
+    first, again = tmp_path / "first", tmp_path / "again"
+    sets = ("--set", "seed=7", "--set", "forwarding.policy=rps")
+    proc = cli("run", str(tmp_path / "exp" / "kept.toml"), *sets, "--out", str(first),
+               "--no-progress")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    kept = dcnsim.Scenario.from_toml(first / "scenario.toml")
+    given = dcnsim.Scenario.from_toml(tmp_path / "exp" / "kept.toml")
+    assert kept == given.set("seed", 7).set("forwarding.policy", "rps")
+    assert kept.get("traffic.workloads[0].cdf") == str(tmp_path / "exp" / "sizes.cdf")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = cli("run", str(first / "scenario.toml"), "--out", str(again), "--no-progress",
+               cwd=elsewhere)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    tables = sorted(p.name for p in first.iterdir() if p.suffix == ".parquet")
+    assert {"flows.parquet", "queues.parquet", "probes.parquet"} <= set(tables)
+    assert len(pd.read_parquet(first / "flows.parquet")) > 10
+    assert tables == sorted(p.name for p in again.iterdir() if p.suffix == ".parquet")
+    for name in tables:
+        assert (first / name).read_bytes() == (again / name).read_bytes(), name
+    assert (first / "scenario.toml").read_bytes() == (again / "scenario.toml").read_bytes()
 
 
 def test_set_changes_the_run(tmp_path):
@@ -471,6 +524,7 @@ def test_run_writes_tcp_outputs_and_summarizes_them(tmp_path):
         "ports.parquet",
         "probes.parquet",
         "rounds.parquet",
+        "scenario.toml",
         "summary.json",
     ]
     assert sorted(p.name for p in (out / "pcap").iterdir()) == ["host0.pcap", "sw0-to-host0.pcap"]
@@ -516,7 +570,7 @@ def test_run_writes_tcp_outputs_and_summarizes_them(tmp_path):
     assert f"{share:.1f}% of rounds with a timeout" in round_line
     assert text.splitlines()[-1] == (
         f"wrote {out}: flow_trace.parquet, flows.parquet, ops.parquet, pcap/, ports.parquet, "
-        "probes.parquet, rounds.parquet, summary.json"
+        "probes.parquet, rounds.parquet, scenario.toml, summary.json"
     )
 
 

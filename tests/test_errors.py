@@ -36,6 +36,7 @@ import pytest
 
 import dcnsim
 from dcnsim import ScenarioError
+from dcnsim.suggest import with_hint
 from simhelp import EXAMPLES, REPO, assert_one_error_line, cli
 
 
@@ -685,6 +686,19 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
         ("flow-class-256", with_("traffic.flows", [FLOW | {"class": 256}]),
          "traffic.flows[0].class", "integer `256`"),
     ],
+    # The file's rows: tests/test_first_use.py (each bad row names file and row).
+    "`[[traffic.flows_file]]`": [
+        ("flows-file-path-missing", with_("traffic.flows_file", [{}]),
+         "traffic.flows_file[0].path", "required"),
+        ("flows-file-key-misspelt", with_("traffic.flows_file", [{"pth": "a.csv"}]),
+         "traffic.flows_file[0].pth", "unknown key"),
+        ("flows-file-a-table", with_("traffic.flows_file", {"path": "a.csv"}),
+         "traffic.flows_file", "expected a list of tables"),
+        ("flows-file-missing", with_("traffic.flows_file", [{"path": "/nonexistent/a.csv"}]),
+         "traffic.flows_file[0] '/nonexistent/a.csv'", "cannot read"),
+        ("flows-file-not-csv", with_("traffic.flows_file", [{"path": "/dev/null"}]),
+         "traffic.flows_file[0] '/dev/null'", "not a regular file"),
+    ],
     "`[[traffic.workloads]]`": [
         ("workload-load-above-one", with_("traffic.workloads", [WORKLOAD | {"load": 1.5}]),
          "traffic.workloads[0].load", "(0, 1], got 1.5"),
@@ -935,8 +949,8 @@ def test_cli_gives_the_same_one_line_error(tmp_path, section):
     message = assert_one_error_line(cli("validate", str(path)))
     if isinstance(data, Toml):  # the CLI names the file where Python says "scenario text"
         assert field_of(message) == field and needle in message, message
-    else:
-        assert message == python_error(data)
+    else:  # the command adds a "did you mean" to an unknown key
+        assert message == with_hint(python_error(data))
 
 
 @pytest.mark.parametrize("kind", OUTPUTS)
@@ -948,7 +962,9 @@ def test_a_bad_output_directory_is_one_line(tmp_path, kind):
     else:
         out.mkdir()
         (out / "notes.txt").write_text("keep me")
-        reason = "refusing to replace a directory holding files dcnsim did not write (notes.txt)"
+        reason = (
+            "refusing to replace a directory holding files this command does not write (notes.txt)"
+        )
     scenario = str(EXAMPLES / "tree3_probes.toml")
     message = assert_one_error_line(cli("run", scenario, "--out", str(out)))
     assert message == f"--out '{out}': {reason}"

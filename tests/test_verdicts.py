@@ -54,7 +54,10 @@ def test_claim_keeps_its_four_field_form():
     table = claims_table(claims)
     assert list(table.columns) == ["claim", "seed", "dcnsim", "tolerance", "verdict"]
     assert list(table["claim"]) == ["c"] and list(claims_table(claims, True)["verdict"]) == ["NO"]
-    assert claim_lines(claims)[0] == "  [yes] c" and "Checks" in claim_lines(claims)[1]
+    lines = claim_lines(claims)
+    assert lines[0].split() == ["verdict", "seed", "dcnsim", "claim", "of", "the", "seed"]
+    assert lines[1].split() == ["[yes]", "s", "d", "c"] and "Checks" in lines[2]
+    assert lines[4].split() == ["[NO]", "s", "d", "b"]
 
 
 # --- spraying (static) -------------------------------------------------------------------------

@@ -4,12 +4,13 @@
                [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
-    dcnsim docs [scenario|experiments|studies|architecture|performance]
+    dcnsim docs [scenario|experiments|studies|architecture|performance] [SECTION WORDS]
     dcnsim bench [NAME|all|scale] [--quick | --stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
     dcnsim query DIR "SQL" [--csv]
     dcnsim crosscheck FILE --with ns2|ns3 [--out DIR] [--tolerance NAME=X ...] [--set KEY=VALUE ...]
+    dcnsim plot DIR [--out DIR]
     dcnsim study NAME [--quick] [--seeds N] [--jobs N] [--out DIR] [--verbose]
 
 Bad input ends with exit status 2 and one line on stderr, ``error: <message>``.
@@ -35,6 +36,8 @@ from dcnsim.memory import format_bytes, parse_limit
 from dcnsim.outdir import OutputError
 from dcnsim.results import Results, check_output_dir, run, summarize
 from dcnsim.scenario import Scenario
+from dcnsim.suggest import with_hint
+from dcnsim.unfinished import excluded, warning
 
 if TYPE_CHECKING:
     from dcnsim.studies import Study
@@ -44,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line too."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"error: {message} (see '{self.prog} --help')\n")
+        self.exit(EXIT_BAD_INPUT, f"error: {with_hint(message)} (see '{self.prog} --help')\n")
 
 
 class _BadInput(Exception):
@@ -147,16 +150,26 @@ def _tolerance(text: str) -> tuple[str, float]:
 
 
 def _cmd_docs(args: argparse.Namespace) -> int:
-    """One document, or with no name each document's name and title."""
+    """One document or one section of it (through a pager on a terminal), or with no
+    name each document's name and title."""
+    from dcnsim.docsview import section, show
+
     docs = dict(_core.docs())
     if args.name is not None:
-        print(docs[args.name], end="")
+        text = docs[args.name]
+        if args.section:
+            try:
+                text = section(text, " ".join(args.section))
+            except LookupError as exc:
+                raise _BadInput(f"docs {args.name}: {exc}") from None
+        show(text)
         return 0
     width = max(map(len, docs))
     for name, text in docs.items():
         title = text.splitlines()[0].lstrip("# ") if text else ""
         print(f"{name:<{width}}  {title}")
-    print("\n(dcnsim docs NAME prints one)")
+    print("\n(dcnsim docs NAME shows one; dcnsim docs NAME WORDS, the section so titled:")
+    print(" dcnsim docs scenario transport)")
     return 0
 
 
@@ -265,11 +278,29 @@ def _sweep(args: argparse.Namespace) -> int:
     catalog = load(outcome.out, "catalog")
     for row in catalog[catalog["status"] == "failed"].itertuples(index=False):
         print(f"  failed {row.run}: {row.error}")
+    print(*_sweep_unfinished(outcome.out), sep="\n", end="")
     if args.report:
         path = write_sweep_report(outcome.out, sweep)
         print(f"wrote {path}")
     print(f'wrote {args.out}: catalog.parquet, runs/ (query: dcnsim query {args.out} "SQL")')
     return 0
+
+
+def _sweep_unfinished(directory: Any) -> list[str]:
+    """One warning line when the sweep's runs left more than ``WARN_SHARE`` of their TCP
+    flows unfinished, naming the worst run (the report lists them all)."""
+    from dcnsim.report import unfinished_flows
+
+    counts = unfinished_flows(directory)
+    line = warning(int(counts["unfinished"].sum()), int(counts["tcp_flows"].sum()), " of the sweep")
+    if line is None:
+        return []
+    worst = counts.assign(share=counts["unfinished"] / counts["tcp_flows"]).nlargest(1, "share")
+    row = worst.iloc[0]
+    return [
+        f"{line}; worst run {row['run']}: {int(row['unfinished']):,} of "
+        f"{int(row['tcp_flows']):,} (--report lists every run's)\n"
+    ]
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
@@ -289,6 +320,22 @@ def _cmd_query(args: argparse.Namespace) -> int:
         table.to_csv(sys.stdout, index=False)
     else:
         print(format_table(table) if len(table.columns) else "(no columns)")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from dcnsim.plot import plot_run
+
+    try:
+        written, skipped = plot_run(args.dir, args.out)
+    except FileNotFoundError as exc:
+        raise _BadInput(str(exc)) from None
+    for line in skipped:
+        print(f"skipped {line}")
+    where = {p.parent for p in written}
+    for folder in sorted(where):
+        names = sorted({p.stem for p in written if p.parent == folder})
+        print(f"wrote {folder}: {', '.join(names)} (.png, .svg, .pdf)")
     return 0
 
 
@@ -360,18 +407,23 @@ def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
     done = tcp & ~np.isnan(fct)
     retransmits = int(np.asarray(flows["retransmits"])[tcp].sum())
     timeouts = int(np.asarray(flows["timeouts"])[tcp].sum())
+    finished, total = int(done.sum()), int(tcp.sum())
     lines = [
-        f"  tcp flows    {int(done.sum()):,} finished of {int(tcp.sum()):,}; "
+        f"  tcp flows    {finished:,} finished of {total:,}; "
         f"{retransmits:,} retransmits, {timeouts:,} timeouts"
     ]
     if done.any():
         fct = fct[done]
         slowdown = np.asarray(flows["slowdown"], dtype=float)[done]
+        over = "" if finished == total else f" ({excluded(total - finished, total)})"
         lines.append(
             f"  flow times   FCT mean {format_seconds(float(fct.mean()))}, "
             f"p99 {format_seconds(float(np.percentile(fct, 99)))}; "
-            f"slowdown mean {float(np.nanmean(slowdown)):.2f}"
+            f"slowdown mean {float(np.nanmean(slowdown)):.2f}{over}"
         )
+    line = warning(total - finished, total)
+    if line is not None:
+        lines.append(f"  {line}")
     return lines
 
 
@@ -415,7 +467,7 @@ def _check_out(check: Callable[[str], object], out: str) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {with_hint(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
@@ -518,6 +570,7 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
 
     p = commands.add_parser("docs", help="list the documents shipped with dcnsim, or print one")
     p.add_argument("name", nargs="?", choices=[name for name, _ in _core.docs()])
+    p.add_argument("section", nargs="*", help="words of a section's heading (e.g. transport)")
     p.set_defaults(command=_cmd_docs)
 
     axes = [axis for axis, _ in _core.names()] + ["studies"]
@@ -670,6 +723,16 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
     )
     p.add_argument("--csv", action="store_true", help="print CSV instead of an aligned table")
     p.set_defaults(command=_cmd_query)
+
+    p = commands.add_parser(
+        "plot",
+        help="draw one run's figures: FCT and slowdown CDFs, queues, link utilisation",
+        description="Figures of a run's output directory (dcnsim run ... --out DIR), each as "
+        "PNG, SVG and PDF.",
+    )
+    p.add_argument("dir", metavar="DIR", help="a run's output directory")
+    p.add_argument("--out", metavar="DIR", help="where the figures go (default: DIR/plots)")
+    p.set_defaults(command=_cmd_plot)
     return parser
 
 

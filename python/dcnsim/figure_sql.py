@@ -21,23 +21,36 @@ def figure_sql(figure: Mapping[str, str]) -> str:
 
 
 def line_sql(figure: Mapping[str, str]) -> str:
-    """A line figure's query: its statistic of ``y`` per run (and ``by``, ``x``)."""
+    """A line figure's query: its statistic of ``y`` per run (and ``by``, ``x``), over
+    the rows with a value, and how many rows had none (``missing``)."""
     group = [k for k in (figure.get("by"), figure["x"]) if k]
     selected = ", ".join(f'"{k}"' for k in dict.fromkeys([*group, "seed"]))
     stat = _stat_sql(figure.get("stat", "mean"), figure["y"])
-    return f"SELECT {selected}, {stat} AS value FROM {figure['table']}{_where(figure)} GROUP BY ALL"
+    return (
+        f"SELECT {selected}, {stat} AS value, {_missing(figure)} AS missing "
+        f"FROM {figure['table']}{_where(figure)} GROUP BY ALL"
+    )
 
 
 def cdf_sql(figure: Mapping[str, str]) -> str:
-    """A CDF figure's query: the quantiles of ``y`` at ``CDF_POINTS`` (per ``by``)."""
+    """A CDF figure's query: the quantiles of ``y`` at ``CDF_POINTS`` (per ``by``) over
+    the ``n`` rows with a value, and how many rows had none (``missing``)."""
     y, by = figure["y"], figure.get("by")
     probabilities = ", ".join(repr(float(p)) for p in CDF_POINTS)
     selected = f'"{by}", ' if by else ""
-    not_null = f'"{y}" IS NOT NULL'
     return (
-        f'SELECT {selected}quantile_cont("{y}", [{probabilities}]) AS q, count("{y}") AS n '
-        f"FROM {figure['table']}{_where(figure, not_null)}" + (" GROUP BY ALL" if by else "")
+        f'SELECT {selected}quantile_cont("{y}", [{probabilities}]) AS q, count("{y}") AS n, '
+        f"{_missing(figure)} AS missing FROM {figure['table']}{_where(figure)}"
+        + (" GROUP BY ALL" if by else "")
     )
+
+
+def _missing(figure: Mapping[str, str]) -> str:
+    """The rows a statistic of ``y`` leaves out for want of a value: of ``flows``, the
+    TCP flows that did not finish (a stream has no FCT by nature, so is not counted;
+    ``dcnsim.unfinished``); of another table, every row whose ``y`` is null."""
+    tcp = " AND kind = 'tcp'" if figure["table"] == "flows" else ""
+    return f'count(*) FILTER (WHERE "{figure["y"]}" IS NULL{tcp})'
 
 
 def _where(figure: Mapping[str, str], *conditions: str) -> str:

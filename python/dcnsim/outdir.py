@@ -58,9 +58,12 @@ def check_output_dir(out_dir: str | os.PathLike[str], foreign: Foreign) -> Path:
     names = sorted(foreign(out))
     if names:
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        other = _written_by(out)
+        whose = f": it is the output of {other}, give another directory" if other else ""
         raise FileExistsError(
             errno.EEXIST,
-            f"refusing to replace a directory holding files dcnsim did not write ({shown})",
+            f"refusing to replace a directory holding files this command does not write "
+            f"({shown}){whose}",
         )
     _try_writing_beside(out)
     return out
@@ -80,6 +83,17 @@ def _try_writing_beside(out: Path) -> None:
         os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror) from None
+#: A file each of dcnsim's writers always makes, and what to call that writer.
+_SIGNATURES = (
+    ("catalog.parquet", "a sweep (dcnsim sweep)"),
+    ("claims.csv", "a study (dcnsim study)"),
+    ("summary.json", "a run (dcnsim run)"),
+)
+
+
+def _written_by(out: Path) -> str | None:
+    """Which of dcnsim's commands wrote the directory ``out``, if one did."""
+    return next((who for name, who in _SIGNATURES if (out / name).is_file()), None)
 
 
 def foreign_files(directory: Path, owned: Callable[[Path], bool]) -> list[str]:

@@ -74,7 +74,8 @@ def figure(png: Path, caption: str) -> dict[str, str]:
 def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
     """Write ``report.html`` into a sweep directory (whole: by rename) and return its path;
     each of the sweep's figures (``dcnsim.sweep_figures``) is also written beside it as
-    ``NAME.png`` and ``NAME.svg``.
+    ``NAME.png``, ``NAME.svg`` and ``NAME.pdf``; a section counts and names the
+    TCP flows each run left unfinished (left out of every FCT and slowdown figure).
 
     Every label is made from what ran: a run's scenario is named by the values its
     scenario file has at the grid's keys (not by the base scenario's ``name``, which
@@ -115,9 +116,11 @@ def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
         {
             "heading": "Figures",
             "figures": [
-                figure(d.png, f"{d.caption} Files: {d.png.name}, {d.svg.name}.") for d in drawn
+                figure(d.png, f"{d.caption} Files: {d.png.name}, {d.svg.name}, {d.pdf.name}.")
+                for d in drawn
             ],
         },
+        _unfinished_section(directory, catalog, varied),
         {"heading": "Failed runs", "table": table_html(failed)}
         if len(failed)
         else {"heading": "Failed runs", "text": "None."},
@@ -129,6 +132,48 @@ def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
     text = page(f"dcnsim sweep {sweep.name}", sections)
     outdir.write_atomic(out, lambda p: p.write_text(text, encoding="utf-8"))
     return out
+
+
+def unfinished_flows(directory: Path) -> pd.DataFrame:
+    """Per run of a sweep that kept ``flows``: its TCP flows, how many did not finish and
+    which (``dcnsim.unfinished.runs_sql``); empty when no run kept ``flows``."""
+    from dcnsim.store import query
+    from dcnsim.unfinished import runs_sql
+
+    if not any((directory / "runs").glob("run=*/flows.parquet")):
+        return pd.DataFrame(columns=["run", "tcp_flows", "unfinished", "ids"])
+    return query(directory, runs_sql())
+
+
+def _unfinished_section(directory: Path, catalog: pd.DataFrame, varied: Sequence[str]) -> Section:
+    """The report's account of the flows left out of every FCT and slowdown figure:
+    per run its grid values, TCP flows, how many did not finish and which."""
+    from dcnsim.unfinished import WARN_SHARE, named
+
+    counts = unfinished_flows(directory)
+    heading = "Unfinished flows (left out of every FCT and slowdown statistic)"
+    if not len(counts):
+        return {"heading": heading, "text": "No run kept a flows table with TCP flows."}
+    if not counts["unfinished"].any():
+        return {
+            "heading": heading,
+            "text": f"None: every TCP flow of the {len(counts)} runs finished.",
+        }
+    from dcnsim.sweeps import column_name
+
+    shown = [column_name(k) for k in varied]
+    table = catalog[["run", *shown]].merge(counts, on="run")
+    table["share %"] = (100.0 * table["unfinished"] / table["tcp_flows"]).round(1)
+    table["unfinished flows (flow_id:size_bytes)"] = table["ids"].map(named)
+    table = table.drop(columns="ids")
+    over = int((table["unfinished"] > WARN_SHARE * table["tcp_flows"]).sum())
+    text = (
+        f"{int(table['unfinished'].sum()):,} of {int(table['tcp_flows'].sum()):,} TCP flows did "
+        f"not finish; {over} of {len(table)} runs left more than {100 * WARN_SHARE:g}% "
+        "unfinished. The figures' means and percentiles are over finished flows only, their "
+        "legends count those left out; a CDF stops at the share that finished."
+    )
+    return {"heading": heading, "text": text, "table": table_html(table)}
 
 
 def run_label(scenario: Scenario, keys: Sequence[str], run_id: str) -> str:

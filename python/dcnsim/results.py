@@ -57,6 +57,7 @@ OUTPUT_FILES = (
     "agent_rows.parquet",
     "flow_trace.parquet",
     "summary.json",
+    "scenario.toml",
 )
 
 #: The subdirectory holding one ``<name>.pcap`` per packet capture (``trace.pcap``).
@@ -263,6 +264,9 @@ class Results:
         with open(directory / "summary.json", "w", encoding="utf-8") as f:
             json.dump(self.summary, f, indent=2, default=_json_default)
             f.write("\n")
+        # The scenario as it ran (after ``--set`` and any change made in Python):
+        # ``dcnsim run DIR/scenario.toml`` runs it again, giving the same tables.
+        (directory / "scenario.toml").write_text(self.scenario.to_toml(), encoding="utf-8")
 
 
 class LatencyStats(NamedTuple):
@@ -402,7 +406,10 @@ def _run_core(
         else None
     )
     try:
-        return _core.run(scenario.to_json(), reporter, check, chunk_rows, files)
+        raw = _core.run(scenario.to_json(), reporter, check, chunk_rows, files)
+        if reporter is not None:
+            reporter.done(raw["summary"])
+        return raw
     finally:
         if reporter is not None:
             reporter.close()
@@ -480,6 +487,21 @@ class _ProgressLine:
             self.bar.n = min(float(info["sim_time_s"]), self.bar.total)
         self.bar.set_description_str(format_progress(info, self.eta))
 
+    def done(self, summary: Mapping[str, Any]) -> None:
+        """The run ended (not interrupted): the bar full, and the line says so, and
+        whether the traffic ended before ``stop_time`` (a bar left at 9 % reads as an
+        aborted run)."""
+        if self.bar is None:
+            return
+        if self.bar.total:
+            self.bar.n = self.bar.total
+        early = "" if summary.get("stopped_at_stop_time") else ", traffic done before stop_time"
+        self.bar.set_description_str(
+            f"done: simulated {format_seconds(float(summary['sim_time_s']))}{early} | "
+            f"{format_count(float(summary['packet_hops_per_s']))} packet-hops/s | "
+            f"wall {format_wall(float(summary['wall_s']))}"
+        )
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
@@ -496,12 +518,17 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
 def _foreign_entries(out: Path) -> Iterator[str]:
     """Entries of an existing output directory that ``Results.write`` does not make."""
     for p in out.iterdir():
-        if p.name == PCAP_DIR and p.is_dir() and not p.is_symlink():
+        if p.name in _OWN_DIRS and p.is_dir() and not p.is_symlink():
             for q in p.iterdir():
-                if q.suffix != ".pcap" or q.is_symlink() or not q.is_file():
-                    yield f"{PCAP_DIR}/{q.name}"
+                if q.suffix not in _OWN_DIRS[p.name] or q.is_symlink() or not q.is_file():
+                    yield f"{p.name}/{q.name}"
         elif p.name not in OUTPUT_FILES or p.is_symlink() or not p.is_file():
             yield p.name
+
+
+#: The subdirectories of a run's output and the files they may hold: its captures,
+#: and the figures ``dcnsim plot`` draws there (a rerun replaces them with the rest).
+_OWN_DIRS = {PCAP_DIR: (".pcap",), "plots": (".png", ".svg", ".pdf")}
 
 
 def _json_default(value: Any) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 
 import tomli_w
 
-from dcnsim import _core, limits
+from dcnsim import _core, flow_files, limits
 from dcnsim._core import ScenarioError
 from dcnsim.formats import format_seconds
 from dcnsim.labels import scenario_line
@@ -75,6 +75,7 @@ class Scenario:
             raise ScenarioError(f"scenario: cannot read '{shown}': {reason}") from None
         scenario = cls._from_toml_text(raw, f"'{shown}'")
         _anchor_cdf_paths(scenario._data, Path(path).absolute().parent)
+        flow_files.anchor(scenario._data, Path(path).absolute().parent)
         return scenario
 
     @classmethod
@@ -106,10 +107,19 @@ class Scenario:
         return copy.deepcopy(self._data)
 
     def to_json(self) -> str:
-        """Canonical JSON (sorted keys), the form the core takes."""
-        return json.dumps(
-            _plain(self._data, ""), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        """Canonical JSON (sorted keys), the form the core takes, with the flows of any
+        ``[[traffic.flows_file]]`` read in (``dcnsim.flow_files``; that scenario is
+        validated here, so an error names the file and row)."""
+        data, first, origins = flow_files.expand(self._data)
+        text = json.dumps(
+            _plain(data, ""), sort_keys=True, separators=(",", ":"), ensure_ascii=False
         )
+        if origins:
+            try:
+                _core.validate(text)
+            except ScenarioError as exc:
+                raise ScenarioError(flow_files.where_from(str(exc), first, origins)) from None
+        return text
 
     def to_toml(self) -> str:
         """TOML text that reads back as an equal Scenario."""
@@ -302,6 +312,8 @@ def _check_key_path(data: Mapping[str, Any], parts: list[str | int]) -> None:
         path = f"{path}[{part}]" if isinstance(part, int) else limits.join(path, part)
     section = str(parts[0])
     probe = {**_PROBE, section: data[section]}
+    if section == "traffic" and isinstance(data[section], Mapping):  # files not read here
+        probe["traffic"] = {k: v for k, v in data[section].items() if k != "flows_file"}
     try:
         _core.validate(json.dumps(_plain(probe, ""), ensure_ascii=False))
     except ScenarioError as exc:

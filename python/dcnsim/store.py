@@ -9,7 +9,7 @@
     DIR/runs/run=<id>/run.json       the run's record (its catalog row)
     DIR/runs/run=<id>/scenario.toml  the exact scenario of the run
     DIR/runs/run=<id>/<table>.parquet, summary.parquet   its kept tables (when ok)
-    DIR/report.html                  with ``--report``, and NAME.png, NAME.svg per figure
+    DIR/report.html                  with ``--report``, and NAME.png, .svg, .pdf per figure
 
 A run directory is written whole or not at all, and so are the catalog and
 ``sweep.toml``; an interrupted sweep leaves finished runs only. ``query(DIR, SQL)``
@@ -52,12 +52,12 @@ __all__ = [
 
 _TOP = {"sweep.toml", "catalog.parquet", "sessions.json", "report.html"}
 #: The report's figures, beside it (a figure's name is letters, digits, - and _).
-_FIGURE = re.compile(r"^[A-Za-z0-9_-]+\.(png|svg)$")
+_FIGURE = re.compile(r"^[A-Za-z0-9_-]+\.(png|svg|pdf)$")
 _RUN_DIR = re.compile(r"^run=[0-9a-f]{16}$")
 #: What an interrupted write leaves: a run directory's or a top file's temporary twin.
 _STALE = re.compile(
     r"^\.(run=[0-9a-f]{16}|sweep\.toml|catalog\.parquet|sessions\.json|report\.html"
-    r"|[A-Za-z0-9_-]+\.(png|svg))\..*\.(tmp|old)$"
+    r"|[A-Za-z0-9_-]+\.(png|svg|pdf))\..*\.(tmp|old)$"
 )
 _RUN_FILES = re.compile(r"^(run\.json|scenario\.toml|[a-z_]+\.parquet)$")
 

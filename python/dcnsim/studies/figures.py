@@ -1,9 +1,17 @@
-"""Figures of the studies: matplotlib without a display, one PNG per figure of a seed."""
+"""Figures of dcnsim (studies, sweeps, ``dcnsim plot``): matplotlib without a display,
+each figure written ready for a paper in three formats."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+#: The formats every figure is written in, beside each other: PNG at ``PNG_DPI`` (for
+#: a page or a slide), SVG (text kept as text, for editing) and PDF (for LaTeX).
+FORMATS = ("png", "svg", "pdf")
+
+#: A PNG's resolution: 300 dpi, what journals ask of line art at print size.
+PNG_DPI = 300
 
 
 def pyplot() -> Any:
@@ -16,13 +24,31 @@ def pyplot() -> Any:
     return plt
 
 
-def save(fig: Any, path: Path, dpi: int = 110, svg: bool = False) -> None:
-    """Write ``fig`` as a PNG (and with ``svg`` also beside it as SVG, text kept as
-    text) and free it."""
+def save(fig: Any, path: Path, dpi: int | None = None, svg: bool = True) -> list[Path]:
+    """Write ``fig`` as ``path`` (its ``.png``) and beside it as ``.svg`` and ``.pdf``,
+    each whole (by rename), without the creation date (the same figure gives the same
+    files), and free it. Returns the files written, in ``FORMATS`` order.
+
+    ``dpi`` and ``svg`` are what callers passed before every figure had the three
+    formats at ``PNG_DPI``; they change nothing (issue 49) and go once the studies'
+    figure modules, edited in parallel this round, stop passing them."""
+    del dpi, svg
+    from dcnsim import outdir
+
     plt = pyplot()
-    fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    if svg:
-        with plt.rc_context({"svg.fonttype": "none"}):
-            fig.savefig(path.with_suffix(".svg"))
-    plt.close(fig)
+    written = []
+    try:
+        fig.tight_layout()
+        for fmt in FORMATS:
+            target = path.with_suffix(f".{fmt}")
+            options: dict[str, Any] = {"format": fmt}
+            if fmt == "png":
+                options["dpi"] = PNG_DPI
+            else:
+                options["metadata"] = {"CreationDate": None} if fmt == "pdf" else {"Date": None}
+            with plt.rc_context({"svg.fonttype": "none"}):  # text stays text, for editing
+                outdir.write_atomic(target, lambda p, o=options: fig.savefig(p, **o))
+            written.append(target)
+    finally:
+        plt.close(fig)
+    return written

@@ -690,7 +690,7 @@ def pfabric_plot(figure: str, runs: pd.DataFrame, summary: pd.DataFrame, path: P
         f"pFabric study, {workload} (paper's {figure.replace('fig', 'Fig. ')}; its PDQ series "
         "is absent: dcnsim has no PDQ)"
     )
-    save(fig, path, dpi=110)
+    save(fig, path)
 
 
 STUDY = Study(

@@ -44,16 +44,25 @@ def progress_bar(name: str, total: int | None, shown: bool = True) -> Any:
 
 
 class BarProgress:
-    """A ``Progress`` drawn as ``progress_bar``: the bar opens at the first report."""
+    """A ``Progress`` drawn as ``progress_bar``: the bar opens at the first report. A
+    study that runs its scenarios in several batches (``run_scenarios`` called again)
+    reports each from 1: a report after a finished batch, or counting back, or of
+    another total, starts a new one, added to the bar, so it ends at 100 %."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.bar: Any = None
+        self.base = 0  # runs of the batches before this one
+        self.last = (0, 0)  # the last report: done, total
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
             self.bar = progress_bar(self.name, total)
-        self.bar.update(done - self.bar.n)
+        elif self.last[0] >= self.last[1] or done < self.last[0] or total != self.last[1]:
+            self.base += self.last[1]
+            self.bar.total = self.base + total
+        self.last = (done, total)
+        self.bar.update(self.base + done - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -540,7 +540,7 @@ def policy_figure(
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     ax.legend(title="95 % intervals over seeds", title_fontsize=7)
-    save(fig, path, dpi=110)
+    save(fig, path)
 
 
 STUDY = Study(

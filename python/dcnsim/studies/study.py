@@ -19,6 +19,7 @@ import pandas as pd
 from dcnsim import outdir
 from dcnsim.report import figure, machine, page, table_html
 from dcnsim.scenario import Scenario
+from dcnsim.studies.figures import FORMATS
 from dcnsim.studies.runner import Progress, recorded_scenarios
 from dcnsim.studies.text import Claim, claims_table, marked_quick, quick_undecided
 
@@ -111,8 +112,8 @@ def run_study(
 
 def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Path]:
     """Write ``study.csv`` (the main table), ``runs.csv`` (every run), ``claims.csv``
-    (seed vs dcnsim), ``checks.csv`` (physical bounds and sanity checks), one PNG per
-    figure of the seed, the study's extras and ``report.html``, whole or not at all.
+    (seed vs dcnsim), ``checks.csv`` (physical bounds and sanity checks), each figure
+    of the seed as PNG, SVG and PDF, the study's extras and ``report.html``, whole or not at all.
     Returns the paths, in that order."""
     study = output.study
     names: list[str] = []
@@ -125,10 +126,8 @@ def write_study(output: StudyOutput, out_dir: str | os.PathLike[str]) -> list[Pa
         names.extend(["study.csv", "runs.csv", "claims.csv", "checks.csv"])
         for stem, draw in study.figures.items():
             draw(output.detail, output.table, tmp / f"{stem}.png")
-            if (tmp / f"{stem}.png").exists():  # a figure of nothing that was run is not drawn
-                names.append(f"{stem}.png")
-            if (tmp / f"{stem}.svg").exists():
-                names.append(f"{stem}.svg")
+            # in FORMATS; a figure of nothing that was run is not drawn
+            names.extend(f"{stem}.{f}" for f in FORMATS if (tmp / f"{stem}.{f}").exists())
         if study.extras is not None:
             names.extend(p.name for p in study.extras(output.detail, output.table, tmp))
         (tmp / "report.html").write_text(study_report(output, tmp), encoding="utf-8")
@@ -144,9 +143,10 @@ def check_study_dir(out_dir: str | os.PathLike[str]) -> Path:
 
 
 def _foreign_to_study(out: Path) -> list[str]:
-    """Entries a study does not write: it writes tables (CSV), figures (PNG, some also
-    SVG) and its report (HTML), nothing else."""
-    return outdir.foreign_files(out, lambda p: p.suffix in (".csv", ".png", ".svg", ".html"))
+    """Entries a study does not write: it writes tables (CSV), figures (PNG, SVG, PDF)
+    and its report (HTML), nothing else."""
+    kept = (".csv", ".html", *(f".{f}" for f in FORMATS))
+    return outdir.foreign_files(out, lambda p: p.suffix in kept)
 
 
 def study_scenarios(scenarios: Iterable[Scenario]) -> list[tuple[str, str]]:

@@ -175,17 +175,46 @@ def marked_quick(claims: Sequence[Claim]) -> list[Claim]:
     return out
 
 
+#: The width of a study's printed claim lines (``claim_lines``).
+LINE_WIDTH = 100
+
+
 def claim_lines(claims: Sequence[Claim]) -> list[str]:
-    """The claims as printed under a study's table: ``[yes] claim``, the checks after
-    them under their own heading."""
+    """The claims as printed under a study's table, one line each within ``LINE_WIDTH``
+    columns: the verdict, what the seed says, what dcnsim measured and the claim, each
+    shortened with ``…`` when long (whole in ``claims.csv`` and ``report.html``); the
+    checks after them under their own heading."""
     claims = marked_quick(claims)
     seed = [c for c in claims if not c.check]
     checks = [c for c in claims if c.check]
-    lines = [f"  [{c.verdict:<3}] {c.claim}" + (f" ({c.quick})" if c.quick else "") for c in seed]
+    lines = _claim_rows(seed, "claim of the seed") if seed else []
     if checks:
         lines += ["  Checks (physical bounds and sanity checks, not the seed's claims):"]
-        lines += [f"  [{c.verdict:<3}] {c.claim}" for c in checks]
+        lines += _claim_rows(checks, "check")
     return lines
+
+
+def _claim_rows(claims: Sequence[Claim], what: str) -> list[str]:
+    """A header and one row per claim: verdict, seed, dcnsim, claim; the seed and
+    dcnsim columns as wide as their longest value up to 18 columns, the claim the rest."""
+    verdict_w = max(len("verdict"), *(len(c.verdict) + 2 for c in claims))
+    seed_w = min(18, max(len("seed"), *(len(c.seed) for c in claims)))
+    ours_w = min(18, max(len("dcnsim"), *(len(c.dcnsim) for c in claims)))
+    claim_w = LINE_WIDTH - 2 - verdict_w - seed_w - ours_w - 3 * 2
+
+    def row(verdict: str, seed: str, ours: str, claim: str) -> str:
+        cells = (verdict.ljust(verdict_w), _fit(seed, seed_w).ljust(seed_w),
+                 _fit(ours, ours_w).ljust(ours_w), _fit(claim, claim_w))  # fmt: skip
+        return ("  " + "  ".join(cells)).rstrip()
+
+    head = row("verdict", "seed", "dcnsim", what)
+    return [head, *(row(f"[{c.verdict}]", c.seed, c.dcnsim, c.claim) for c in claims)]
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` columns with ``…`` when longer."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def claims_table(claims: Sequence[Claim], checks: bool = False) -> pd.DataFrame:

@@ -47,7 +47,7 @@ def latency_plot(figure: str, runs: pd.DataFrame, summary: pd.DataFrame, path: P
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8, title="95 % intervals over seeds", title_fontsize=7)
-    save(fig, path, dpi=110)
+    save(fig, path)
 
 
 def latency_packets_plot(
@@ -83,4 +83,4 @@ def latency_packets_plot(
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(title="load; x = lost", fontsize=7, title_fontsize=7)
-    save(fig, path, dpi=110)
+    save(fig, path)
