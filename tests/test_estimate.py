@@ -5,6 +5,7 @@ tables on a local pool and on Dask (docs/estimate.md)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -22,9 +23,7 @@ K4 = {
     "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "10Gbps", "delay": "1us"}},
     "network": {"queue": {"capacity": "1000pkt", "aqm": {"kind": "threshold", "k": "65pkt"}}},
     "transport": {"protocol": "dctcp", "min_rto": "1ms"},
-    "traffic": {
-        "workloads": [{"src": "all", "dst": "random", "cdf": "websearch", "load": 0.3}]
-    },
+    "traffic": {"workloads": [{"src": "all", "dst": "random", "cdf": "websearch", "load": 0.3}]},
 }
 
 
@@ -46,7 +45,10 @@ def test_drawn_flows_are_the_runs_flows():
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        ({"agents": [{"kind": "pause", "switches": "all", "xoff": "100KB", "xon": "50KB"}]}, "agents:"),
+        (
+            {"agents": [{"kind": "pause", "switches": "all", "xoff": "100KB", "xon": "50KB"}]},
+            "agents:",
+        ),
         ({"forwarding": {"policy": "rps"}}, "forwarding.policy: 'rps'"),
         ({"transport": {"protocol": "botcp"}}, "transport.protocol: 'botcp': in-band multi-hop"),
         ({"trace": {"queues": ["edge0_0->host0"]}}, "trace:"),
@@ -92,7 +94,9 @@ def test_estimate_resumes_and_is_the_same_on_dask(tmp_path):
     the local pool's, flow for flow."""
     pytest.importorskip("distributed")
     first = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
-    assert first.summary["link_runs_now"] == first.summary["link_runs"] + first.summary["alone_runs"]
+    assert (
+        first.summary["link_runs_now"] == first.summary["link_runs"] + first.summary["alone_runs"]
+    )
     again = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
     assert again.summary["link_runs_now"] == 0
     dask = dcnsim.estimate(K4, tmp_path / "dask", jobs=2, dask="local")
@@ -108,7 +112,17 @@ def test_cli_prints_an_estimate_and_query_reads_it(tmp_path):
     scenario.write_text(tomli_w.dumps(K4))
     out = tmp_path / "est"
     proc = subprocess.run(
-        [sys.executable, "-m", "dcnsim", "estimate", str(scenario), "--out", str(out), "--jobs", "1"],
+        [
+            sys.executable,
+            "-m",
+            "dcnsim",
+            "estimate",
+            str(scenario),
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -123,7 +137,7 @@ def test_cli_prints_an_estimate_and_query_reads_it(tmp_path):
 
 
 def test_bad_tolerance_is_one_line(tmp_path):
-    with pytest.raises(dcnsim.ScenarioError, match="^tolerance: expected a number"):
+    with pytest.raises(dcnsim.ScenarioError, match=r"^tolerance: expected a number"):
         dcnsim.estimate(K4, tmp_path / "out", tolerance=-1)
 
 
@@ -149,3 +163,20 @@ def test_link_scenario_keeps_the_paths_latency():
     # network adds A's switch latency itself.
     access = next(v for (a, b), v in delays.items() if b == "A")
     assert access == f"{round((2e-6 + 0.5e-6 + 1.2e-6) * 1e12)}ps"
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DCNSIM_SLURM_TESTS"),
+    reason="no Slurm cluster: run `.ci/slurm up` and set DCNSIM_SLURM_TESTS=1 (.ci/run does)",
+)
+def test_estimate_on_slurm_is_the_local_pools(tmp_path):
+    """The link-level runs on the one-node Slurm cluster (tests/test_slurm.py's) give
+    the local pool's estimate, flow for flow."""
+    pytest.importorskip("dask_jobqueue")
+    table = {"cores": 1, "memory": "1GB", "walltime": "00:05:00", "workers": 2}
+    table["log_directory"] = str(tmp_path / "logs")
+    local = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
+    slurm = dcnsim.estimate(K4, tmp_path / "slurm", dask="slurm", slurm=table)
+    assert slurm.summary["on"] == "slurm"
+    assert np.array_equal(slurm.flows["fct_s"], local.flows["fct_s"], equal_nan=True)
+    assert slurm.buckets.equals(local.buckets)

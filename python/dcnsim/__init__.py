@@ -12,9 +12,9 @@ turns the records into pandas tables::
 
 Sweeps of many runs (``dcnsim.sweep``) land in a directory that ``dcnsim.load`` and
 ``dcnsim.query`` (SQL) read back; so do the flow-time estimates of fabrics too big
-for the packet level (``dcnsim.estimate``, docs/estimate.md). The scenario schema and the output columns are
-documented in ``docs/scenario.md``; sweeps, studies and reports in
-``docs/experiments.md``.
+for the packet level (``dcnsim.estimate``, docs/estimate.md). The scenario schema and
+the output columns are documented in ``docs/scenario.md``; sweeps, studies and
+reports in ``docs/experiments.md``.
 """
 
 from __future__ import annotations

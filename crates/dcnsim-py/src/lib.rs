@@ -46,7 +46,7 @@ fn parse_bytes(text: &str) -> PyResult<u64> {
 
 /// The reference documents, compiled in so an installed dcnsim carries them
 /// (`dcnsim docs NAME`).
-const DOCS: [(&str, &str); 5] = [
+const DOCS: [(&str, &str); 6] = [
     ("scenario", include_str!("../../../docs/scenario.md")),
     ("experiments", include_str!("../../../docs/experiments.md")),
     ("studies", include_str!("../../../docs/studies.md")),
@@ -55,6 +55,7 @@ const DOCS: [(&str, &str); 5] = [
         include_str!("../../../docs/architecture.md"),
     ),
     ("performance", include_str!("../../../docs/performance.md")),
+    ("estimate", include_str!("../../../docs/estimate.md")),
 ];
 
 /// The reference documents by name, in order.

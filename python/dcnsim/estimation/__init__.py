@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -86,8 +86,10 @@ def estimate(
     estimate's, and the error). ``progress``: a bar over the link-level runs.
     """
     scenario = as_scenario(scenario)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not (
-        0 <= tolerance < 10
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, int | float)
+        or not (0 <= tolerance < 10)
     ):
         raise ScenarioError(f"tolerance: expected a number in [0, 10), got {tolerance!r}")
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -331,4 +333,3 @@ def _id(role: str, scenario: Scenario, tolerance: float) -> str:
 
 def _bytes(text: str | None, default: int) -> int:
     return default if text is None else int(_core.parse_bytes(text))
-

@@ -3,7 +3,7 @@ slowdown percentiles per flow-size bucket.
 
 As Parsimon (§4.4; ``parsimon-core/src/network.rs``, ``DelayNetwork::slowdown``,
 ``edist.rs``): a link-level simulation's flows give their *packet-normalized delay*,
-(FCT − FCT alone) / packets (Parsimon: less the ideal FCT; dcnsim: less the flow's FCT
+(FCT - FCT alone) / packets (Parsimon: less the ideal FCT; dcnsim: less the flow's FCT
 alone on its path, see ``decompose``); these are bucketed by flow size so that every
 bucket holds at least ``B`` flows and spans at least a factor ``X`` of sizes
 (Parsimon's defaults, ``BucketOpts { x: 2, b: 100 }``); every link of a cluster takes
@@ -141,7 +141,9 @@ def estimate_flows(
     }
 
 
-def bucket_table(flows: pd.DataFrame | Mapping[str, Any], percentiles: Sequence[float] = (50, 99)) -> pd.DataFrame:
+def bucket_table(
+    flows: pd.DataFrame | Mapping[str, Any], percentiles: Sequence[float] = (50, 99)
+) -> pd.DataFrame:
     """Slowdown percentiles of the finished flows per size bucket (``SIZE_BUCKETS``):
     one row per bucket, columns ``bucket``, ``flows`` and ``pNN``."""
     size = np.asarray(flows["size_bytes"], dtype=float)

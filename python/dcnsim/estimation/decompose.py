@@ -178,7 +178,11 @@ def link_scenario(
     cum_arrive = np.concatenate([[0.0], np.cumsum(P["arrive_s"][d.port])])
     cum_full = np.concatenate([[0.0], np.cumsum(full[d.port])])
     at = first + pos  # this hop's index in the flattened hops
-    up = cum_arrive[at] - cum_arrive[first] + np.where(pos > 1, cum_full[at] - cum_full[first + 1], 0)
+    up = (
+        cum_arrive[at]
+        - cum_arrive[first]
+        + np.where(pos > 1, cum_full[at] - cum_full[first + 1], 0)
+    )
     down = cum_arrive[end] - cum_arrive[at + 1]
     down = down + np.where(end - at > 2, cum_full[end] - cum_full[np.minimum(at + 2, end)], 0)
     src, dst = d.flows["src"][f], d.flows["dst"][f]

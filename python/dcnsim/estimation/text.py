@@ -34,7 +34,8 @@ def format_estimate(est: Estimate, scenario: Scenario, changes: Sequence[tuple[s
         f"  wall         estimate {format_wall(s['wall_s'])} (link simulations "
         f"{format_wall(s['link_wall_s'])}) on {s['on']}"
         + (f"; packet level {format_wall(s['packet_wall_s'])}" if "packet_wall_s" in s else ""),
-        "  slowdown by flow size (estimates" + (" vs the packet level)" if "packet_wall_s" in s else ")"),
+        "  slowdown by flow size (estimates"
+        + (" vs the packet level)" if "packet_wall_s" in s else ")"),
     ]
     table = est.buckets.copy()
     for column in table.columns:
