@@ -188,7 +188,10 @@ fn routed(sc: &Scenario, opened: &[Opened]) -> Drawn {
     let ports = topo.ports();
     let num = Numbering::of(topo, &ports);
     let routes = Routes::build(&num, topo, &ports);
-    let arrive: Vec<Time> = ports.iter().map(|&(_, peer, l)| arrive_after(sc, peer, l)).collect();
+    let arrive: Vec<Time> = ports
+        .iter()
+        .map(|&(_, peer, l)| arrive_after(sc, peer, l))
+        .collect();
     let hop = |p: &i64| (ports[*p as usize].2.rate, arrive[*p as usize]);
     let (mut first_hop, mut hop_count, mut hops) = (Vec::new(), Vec::new(), Vec::new());
     let mut ideal = Vec::with_capacity(opened.len());
@@ -209,7 +212,12 @@ fn routed(sc: &Scenario, opened: &[Opened]) -> Drawn {
         }
         hop_count.push(hops.len() as i64 - first_hop[i]);
         let path = &hops[first_hop[i] as usize..];
-        let t = ideal_fct(path.iter().map(hop), o.flow.size, &sc.transport, sc.network.host_delay);
+        let t = ideal_fct(
+            path.iter().map(hop),
+            o.flow.size,
+            &sc.transport,
+            sc.network.host_delay,
+        );
         ideal.push(t.as_secs_f64());
     }
     let col_i = |f: &dyn Fn(&Opened) -> i64| Column::I64(opened.iter().map(f).collect());
@@ -227,7 +235,11 @@ fn routed(sc: &Scenario, opened: &[Opened]) -> Drawn {
         Column::Str(
             opened
                 .iter()
-                .map(|o| o.flow.protocol.map_or(String::new(), |p| format!("{p:?}").to_lowercase()))
+                .map(|o| {
+                    o.flow
+                        .protocol
+                        .map_or(String::new(), |p| format!("{p:?}").to_lowercase())
+                })
                 .collect(),
         ),
     );
@@ -262,14 +274,32 @@ fn port_table(
     let topo = &sc.topology;
     let is_host = |n: usize| matches!(topo.nodes[n].kind, NodeKind::Host);
     let mut t = Table::default();
-    t.push("node", Column::I64(ports.iter().map(|p| p.0 as i64).collect()));
-    t.push("peer", Column::I64(ports.iter().map(|p| p.1 as i64).collect()));
+    t.push(
+        "node",
+        Column::I64(ports.iter().map(|p| p.0 as i64).collect()),
+    );
+    t.push(
+        "peer",
+        Column::I64(ports.iter().map(|p| p.1 as i64).collect()),
+    );
     let name = |n: usize| topo.nodes[n].name.clone();
-    t.push("node_name", Column::Str(ports.iter().map(|p| name(p.0)).collect()));
-    t.push("peer_name", Column::Str(ports.iter().map(|p| name(p.1)).collect()));
+    t.push(
+        "node_name",
+        Column::Str(ports.iter().map(|p| name(p.0)).collect()),
+    );
+    t.push(
+        "peer_name",
+        Column::Str(ports.iter().map(|p| name(p.1)).collect()),
+    );
     let host = |n: usize| i64::from(is_host(n));
-    t.push("node_is_host", Column::I64(ports.iter().map(|p| host(p.0)).collect()));
-    t.push("peer_is_host", Column::I64(ports.iter().map(|p| host(p.1)).collect()));
+    t.push(
+        "node_is_host",
+        Column::I64(ports.iter().map(|p| host(p.0)).collect()),
+    );
+    t.push(
+        "peer_is_host",
+        Column::I64(ports.iter().map(|p| host(p.1)).collect()),
+    );
     t.push(
         "rate_bps",
         Column::I64(ports.iter().map(|p| p.2.rate.bps() as i64).collect()),
