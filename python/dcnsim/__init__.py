@@ -11,9 +11,10 @@ turns the records into pandas tables::
     results.write("out/elr")
 
 Sweeps of many runs (``dcnsim.sweep``) land in a directory that ``dcnsim.load`` and
-``dcnsim.query`` (SQL) read back. The scenario schema and the output columns are
-documented in ``docs/scenario.md``; sweeps, studies and reports in
-``docs/experiments.md``.
+``dcnsim.query`` (SQL) read back; so do the flow-time estimates of fabrics too big
+for the packet level (``dcnsim.estimate``, docs/estimate.md). The scenario schema and
+the output columns are documented in ``docs/scenario.md``; sweeps, studies and
+reports in ``docs/experiments.md``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dcnsim._core import ScenarioError, __version__
+    from dcnsim.estimation import Estimate, estimate
     from dcnsim.results import Results, run
     from dcnsim.scenario import Scenario, validate
     from dcnsim.store import load, query
@@ -30,12 +32,14 @@ if TYPE_CHECKING:
     from dcnsim.sweeps import run_sweep as sweep
 
 __all__ = [
+    "Estimate",
     "Results",
     "Scenario",
     "ScenarioError",
     "Sweep",
     "SweepError",
     "__version__",
+    "estimate",
     "load",
     "query",
     "run",
@@ -55,6 +59,8 @@ _LAZY = {
     "load": ("dcnsim.store", "load"),
     "query": ("dcnsim.store", "query"),
     "Sweep": ("dcnsim.sweeps", "Sweep"),
+    "Estimate": ("dcnsim.estimation", "Estimate"),
+    "estimate": ("dcnsim.estimation", "estimate"),
     "SweepError": ("dcnsim.sweeps", "SweepError"),
     "sweep": ("dcnsim.sweeps", "run_sweep"),
 }

@@ -4,10 +4,13 @@
                [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
-    dcnsim docs [scenario|experiments|studies|architecture|performance] [SECTION WORDS]
+    dcnsim docs [scenario|experiments|studies|architecture|performance|estimate|crosscheck]
+               [SECTION WORDS]
     dcnsim bench [NAME|all|scale] [--quick | --stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
+    dcnsim estimate FILE --out DIR [--tolerance X] [--check] [--jobs N]
+               [--dask local|tcp://HOST:PORT|slurm] [--slurm FILE] [--set KEY=VALUE ...]
     dcnsim query DIR "SQL" [--csv]
     dcnsim crosscheck FILE --with ns2|ns3 [--out DIR] [--tolerance NAME=X ...] [--set KEY=VALUE ...]
     dcnsim plot DIR [--out DIR]
@@ -259,6 +262,45 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     except SweepInterrupted as exc:  # how many runs were kept, and that rerunning resumes
         print(f"error: {exc}", file=sys.stderr)
         return ending(exc.signal)[1]
+
+
+def _cmd_estimate(args: argparse.Namespace) -> int:
+    from dcnsim.estimation import EstimateInterrupted, estimate
+    from dcnsim.estimation.text import format_estimate
+    from dcnsim.store import check_sweep_dir
+    from dcnsim.sweeps import SweepError
+
+    scenario = _load(args)
+    try:
+        check_sweep_dir(args.out)  # before anything is drawn
+    except OSError as exc:
+        raise _BadInput(f"--out '{args.out}': {exc.strerror or exc}") from None
+    slurm: dict[str, Any] = {}
+    if args.slurm is not None:
+        try:
+            table = limits.loads(limits.read_small_file(args.slurm).decode("utf-8"))
+        except (tomllib.TOMLDecodeError, limits.LimitError, UnicodeDecodeError) as exc:
+            raise _BadInput(f"--slurm '{args.slurm}': {exc}") from None
+        slurm = table.get("slurm", table)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    try:
+        est = estimate(
+            scenario,
+            args.out,
+            tolerance=args.tolerance,
+            jobs=args.jobs,
+            dask=args.dask,
+            slurm=slurm,
+            check=args.check,
+            progress=progress,
+        )
+    except SweepError as exc:
+        raise _BadInput(str(exc)) from None
+    except EstimateInterrupted as exc:  # what was kept, and that rerunning resumes
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(format_estimate(est, scenario, args.set))
+    return 0
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -710,6 +752,45 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
         "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
     )
     p.set_defaults(command=_cmd_crosscheck)
+
+    p = commands.add_parser(
+        "estimate",
+        help="estimate flow times by link-level decomposition (Parsimon): big fabrics",
+        description="Estimate the scenario's flow completion times by simulating each "
+        "link alone (clustering alike links) and combining along paths; see "
+        "docs/estimate.md. The output is a sweep directory (dcnsim query).",
+    )
+    p.add_argument("file", metavar="FILE", help="scenario TOML file")
+    p.add_argument("--out", metavar="DIR", required=True, help="output directory (resumed)")
+    p.add_argument(
+        "--tolerance",
+        metavar="X",
+        type=float,
+        default=0.1,
+        help="clustering tolerance: links within X (relative) in load, size mix and fan-in "
+        "share one link simulation; 0 simulates every link (default: 0.1)",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="also run the packet level and print the error per flow-size bucket",
+    )
+    _add_jobs(p, "parallel link simulations (default: the CPUs)")
+    p.add_argument(
+        "--dask",
+        metavar="WHERE",
+        help="run the link simulations on Dask: 'local', tcp://HOST:PORT or 'slurm'",
+    )
+    p.add_argument(
+        "--slurm",
+        metavar="FILE",
+        help="TOML file with the [slurm] table (SLURMCluster options) for --dask slurm",
+    )
+    _add_progress(p, "a progress bar over the link simulations")
+    p.add_argument(
+        "--set", metavar="KEY=VALUE", type=_key_value, action="append", default=[], help=set_help
+    )
+    p.set_defaults(command=_cmd_estimate)
 
     p = commands.add_parser(
         "query",

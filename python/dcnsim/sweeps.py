@@ -474,7 +474,7 @@ def run_sweep(
         answers = (
             cluster.on_dask(client, watch, runs, sweep.tables, window)
             if client is not None
-            else _on_pool(runs, sweep, jobs, window)
+            else on_pool(runs, sweep.tables, jobs, window)
         )
         stopped: BaseException | None = None
         try:
@@ -507,11 +507,11 @@ def run_sweep(
     return SweepOutcome(total, ran, skipped, failed, time.perf_counter() - clock, directory)
 
 
-def _on_pool(
-    todo: Iterator[Run], sweep: Sweep, jobs: int, window: int
+def on_pool(
+    todo: Iterator[Run], tables: list[str], jobs: int, window: int
 ) -> Iterator[tuple[Run, dict[str, Any]]]:
-    """(run, answer) as each run finishes on a local process pool, with at most
-    ``window`` runs handed out at a time."""
+    """(run, answer) as each run finishes on a local process pool, keeping ``tables``,
+    with at most ``window`` runs handed out at a time (sweeps, ``dcnsim.estimate``)."""
     first = next(todo, None)
     if first is None:
         return
@@ -519,7 +519,7 @@ def _on_pool(
     pending: dict[Any, Run] = {}
     try:
         for r in itertools.chain([first], todo):
-            pending[pool.submit(execute, r.scenario.to_json(), sweep.tables)] = r
+            pending[pool.submit(execute, r.scenario.to_json(), tables)] = r
             while len(pending) >= window:
                 yield from _finished(pending)
         while pending:

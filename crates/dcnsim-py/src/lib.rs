@@ -70,7 +70,7 @@ fn profiles_toml() -> &'static str {
 
 /// The reference documents, compiled in so an installed dcnsim carries them
 /// (`dcnsim docs NAME`).
-const DOCS: [(&str, &str); 5] = [
+const DOCS: [(&str, &str); 7] = [
     ("scenario", include_str!("../../../docs/scenario.md")),
     ("experiments", include_str!("../../../docs/experiments.md")),
     ("studies", include_str!("../../../docs/studies.md")),
@@ -79,6 +79,8 @@ const DOCS: [(&str, &str); 5] = [
         include_str!("../../../docs/architecture.md"),
     ),
     ("performance", include_str!("../../../docs/performance.md")),
+    ("estimate", include_str!("../../../docs/estimate.md")),
+    ("crosscheck", include_str!("../../../docs/crosscheck.md")),
 ];
 
 /// The reference documents by name, in order.
@@ -473,6 +475,24 @@ fn bench_scenario(name: &str, quick: bool) -> PyResult<String> {
     Ok(v.to_string())
 }
 
+/// The flows a scenario's open-loop traffic opens and their paths, drawn
+/// without a run (`dcnsim_core::sim::drawn`): a dict of three tables,
+/// `flows`, `hops` and `ports`. Raises ScenarioError for a scenario that does
+/// not validate or whose traffic cannot be drawn (probes, streams,
+/// closed-loop applications).
+#[pyfunction]
+fn drawn<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario_json)?;
+    let d = py
+        .detach(|| dcnsim_core::sim::drawn::drawn(&sc))
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let out = PyDict::new(py);
+    out.set_item("flows", table_to_py(py, d.flows)?)?;
+    out.set_item("hops", table_to_py(py, d.hops)?)?;
+    out.set_item("ports", table_to_py(py, d.ports)?)?;
+    Ok(out)
+}
+
 /// The names of the fixed benchmarks.
 #[pyfunction]
 fn bench_names() -> Vec<&'static str> {
@@ -494,6 +514,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(drawn, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;

@@ -5,7 +5,7 @@
 //! callbacks that reach them and the operation rows they write.
 
 use super::hosts::NewFlow;
-use super::{rng_for, Simulation, RNG_APPS, RNG_STREAM};
+use super::{app_rng, rng_for, Simulation, RNG_STREAM};
 use crate::app::{Application, Context, Datagram, Delivered, Op, OpenFlow, Origin, KEYS};
 use crate::engine::Event;
 use crate::packet::{Kind, Packet, NONE};
@@ -223,8 +223,7 @@ impl Simulation {
             let kind = spec.kind();
             let instance = instances[kind];
             instances[kind] += 1;
-            // Kind k's instance i draws from stream (k << 32) + i.
-            let rng = rng_for(sc.seed, RNG_APPS, (kind as u64) << 32 | u64::from(instance));
+            let rng = app_rng(sc.seed, kind, instance);
             self.add_app(spec.name().to_string(), instance, spec.build(rng));
         }
     }

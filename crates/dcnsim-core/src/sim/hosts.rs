@@ -11,7 +11,7 @@ use crate::engine::Event;
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
 use crate::tcp::{Arrival, Conn, MakeController, Outcome, Params, Seg, TransportSpec, MIN_MSS};
-use crate::units::Time;
+use crate::units::{Rate, Time};
 use std::sync::Arc;
 
 /// The TCP host stacks, owned here: the live connections and their slots,
@@ -448,34 +448,45 @@ impl Simulation {
     }
 
     /// The completion time of `size` bytes from `src` to `dst` on an empty
-    /// network with no window limit: the handshake's round trip (when on), every
-    /// packet through the slowest link of the path back to back, the first
-    /// packet's store-and-forward time over the other links, and the path's
-    /// propagation, switch and host delays.
+    /// network ([`ideal_fct`]).
     pub(super) fn ideal_fct(&self, src: u32, dst: u32, size: u64) -> Time {
         let path = self.net.path(src, dst);
-        let ports = || path.iter().map(|&p| &self.net.ports[p as usize]);
-        let mss = self.hosts.transport.mss.0;
-        let header = self.hosts.transport.header.0;
-        let segments = size.div_ceil(mss).max(1);
-        let wire = size + segments * header;
-        let first = (size.min(mss) + header) as u32;
-        let slowest = ports().min_by_key(|p| p.rate).expect("a path has a port");
-        let latency: Time = ports().map(|p| p.arrive_after).sum();
-        let store_forward: Time = ports().map(|p| p.serialization(first)).sum();
-        let body = slowest.rate.serialization(wire);
-        let one_way = |bytes: u32| -> Time {
-            ports().map(|p| p.serialization(bytes)).sum::<Time>() + latency + self.host_delay * 2
-        };
-        let handshake = if self.hosts.transport.handshake {
-            one_way(header as u32) * 2
-        } else {
-            Time::ZERO
-        };
-        handshake
-            + body
-            + (store_forward - slowest.serialization(first))
-            + latency
-            + self.host_delay * 2
+        let hops = path.iter().map(|&p| {
+            let port = &self.net.ports[p as usize];
+            (port.rate, port.arrive_after)
+        });
+        ideal_fct(hops, size, &self.hosts.transport, self.host_delay)
     }
+}
+
+/// The completion time of `size` bytes over a path of `hops` (each egress
+/// port's rate and the time from the end of a packet's serialization to its
+/// arrival) on an empty network with no window limit: the handshake's round
+/// trip (when on), every packet through the slowest link of the path back to
+/// back, the first packet's store-and-forward time over the other links, and
+/// the path's propagation, switch and host delays.
+pub(super) fn ideal_fct(
+    hops: impl Iterator<Item = (Rate, Time)> + Clone,
+    size: u64,
+    transport: &TransportSpec,
+    host_delay: Time,
+) -> Time {
+    let mss = transport.mss.0;
+    let header = transport.header.0;
+    let segments = size.div_ceil(mss).max(1);
+    let wire = size + segments * header;
+    let first = size.min(mss) + header;
+    let slowest = hops.clone().map(|h| h.0).min().expect("a path has a port");
+    let latency: Time = hops.clone().map(|h| h.1).sum();
+    let store_forward: Time = hops.clone().map(|h| h.0.serialization(first)).sum();
+    let body = slowest.serialization(wire);
+    let one_way = |bytes: u64| -> Time {
+        hops.clone().map(|h| h.0.serialization(bytes)).sum::<Time>() + latency + host_delay * 2
+    };
+    let handshake = if transport.handshake {
+        one_way(header) * 2
+    } else {
+        Time::ZERO
+    };
+    handshake + body + (store_forward - slowest.serialization(first)) + latency + host_delay * 2
 }

@@ -20,6 +20,7 @@ mod agents;
 mod apps;
 mod build;
 mod dataplane;
+pub mod drawn;
 mod hosts;
 mod plug;
 mod records;
@@ -82,8 +83,15 @@ const RNG_SWITCH: u64 = 2;
 const SALT_ECMP: u64 = 3;
 const RNG_AQM: u64 = 4;
 /// Applications (`crate::app`): kind k's instance i draws from index
-/// (k << 32) + i.
+/// (k << 32) + i ([`app_rng`]).
 const RNG_APPS: u64 = 5;
+/// The path a drawn flow takes among equal-cost next hops ([`drawn`]).
+const SALT_DRAWN_PATH: u64 = 6;
+
+/// The random stream of application kind `kind`'s instance `instance`.
+fn app_rng(seed: u64, kind: usize, instance: u32) -> Xoshiro256PlusPlus {
+    rng_for(seed, RNG_APPS, (kind as u64) << 32 | u64::from(instance))
+}
 
 #[derive(Default)]
 struct Counters {

@@ -1,0 +1,335 @@
+"""Flow-completion-time estimates for fabrics too big to simulate packet by packet: a
+link-level decomposition as Parsimon's (Zhao et al., NSDI 2023), run by dcnsim's own
+core (docs/estimate.md).
+
+    est = dcnsim.estimate("examples/websearch_dctcp.toml", out="est/")
+    print(est.buckets)          # slowdown p50/p99 per flow-size bucket
+    est.flows                   # one row per flow: estimated fct_s, ideal_fct_s, slowdown
+
+1. The core draws the scenario's flows (sources, destinations, sizes, start times, as a
+   run with the same seed draws them) and routes each (``decompose.draw``).
+2. Each directed link with traffic gets a small packet-level scenario of the flows that
+   cross it (``decompose.link_scenario``); links with alike workloads are clustered,
+   and only each cluster's representative is simulated (``clustering``).
+3. The link-level runs go where sweeps go (a local pool, Dask, Slurm) and land in a
+   sweep directory as runs of role ``link``: a killed estimate resumes from those done.
+4. Each flow's estimate is its ideal FCT plus a delay per link of its path drawn from
+   the link's representative's delays for its size (``combine``); the estimated flows
+   are the run of role ``estimate``, and with ``check`` the packet-level run of the
+   whole scenario is the run of role ``packet``. ``dcnsim query OUT "SQL"`` reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from contextlib import ExitStack, closing
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dcnsim import _core, cluster, store
+from dcnsim.estimation import clustering, combine, decompose
+from dcnsim.scenario import Scenario, ScenarioError, as_scenario
+from dcnsim.slurm import check_table
+from dcnsim.studies.runner import progress_bar
+from dcnsim.sweep_run import Run, SweepError, execute
+from dcnsim.sweeps import on_pool, run_id
+
+__all__ = ["DEFAULT_TOLERANCE", "Estimate", "EstimateInterrupted", "estimate"]
+
+#: Parsimon's clustering tolerance is a parameter (its evaluation's ε); 0.1 is the
+#: value dcnsim defaults to: links within 10 % in load, size mix and fan-in.
+DEFAULT_TOLERANCE = 0.1
+#: The catalog columns of an estimate's sweep directory.
+COLUMNS = ["role", "link", "members"]
+
+
+class EstimateInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped an estimate; its message says what is kept and how to resume."""
+
+
+@dataclass
+class Estimate:
+    """An estimate's outcome: the estimated flows, the slowdown percentiles per size
+    bucket (with ``check``: the packet level's and the error beside them), what was
+    simulated and the wall times."""
+
+    flows: pd.DataFrame
+    buckets: pd.DataFrame
+    summary: dict[str, Any]
+    out: Path
+
+
+def estimate(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    tolerance: float = DEFAULT_TOLERANCE,
+    jobs: int | None = None,
+    dask: str | None = None,
+    slurm: Mapping[str, Any] | None = None,
+    check: bool = False,
+    progress: bool = False,
+) -> Estimate:
+    """Estimate the scenario's flow times by link-level decomposition into the sweep
+    directory ``out`` (resumed if it holds an earlier estimate's link runs).
+
+    ``tolerance``: the clustering's (0: simulate every link). ``jobs``, ``dask``,
+    ``slurm`` (the ``[slurm]`` table for ``dask="slurm"``): where the link-level runs
+    go, as ``dcnsim.sweep``. ``check``: also run the packet level (its table beside the
+    estimate's, and the error). ``progress``: a bar over the link-level runs.
+    """
+    scenario = as_scenario(scenario)
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, int | float)
+        or not (0 <= tolerance < 10)
+    ):
+        raise ScenarioError(f"tolerance: expected a number in [0, 10), got {tolerance!r}")
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if jobs < 1:
+        raise ScenarioError(f"jobs: must be at least 1, got {jobs}")
+    table = check_table(slurm or {})
+    decompose.refuse(scenario)
+    clock = time.perf_counter()
+    started = datetime.now(UTC)
+    plan = _plan(scenario, tolerance)
+    found = store.check_sweep_dir(out)
+    runs = plan.runs
+    todo = [r for r in runs if not store.has_run(found, r.id)]
+    spec = {"name": f"estimate: {scenario.get('name') or 'scenario'}", "base": scenario.to_dict()}
+    directory = store.open_sweep_dir(out, spec)
+    ran = 0
+    with ExitStack() as stack:
+        bar = stack.enter_context(progress_bar("link simulations", len(runs), progress))
+        bar.update(len(runs) - len(todo))
+        try:
+            client = None
+            if dask and todo:
+                client, watch = stack.enter_context(cluster.connect(dask, jobs, table))
+            answers = (
+                cluster.on_dask(client, watch, iter(todo), ["flows"], 2 * jobs)
+                if client is not None
+                else on_pool(iter(todo), ["flows"], jobs, 2 * jobs)
+            )
+            with closing(answers):
+                for run_, answer in answers:
+                    if "error" in answer:
+                        raise SweepError(f"link {run_.params['link']}: {answer['error']}")
+                    store.write_run(directory, run_, answer)
+                    ran += 1
+                    bar.update(1)
+        except KeyboardInterrupt:
+            _catalog(directory, runs, started, clock, ran, dask)
+            raise EstimateInterrupted(
+                f"interrupted: {out} keeps {len(runs) - len(todo) + ran:,} of the "
+                f"{len(runs):,} link simulations; run the same estimate again to resume"
+            ) from None
+        except SweepError:
+            _catalog(directory, runs, started, clock, ran, dask)
+            raise
+    links_wall = time.perf_counter() - clock
+    flows = _combine(plan, directory)
+    wall = time.perf_counter() - clock
+    buckets = combine.bucket_table(flows).rename(columns={"p50": "est_p50", "p99": "est_p99"})
+    summary = plan.summary | {
+        "estimate": True,
+        "method": "link-level decomposition (Parsimon, NSDI 2023)",
+        "tolerance": float(tolerance),
+        "link_runs_now": ran,
+        "wall_s": wall,
+        "link_wall_s": links_wall,
+        "on": dask or "local pool",
+    }
+    est_run = Run(_id("estimate", scenario, tolerance), _params("estimate", "", 0), scenario)
+    all_runs = [*runs, est_run]
+    store.write_run(
+        directory, est_run, {"tables": {"flows": flows}, "summary": summary, "wall_s": wall}
+    )
+    if check:
+        packet_run, packet = _packet_level(scenario, directory)
+        all_runs.append(packet_run)
+        truth = combine.bucket_table(packet["flows"])
+        buckets["packet_p50"], buckets["packet_p99"] = truth["p50"], truth["p99"]
+        for p in ("p50", "p99"):
+            buckets[f"error_{p}"] = buckets[f"est_{p}"] / buckets[f"packet_{p}"] - 1
+        buckets["packet_flows"] = truth["flows"]
+        summary["packet_wall_s"] = packet["wall_s"]
+    _catalog(directory, all_runs, started, clock, ran, dask)
+    return Estimate(pd.DataFrame(flows), buckets, summary, directory)
+
+
+@dataclass
+class _Plan:
+    drawn: decompose.Drawn
+    lf: decompose.LinkFlows
+    rep: np.ndarray  # representative (index into lf.ports) of each link with traffic
+    rep_run: dict[int, str]  # representative -> its link-level run's id
+    run_flows: dict[str, np.ndarray]  # link-level run id -> its drawn flows, in order
+    run_chains: dict[str, np.ndarray]  # link-level run id -> its flows' paths (chains)
+    flow_chain: np.ndarray  # each flow's path in the fabric (index into solo_runs)
+    solo_runs: list[Run]  # one per distinct path (chain): its sizes alone on it
+    runs: list[Run]  # every run to make: the solo runs, then the distinct link runs
+    mss: int
+    seed: int
+    stop_s: float | None
+    summary: dict[str, Any]
+
+
+def _plan(scenario: Scenario, tolerance: float) -> _Plan:
+    t0 = time.perf_counter()
+    d = decompose.draw(scenario)
+    if not len(d.flows["src"]):
+        raise ScenarioError("traffic: the scenario opens no flow: nothing to estimate")
+    lf = decompose.link_flows(d)
+    rep = clustering.cluster(clustering.features(d, lf), tolerance)
+    mss = _bytes(scenario.get("transport.mss"), 1460)
+    wire = mss + _bytes(scenario.get("transport.header"), decompose.HEADER_BYTES)
+    base = scenario.to_dict()
+    size = d.flows["size_bytes"]
+    chains: dict[decompose.Chain, list[np.ndarray]] = {}
+
+    def chain_ids(of: list[decompose.Chain], sizes: np.ndarray) -> np.ndarray:
+        ids = np.array([_index(chains, c) for c in of], dtype=np.int64)
+        for c in np.unique(ids):
+            list(chains.values())[c].append(sizes[ids == c])
+        return ids
+
+    classes, fabric = decompose.path_chains(d)
+    flow_chain = np.array([_index(chains, c) for c in fabric], dtype=np.int64)[classes]
+    for c, chain in enumerate(fabric):
+        chains[chain].append(size[classes == c])
+    rep_run: dict[int, str] = {}
+    run_flows: dict[str, np.ndarray] = {}
+    run_chains: dict[str, np.ndarray] = {}
+    link_runs: dict[str, Run] = {}
+    for r in np.unique(rep):
+        hops = lf.hops_of(int(r))
+        link, paths = decompose.link_scenario(base, d, int(lf.ports[r]), hops, wire)
+        sc = Scenario(link)
+        rid = run_id(sc)
+        rep_run[int(r)] = rid
+        if rid not in link_runs:
+            run_flows[rid] = d.flow[hops]
+            run_chains[rid] = chain_ids(paths, size[run_flows[rid]])
+            members = int((rep == r).sum())
+            link_runs[rid] = Run(rid, _params("link", link["name"][5:], members), sc)
+    solo_runs = []
+    for chain, sizes in chains.items():
+        grid = decompose.solo_sizes(np.concatenate(sizes))
+        sc = Scenario(decompose.solo_scenario(base, chain, grid, wire))
+        solo_runs.append(Run(run_id(sc), _params("alone", sc.get("name"), 0), sc))
+    stop = scenario.describe()["stop_time_s"]
+    summary = {
+        "name": scenario.get("name"),
+        "seed": scenario.get("seed", 1),
+        "flows": len(size),
+        "links": len(lf.ports),
+        "link_runs": len(link_runs),
+        "alone_runs": len(solo_runs),
+        "plan_wall_s": time.perf_counter() - t0,
+        "sim_time_s": stop if stop is not None else float("nan"),
+    }
+    return _Plan(
+        d,
+        lf,
+        rep,
+        rep_run,
+        run_flows,
+        run_chains,
+        flow_chain,
+        solo_runs,
+        [*solo_runs, *link_runs.values()],
+        mss,
+        int(scenario.get("seed", 1)),
+        stop,
+        summary,
+    )
+
+
+def _index(index: dict[Any, list[Any]], key: Any) -> int:
+    """The place of ``key`` in ``index`` (added, with an empty list, if new)."""
+    if key not in index:
+        index[key] = []
+    return list(index).index(key)
+
+
+def _combine(plan: _Plan, directory: Path) -> dict[str, Any]:
+    """The estimated flows table from the solo runs and the representatives'
+    link-level flow tables."""
+    import pyarrow.parquet as pq
+
+    def flows_of(run_id_: str) -> dict[str, Any]:
+        path = directory / "runs" / f"run={run_id_}" / "flows.parquet"
+        return pq.read_table(path, columns=["size_bytes", "fct_s"]).to_pydict()
+
+    solos = [flows_of(run.id) for run in plan.solo_runs]
+
+    def alone(sizes: np.ndarray, chain: np.ndarray) -> np.ndarray:
+        out = np.empty(len(sizes))
+        for c in np.unique(chain):
+            mine = chain == c
+            out[mine] = combine.alone(sizes[mine], solos[c])
+        return out
+
+    size = plan.drawn.flows["size_bytes"].astype(float)
+    delays: dict[str, combine.Delays] = {}
+    for rid, flows in plan.run_flows.items():
+        baseline = alone(size[flows], plan.run_chains[rid])
+        delays[rid] = combine.delays_of(flows_of(rid), baseline, plan.mss)
+    order = list(delays)
+    index = {rid: i for i, rid in enumerate(order)}
+    link_of_port = np.full(len(plan.drawn.ports["node"]), -1)
+    link_of_port[plan.lf.ports] = [index[plan.rep_run[int(r)]] for r in plan.rep]
+    return combine.estimate_flows(
+        plan.drawn,
+        link_of_port[plan.drawn.port],
+        [delays[r] for r in order],
+        plan.mss,
+        plan.seed,
+        plan.stop_s,
+        alone(size, plan.flow_chain),
+    )
+
+
+def _packet_level(scenario: Scenario, directory: Path) -> tuple[Run, dict[str, Any]]:
+    """The packet-level run of the whole scenario (kept, so a resumed check reuses it)."""
+    import pyarrow.parquet as pq
+
+    run_ = Run(_id("packet", scenario, 0), _params("packet", "", 0), scenario)
+    if not store.has_run(directory, run_.id):
+        answer = execute(scenario.to_json(), ["flows"])
+        if "error" in answer:
+            raise SweepError(f"packet level: {answer['error']}")
+        store.write_run(directory, run_, answer)
+    run_dir = directory / "runs" / f"run={run_.id}"
+    record = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    flows = pq.read_table(run_dir / "flows.parquet").to_pandas()
+    return run_, {"flows": flows, "wall_s": float(record["wall_s"])}
+
+
+def _catalog(
+    directory: Path, runs: list[Run], started: datetime, clock: float, ran: int, dask: str | None
+) -> None:
+    store.write_catalog(directory, runs, COLUMNS)
+    store.note_session(directory, started, time.perf_counter() - clock, ran, dask or "local")
+
+
+def _params(role: str, link: str, members: int) -> dict[str, Any]:
+    return {"role": role, "link": link, "members": members}
+
+
+def _id(role: str, scenario: Scenario, tolerance: float) -> str:
+    """A run id for the estimate (by tolerance) or the packet-level run of a scenario."""
+    tagged = scenario.to_dict() | {"name": f"{role} {tolerance:g} {scenario.get('name') or ''}"}
+    return run_id(Scenario(tagged))
+
+
+def _bytes(text: str | None, default: int) -> int:
+    return default if text is None else int(_core.parse_bytes(text))

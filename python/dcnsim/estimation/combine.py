@@ -1,0 +1,158 @@
+"""From the link-level simulations' flow times to each flow's estimated FCT, and the
+slowdown percentiles per flow-size bucket.
+
+As Parsimon (§4.4; ``parsimon-core/src/network.rs``, ``DelayNetwork::slowdown``,
+``edist.rs``): a link-level simulation's flows give their *packet-normalized delay*,
+(FCT - FCT alone) / packets (Parsimon: less the ideal FCT; dcnsim: less the flow's FCT
+alone on its path, see ``decompose``); these are bucketed by flow size so that every
+bucket holds at least ``B`` flows and spans at least a factor ``X`` of sizes
+(Parsimon's defaults, ``BucketOpts { x: 2, b: 100 }``); every link of a cluster takes
+its representative's buckets. A flow's estimate is its FCT alone on its path plus, for
+each link of the path, a delay drawn from that link's bucket for its size, times its
+packets — the links' delays are taken as independent. Its slowdown is against its
+ideal FCT, as a run's. A flow of the link-level run that did not
+finish by ``stop_time`` gives no delay (its delay is censored: a bias towards smaller
+delays at the very end, docs/estimate.md), and an estimated flow that would end after
+``stop_time`` is reported unfinished, as a run reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dcnsim.estimation.decompose import Drawn
+
+__all__ = ["SIZE_BUCKETS", "Delays", "bucket_table", "delays_of", "estimate_flows"]
+
+#: Parsimon's bucketing: at least B flows and a factor X of sizes per bucket.
+X, B = 2.0, 100
+#: The size buckets of the percentile tables: (label, lowest size, highest size).
+SIZE_BUCKETS = (
+    ("<10KB", 0, 10_000),
+    ("10KB-100KB", 10_000, 100_000),
+    ("100KB-1MB", 100_000, 1_000_000),
+    (">1MB", 1_000_000, np.inf),
+)
+
+
+class Delays:
+    """One link-level simulation's packet-normalized delays, bucketed by size."""
+
+    def __init__(self, sizes: np.ndarray, delays: np.ndarray) -> None:
+        keep = np.isfinite(delays)
+        order = np.argsort(sizes[keep], kind="stable")
+        self.sizes = sizes[keep][order]
+        self.delays = delays[keep][order]
+        # Parsimon's ``bucket``: a bucket closes once it holds B flows and its largest
+        # size is at least X times its lower bound (0 for the first, then one more
+        # than the previous bucket's largest), taking the ties of its largest along.
+        n, starts, lows, low, i = len(self.sizes), [0], [0.0], 0.0, 0
+        while i < n:
+            top = self.sizes[i]
+            if low <= top / X and i + 1 - starts[-1] >= B:
+                while i + 1 < n and self.sizes[i + 1] == top:
+                    i += 1
+                if i + 1 < n:
+                    starts.append(i + 1)
+                    low = top + 1
+                    lows.append(low)
+            i += 1
+        self.starts = np.array([*starts, n])
+        # Sizes beyond the last bucket's take its delays.
+        self.lows = np.array(lows)
+
+    def sample(self, sizes: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """A delay from the bucket of each size, at the uniform draws ``u``."""
+        if not len(self.delays):
+            return np.full(len(sizes), np.nan)
+        b = np.searchsorted(self.lows, sizes, side="right") - 1
+        lo, hi = self.starts[b], self.starts[b + 1]
+        return self.delays[lo + np.minimum((u * (hi - lo)).astype(np.int64), hi - lo - 1)]
+
+
+def delays_of(flows: Mapping[str, Any], alone_s: np.ndarray, mss: int) -> Delays:
+    """The delays of one link-level run's flows table: each flow's FCT less
+    ``alone_s``, its FCT alone on its path (in the table's order)."""
+    size = np.asarray(flows["size_bytes"], dtype=float)
+    extra = np.asarray(flows["fct_s"], dtype=float) - alone_s
+    return Delays(size, extra / _packets(size, mss))
+
+
+def alone(sizes: np.ndarray, solo: Mapping[str, Any]) -> np.ndarray:
+    """FCT alone of flows of ``sizes``, interpolated (in log size) in a solo run's
+    flows table."""
+    grid = np.asarray(solo["size_bytes"], dtype=float)
+    fct = np.asarray(solo["fct_s"], dtype=float)
+    order = np.argsort(grid)
+    return np.interp(np.log(sizes), np.log(grid[order]), fct[order])
+
+
+def _packets(size: np.ndarray, mss: int) -> np.ndarray:
+    return np.maximum(1.0, np.ceil(size / mss))
+
+
+def estimate_flows(
+    d: Drawn,
+    hop_link: np.ndarray,
+    link_delays: Sequence[Delays],
+    mss: int,
+    seed: int,
+    stop_s: float | None,
+    alone_s: np.ndarray,
+) -> dict[str, Any]:
+    """The estimated flows table: ``hop_link[i]`` is the index into ``link_delays`` (the
+    cluster representative's) of the flattened hop ``i``; ``alone_s`` each flow's FCT
+    alone on its path."""
+    rng = np.random.default_rng([seed, 47])
+    size = d.flows["size_bytes"].astype(float)
+    per_packet = np.zeros(len(size))
+    u = rng.random(len(hop_link))
+    order = np.argsort(hop_link, kind="stable")
+    bounds = np.searchsorted(hop_link[order], np.arange(len(link_delays) + 1))
+    for k, delays in enumerate(link_delays):
+        hops = order[bounds[k] : bounds[k + 1]]
+        if len(hops):
+            f = d.flow[hops]
+            np.add.at(per_packet, f, delays.sample(size[f], u[hops]))
+    ideal = d.flows["ideal_fct_s"]
+    fct = alone_s + per_packet * _packets(size, mss)
+    start = d.flows["start_s"]
+    if stop_s is not None:
+        fct = np.where(start + fct > stop_s, np.nan, fct)
+    protocol = d.flows["protocol"]
+    return {
+        "flow_id": np.arange(len(size), dtype=np.int64),
+        "kind": ["tcp"] * len(size),
+        "protocol": list(protocol),
+        "src": d.flows["src"],
+        "dst": d.flows["dst"],
+        "class": d.flows["class"],
+        "size_bytes": d.flows["size_bytes"],
+        "start_s": start,
+        "end_s": start + fct,
+        "fct_s": fct,
+        "ideal_fct_s": ideal,
+        "slowdown": fct / ideal,
+        "goodput_bps": size * 8.0 / fct,
+    }
+
+
+def bucket_table(
+    flows: pd.DataFrame | Mapping[str, Any], percentiles: Sequence[float] = (50, 99)
+) -> pd.DataFrame:
+    """Slowdown percentiles of the finished flows per size bucket (``SIZE_BUCKETS``):
+    one row per bucket, columns ``bucket``, ``flows`` and ``pNN``."""
+    size = np.asarray(flows["size_bytes"], dtype=float)
+    slowdown = np.asarray(flows["slowdown"], dtype=float)
+    rows = []
+    for label, lo, hi in SIZE_BUCKETS:
+        s = slowdown[(size >= lo) & (size < hi) & np.isfinite(slowdown)]
+        row: dict[str, Any] = {"bucket": label, "flows": len(s)}
+        for p in percentiles:
+            row[f"p{p:g}"] = float(np.percentile(s, p)) if len(s) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,182 @@
+"""dcnsim estimate: the drawn flows are the run's, what cannot be decomposed is refused
+by name, the estimate meets closed forms where it must, resumes, and gives the same
+tables on a local pool and on Dask (docs/estimate.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dcnsim
+from dcnsim import _core
+from dcnsim.estimation import combine, decompose
+
+K4 = {
+    "name": "k4 websearch",
+    "seed": 2,
+    "stop_time": "20ms",
+    "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "10Gbps", "delay": "1us"}},
+    "network": {"queue": {"capacity": "1000pkt", "aqm": {"kind": "threshold", "k": "65pkt"}}},
+    "transport": {"protocol": "dctcp", "min_rto": "1ms"},
+    "traffic": {"workloads": [{"src": "all", "dst": "random", "cdf": "websearch", "load": 0.3}]},
+}
+
+
+def _sorted_rows(columns, names):
+    return sorted(zip(*(np.asarray(columns[n]).tolist() for n in names), strict=True))
+
+
+def test_drawn_flows_are_the_runs_flows():
+    """Sources, destinations, sizes, start times and ideal FCTs of the drawn flows are
+    those of a packet-level run with the same seed (its flows table)."""
+    scenario = dcnsim.Scenario(K4)
+    drawn = _core.drawn(scenario.to_json())["flows"]
+    ran = dcnsim.run(scenario).columns("flows")
+    names = ["src", "dst", "size_bytes", "start_s", "ideal_fct_s"]
+    assert len(drawn["src"]) > 50
+    assert _sorted_rows(drawn, names) == _sorted_rows(ran, names)
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (
+            {"agents": [{"kind": "pause", "switches": "all", "xoff": "100KB", "xon": "50KB"}]},
+            "agents:",
+        ),
+        ({"forwarding": {"policy": "rps"}}, "forwarding.policy: 'rps'"),
+        ({"transport": {"protocol": "botcp"}}, "transport.protocol: 'botcp': in-band multi-hop"),
+        ({"trace": {"queues": ["edge0_0->host0"]}}, "trace:"),
+    ],
+)
+def test_refuses_what_it_cannot_decompose_by_name(tmp_path, change, named):
+    with pytest.raises(dcnsim.ScenarioError, match="^" + named.replace("(", r"\(")):
+        dcnsim.estimate(K4 | change, tmp_path / "out")
+
+
+def test_refuses_closed_loop_applications_by_key(tmp_path):
+    incast = K4 | {"traffic": {"incast": [{"aggregator": 0, "workers": "all", "sru": "64KB"}]}}
+    with pytest.raises(dcnsim.ScenarioError, match=r"^traffic\.incast: a closed-loop"):
+        dcnsim.estimate(incast, tmp_path / "out")
+
+
+def test_a_lone_flow_is_estimated_at_its_fct_alone(tmp_path):
+    """One flow on an empty fabric: every link-level run holds it alone, each link's
+    delay is zero, and the estimate is its FCT alone, which a run measures."""
+    one = K4 | {"traffic": {"flows": [{"src": 0, "dst": 15, "size": "1MB", "start": "1ms"}]}}
+    est = dcnsim.estimate(one, tmp_path / "out", jobs=1)
+    ran = dcnsim.run(one).flows
+    assert est.summary["links"] == 6  # host, edge, aggregation, core, aggregation, edge
+    assert est.flows["fct_s"][0] == pytest.approx(ran["fct_s"][0], rel=1e-9)
+    assert est.flows["ideal_fct_s"][0] == pytest.approx(ran["ideal_fct_s"][0], rel=1e-12)
+
+
+def test_delays_are_drawn_from_the_bucket_of_the_flow_size():
+    """Parsimon's bucketing: at least B flows and a factor X of sizes per bucket; a
+    bucket's range runs to its largest size, the next one's from one byte more."""
+    sizes = np.repeat([1_000.0, 100_000.0], combine.B)
+    delays = np.repeat([1.0, 5.0], combine.B)
+    d = combine.Delays(sizes, delays)
+    assert len(d.starts) == 3
+    u = np.linspace(0, 0.999, 50)
+    assert (d.sample(np.full(50, 1_000.0), u) == 1.0).all()
+    assert (d.sample(np.full(50, 1_001.0), u) == 5.0).all()
+    assert (d.sample(np.full(50, 1e9), u) == 5.0).all()
+
+
+def test_estimate_resumes_and_is_the_same_on_dask(tmp_path):
+    """A second call simulates no link again; the estimate on a Dask LocalCluster is
+    the local pool's, flow for flow."""
+    pytest.importorskip("distributed")
+    first = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
+    assert (
+        first.summary["link_runs_now"] == first.summary["link_runs"] + first.summary["alone_runs"]
+    )
+    again = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
+    assert again.summary["link_runs_now"] == 0
+    dask = dcnsim.estimate(K4, tmp_path / "dask", jobs=2, dask="local")
+    for other in (again, dask):
+        assert np.array_equal(other.flows["fct_s"], first.flows["fct_s"], equal_nan=True)
+    assert first.buckets.equals(dask.buckets)
+
+
+def test_cli_prints_an_estimate_and_query_reads_it(tmp_path):
+    scenario = tmp_path / "k4.toml"
+    import tomli_w
+
+    scenario.write_text(tomli_w.dumps(K4))
+    out = tmp_path / "est"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dcnsim",
+            "estimate",
+            str(scenario),
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "ESTIMATE by link-level decomposition" in proc.stdout.splitlines()[0]
+    assert "est_p99" in proc.stdout
+    table = dcnsim.query(out, "SELECT count(*) AS n FROM flows WHERE role = 'estimate'")
+    drawn = _core.drawn(dcnsim.Scenario(K4).to_json())["flows"]
+    assert int(table["n"][0]) == len(drawn["src"])
+    summary = dcnsim.query(out, "SELECT estimate FROM summary WHERE role = 'estimate'")
+    assert bool(summary["estimate"][0])
+
+
+def test_bad_tolerance_is_one_line(tmp_path):
+    with pytest.raises(dcnsim.ScenarioError, match=r"^tolerance: expected a number"):
+        dcnsim.estimate(K4, tmp_path / "out", tolerance=-1)
+
+
+def test_link_scenario_keeps_the_paths_latency():
+    """A link-level scenario's unloaded path has the real path's latency: the access
+    link stands for the hops before the link, the destination link for those after."""
+    scenario = dcnsim.Scenario(K4 | {"network": {"switch_latency": "500ns"}})
+    d = decompose.draw(scenario)
+    lf = decompose.link_flows(d)
+    core_up = next(
+        i
+        for i, p in enumerate(lf.ports)
+        if d.ports["node_name"][p].startswith("agg") and d.ports["peer_name"][p].startswith("core")
+    )
+    link, _ = decompose.link_scenario(
+        scenario.to_dict(), d, int(lf.ports[core_up]), lf.hops_of(core_up), 1500
+    )
+    json.dumps(link)
+    dcnsim.validate(link)
+    delays = {(lk["a"], lk["b"]): lk["delay"] for lk in link["topology"]["links"]}
+    # host -> edge -> agg: 2 links of 1 us, 2 switch latencies (edge, agg), one
+    # store-and-forward at the edge (1500 B at 10 Gbps = 1.2 us); the link-level
+    # network adds A's switch latency itself.
+    access = next(v for (a, b), v in delays.items() if b == "A")
+    assert access == f"{round((2e-6 + 0.5e-6 + 1.2e-6) * 1e12)}ps"
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DCNSIM_SLURM_TESTS"),
+    reason="no Slurm cluster: run `.ci/slurm up` and set DCNSIM_SLURM_TESTS=1 (.ci/run does)",
+)
+def test_estimate_on_slurm_is_the_local_pools(tmp_path):
+    """The link-level runs on the one-node Slurm cluster (tests/test_slurm.py's) give
+    the local pool's estimate, flow for flow."""
+    pytest.importorskip("dask_jobqueue")
+    table = {"cores": 1, "memory": "1GB", "walltime": "00:05:00", "workers": 2}
+    table["log_directory"] = str(tmp_path / "logs")
+    local = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
+    slurm = dcnsim.estimate(K4, tmp_path / "slurm", dask="slurm", slurm=table)
+    assert slurm.summary["on"] == "slurm"
+    assert np.array_equal(slurm.flows["fct_s"], local.flows["fct_s"], equal_nan=True)
+    assert slurm.buckets.equals(local.buckets)
