@@ -453,6 +453,8 @@ def test_botcp_verdicts(botcp_ms, noise, verdict):
     assert claim_named(claims, "Fig. 6: at load 0.3 TCP-ECN's").verdict == "yes"
     assert claim_named(claims, "Fig. 6: at load 0.7 DCTCP's").verdict == "yes"
     assert claim_named(claims, "Fig. 11").verdict == "yes"
+    # No scheme drops: a tie is not "fewer".
+    assert claim_named(claims, "§5.1, §5.3: BOTCP drops fewer").verdict == "NO"
     one = botcp.botcp_checks(botcp_runs(botcp_ms, noise, seeds=(1,)))
     assert claim_named(one, "Fig. 6: BOTCP's short-flow average").tolerance.startswith("exact")
 
