@@ -10,12 +10,12 @@
 //! only each waiting packet's start time and size ([`DropTail::commit`]), so
 //! its occupancy at any later arrival is exact ([`DropTail::retire`]).
 
-use super::{fits, Discipline, Next, NoKeys, PortContext, Queued};
+use super::{fits, Discipline, Next, NoKeys, PortContext, Queue, Queued};
 use crate::units::{Capacity, Time};
 use std::collections::VecDeque;
 
 /// Laid out by hand: a scheduled port's arrival reads the first three
-/// fields, which share the port's second cache line (`network.rs`).
+/// fields, which share the port's second cache line (`network/port.rs`).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct DropTail {
@@ -104,7 +104,7 @@ impl DropTail {
     /// Packets and bytes a scheduled port has committed and not yet
     /// started: all it holds, since nothing waits in its FIFO. Read without
     /// the FIFO, whose header lies beyond the port's first two lines
-    /// (`network.rs`).
+    /// (`network/port.rs`).
     #[inline(always)]
     pub fn committed(&self) -> (u64, u64) {
         debug_assert!(self.fifo.is_empty(), "a scheduled port's FIFO is empty");
@@ -174,6 +174,134 @@ impl DropTail {
             .iter()
             .filter(|d| d.start > t)
             .fold((0, 0), |(n, b), d| (n + 1, b + u64::from(d.size)))
+    }
+}
+
+/// The fast paths of a port whose queue is a FIFO, as the port asks for
+/// them without naming the discipline (`network/port.rs`): a scheduled
+/// port's ([`DropTail::commit`]; `scheduled`: the port is one), the
+/// prefetches of the event loop, and a host's look-ahead at its NIC
+/// ([`DropTail::waiting_after`]). Other disciplines have none of them.
+impl Queue {
+    /// Whether the port may be scheduled (only a FIFO port may).
+    pub fn schedulable(&self) -> bool {
+        matches!(self, Queue::Droptail(_))
+    }
+
+    /// [`DropTail::retire`] on a scheduled port.
+    #[inline(always)]
+    pub fn retire(&mut self, now: Time, idle: bool) {
+        if let Queue::Droptail(fifo) = self {
+            fifo.retire(now, idle);
+        }
+    }
+
+    /// Commit a packet of `size` bytes to start at `start` on a scheduled
+    /// port, if its buffer admits it ([`DropTail::commit`]).
+    #[inline(always)]
+    pub fn commit(&mut self, start: Time, size: u32) -> bool {
+        let Queue::Droptail(fifo) = self else {
+            unreachable!("only FIFO ports are scheduled")
+        };
+        let admitted = fifo.admits_committed(size);
+        if admitted {
+            fifo.commit(start, size);
+        }
+        admitted
+    }
+
+    /// The AQM domain of `class` and the packets and bytes it holds; a
+    /// scheduled FIFO's from its committed packets alone
+    /// ([`DropTail::committed`]).
+    #[inline(always)]
+    pub fn occupancy(&self, class: u8, scheduled: bool) -> (usize, u64, u64) {
+        match self {
+            Queue::Droptail(fifo) if scheduled => {
+                let (packets, bytes) = fifo.committed();
+                (0, packets, bytes)
+            }
+            queue => queue.aqm_domain(class),
+        }
+    }
+
+    /// The packets and bytes the whole queue holds (see
+    /// [`Queue::occupancy`]).
+    #[inline(always)]
+    pub fn held(&self, scheduled: bool) -> (u64, u64) {
+        match self {
+            Queue::Droptail(fifo) if scheduled => fifo.committed(),
+            queue => (queue.packets(), queue.bytes()),
+        }
+    }
+
+    /// Whether the queue is empty (see [`Queue::occupancy`]).
+    #[inline(always)]
+    pub fn empty(&self, scheduled: bool) -> bool {
+        match self {
+            Queue::Droptail(fifo) if scheduled => fifo.committed().0 == 0,
+            queue => queue.is_empty(),
+        }
+    }
+
+    /// The packets and bytes not yet started at `now` (a scheduled FIFO's
+    /// committed packets that started since the last arrival are still
+    /// held, [`DropTail::retire`]).
+    pub fn unstarted_at(&self, now: Time, scheduled: bool) -> (u64, u64) {
+        match self {
+            Queue::Droptail(fifo) if scheduled => fifo.unstarted_after(now),
+            queue => queue.held(scheduled),
+        }
+    }
+
+    /// Start loading a scheduled FIFO's oldest committed packet's entry.
+    #[inline(always)]
+    pub fn prefetch_head(&self) {
+        if let Queue::Droptail(fifo) = self {
+            fifo.prefetch_head();
+        }
+    }
+
+    /// Start loading an event-driven FIFO's head entry.
+    #[inline(always)]
+    pub fn prefetch_waiting(&self) {
+        if let Queue::Droptail(fifo) = self {
+            fifo.prefetch_waiting();
+        }
+    }
+
+    /// The packet an event-driven FIFO sends next.
+    #[inline(always)]
+    pub fn first_waiting(&self) -> Option<u32> {
+        match self {
+            Queue::Droptail(fifo) => fifo.first_waiting(),
+            _ => None,
+        }
+    }
+
+    /// [`DropTail::waiting_after`], for a packet of `size` bytes that a FIFO
+    /// admits now; `None` on other disciplines.
+    #[inline(always)]
+    pub fn waiting_after(
+        &self,
+        size: u32,
+        first: Time,
+        at: Time,
+        serialization: impl Fn(u32) -> Time,
+    ) -> Option<(u64, u64)> {
+        match self {
+            Queue::Droptail(fifo) if fifo.admits(size) => {
+                fifo.waiting_after(first, at, serialization)
+            }
+            _ => None,
+        }
+    }
+
+    /// [`DropTail::unstarted_after`] on a scheduled port.
+    pub fn unstarted_after(&self, t: Time) -> (u64, u64) {
+        match self {
+            Queue::Droptail(fifo) => fifo.unstarted_after(t),
+            _ => (0, 0),
+        }
     }
 }
 

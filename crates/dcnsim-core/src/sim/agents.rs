@@ -6,7 +6,10 @@
 use super::Simulation;
 use crate::agent::{Emit, Switch, SwitchAgent};
 use crate::engine::Event;
-use crate::packet::{Kind, Packet, NONE};
+use crate::network::Offered;
+#[cfg(doc)]
+use crate::network::Port;
+use crate::packet::{Packet, NONE};
 use crate::records::{Column, Table};
 use crate::units::Time;
 
@@ -194,30 +197,24 @@ impl Simulation {
         }
     }
 
-    /// A MAC control frame goes out of `port` before anything queued there.
+    /// A MAC control frame goes out of `port` before anything queued there
+    /// ([`Port::offer_control`]).
     fn enqueue_control(&mut self, port: u32, p: u32) {
         let now = self.now();
         let pt = &mut self.net.ports[port as usize];
-        if pt.is_down(now) {
-            pt.drops += 1;
-            self.drop_at(port, p);
-            return;
-        }
-        if pt.busy_until <= now && pt.control.is_empty() {
-            self.transmit_control(port, p);
-        } else {
-            pt.control.push_back(p);
-            let t = pt.busy_until.max(now);
-            self.wake(port, t);
+        match pt.offer_control(p, now) {
+            Offered::Starts(_) => self.transmit_control(port, p),
+            Offered::Waits => {
+                let t = pt.busy_until.max(now);
+                self.wake(port, t);
+            }
+            Offered::Dropped => self.drop_at(port, p),
         }
     }
 
-    /// Serialize control frame `p` onto `port` now, counting a PAUSE among
-    /// the port's PAUSE frames sent.
+    /// Serialize control frame `p` onto `port` now ([`Port::start_control`]).
     pub(super) fn transmit_control(&mut self, port: u32, p: u32) {
-        if let Kind::Pause { .. } = self.arena.hop(p).kind {
-            self.net.ports[port as usize].pause.frames_sent += 1;
-        }
+        self.net.ports[port as usize].start_control(self.arena.hop(p));
         self.transmit(port, p);
     }
 

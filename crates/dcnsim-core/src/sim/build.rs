@@ -12,11 +12,11 @@ use crate::forwarding::Forwarder;
 use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
-use crate::queue::{Aqms, PortAqm, PortContext, Queue};
+use crate::queue::{Aqms, PortAqm};
 use crate::scenario::{PcapTarget, Scenario};
 use crate::stage::StageParams;
 use crate::topology::NodeKind;
-use crate::units::{Rate, Time};
+use crate::units::Time;
 
 impl Simulation {
     pub fn new(sc: &Scenario) -> Simulation {
@@ -159,10 +159,7 @@ impl Simulation {
         for i in 0..self.net.ports.len() {
             let host = self.net.is_host(self.net.ports[i].node);
             let pt = &mut self.net.ports[i];
-            let on = unobserved(pt)
-                && !pt.shaped()
-                && matches!(pt.queue, Queue::Droptail(_))
-                && !(tcp && host);
+            let on = unobserved(pt) && !pt.shaped() && pt.queue.schedulable() && !(tcp && host);
             pt.schedule(on);
         }
         let net = &self.net;
@@ -223,22 +220,10 @@ fn attach_stages(net: &mut Network, sc: &Scenario) -> Vec<serde_json::Value> {
     if sc.network.stages.is_empty() {
         return reports;
     }
-    let slowest_host_link = sc
-        .topology
-        .host_link_rates()
-        .into_iter()
-        .min()
-        .unwrap_or(Rate(0));
     for spec in &sc.network.stages {
         for &p in &spec.ports {
+            let ctx = net.port_context(p);
             let pt = &mut net.ports[p as usize];
-            let ctx = PortContext {
-                rate: pt.rate,
-                buffer: pt.buffer,
-                nic: sc.topology.nodes[pt.node as usize].kind == NodeKind::Host,
-                hosts: sc.topology.host_count(),
-                slowest_host_link,
-            };
             if p == spec.ports[0] {
                 reports.extend(spec.params.report(&ctx));
             }

@@ -7,16 +7,13 @@
 //! forwarding policy and offers the packet to that port. At the destination
 //! host it is delivered after the host processing delay.
 //!
-//! Offering a packet to a port: an outage drops it; the port's AQM (in the
-//! queue's AQM domain for its class) may mark or drop it; a packet that finds
-//! the port idle and the queue empty starts serializing at once when the
-//! discipline allows it; otherwise the discipline admits, drops or evicts,
-//! and the port makes sure a wake-up ([`Event::PortFree`]) is pending. At a
-//! wake-up the discipline offers the next packet, nothing, or a time to wake
-//! again. Ports therefore cost events only while they have a queue, and a
-//! *scheduled* FIFO port none at all: it commits each packet to the wire on
-//! arrival, at the time what is ahead of it will have been sent (see
-//! `queue/droptail.rs` for when a port is scheduled).
+//! What a port does to a packet offered to it is the port's
+//! (`network/port.rs`: [`Port::offer`], [`Port::next`], [`Port::start`]);
+//! here are the events around it: a port whose packet waits makes sure a
+//! wake-up ([`Event::PortFree`]) is pending, and a packet that starts
+//! serializing is scheduled to arrive at the peer. Ports therefore cost
+//! events only while they have a queue, and a *scheduled* FIFO port none at
+//! all (see `queue/droptail.rs` for when a port is scheduled).
 //!
 //! Switch agents (`crate::agent`) see a packet on its arrival at their switch
 //! (after the egress port is chosen), on its departure from one of its ports
@@ -32,10 +29,11 @@
 use super::Simulation;
 use crate::agent::{ON_ARRIVAL, ON_DEPARTURE, ON_DROP};
 use crate::engine::Event;
+#[cfg(doc)]
 use crate::network::Port;
-use crate::packet::{Arena, Kind, Packet, CE, NONE, NOT_ECT};
-use crate::queue::{Next, Occupancy, Queue, Queued, Verdict};
-use crate::stage::max_occupancy;
+use crate::network::{Offered, Wake};
+use crate::packet::{Kind, Packet, NONE};
+use crate::queue::Queued;
 use crate::units::Time;
 
 /// Events ahead whose packet the loop prefetches, and whose port or flow.
@@ -123,15 +121,13 @@ impl Simulation {
     ///   the packet by the queue at `at`), up at `at`, that admits the
     ///   packet now (so then, when it holds no more), and whose
     ///   last packet starts after `at`, none of them exactly at `at`
-    ///   ([`DropTail::waiting_after`]). The packet joining at `at` would
+    ///   ([`Port::behind_at`]). The packet joining at `at` would
     ///   find the port busy and its wake-up already pending, and the packet
     ///   ahead of it would find it queued when it starts: joining now, the
     ///   port sends it at the same wake-up, scheduled by the same event.
     ///   Carries what the queue then holds ahead of it.
     ///
     /// Inline, as [`Simulation::send`] is.
-    ///
-    /// [`DropTail::waiting_after`]: crate::queue::droptail::DropTail::waiting_after
     #[inline(always)]
     fn nic_at(&self, host: u32, at: Time, size: u32) -> Nic {
         let pt = &self.net.ports[self.net.host_port[host as usize] as usize];
@@ -141,17 +137,11 @@ impl Simulation {
         {
             return Nic::Later;
         }
-        if pt.busy_until <= at && pt.queue.is_empty() {
+        if pt.idle_at(at) {
             return Nic::Idle;
         }
-        debug_assert!(!pt.scheduled(), "a TCP host's NIC is event-driven");
-        match &pt.queue {
-            Queue::Droptail(fifo) if pt.aqm.is_empty() && !pt.is_down(at) && fifo.admits(size) => {
-                fifo.waiting_after(pt.busy_until, at, |b| pt.serialization(b))
-                    .map_or(Nic::Later, |(packets, bytes)| Nic::Behind(packets, bytes))
-            }
-            _ => Nic::Later,
-        }
+        pt.behind_at(at, size)
+            .map_or(Nic::Later, |(packets, bytes)| Nic::Behind(packets, bytes))
     }
 
     /// Packet `p` joins the drop-tail queue of NIC `port` now, as it would
@@ -159,11 +149,7 @@ impl Simulation {
     /// ([`Nic::Behind`]): the deepest-queue record takes that depth.
     fn join_nic_queue(&mut self, port: u32, p: u32, packets: u64, bytes: u64) {
         let q = self.queued(p);
-        let pt = &mut self.net.ports[port as usize];
-        debug_assert!(pt.wake_at.is_some(), "a NIC with a queue wakes");
-        pt.queue.enqueue(q, &mut self.dropped);
-        debug_assert!(self.dropped.is_empty(), "the NIC admitted it");
-        pt.note_depth_of(packets + 1, bytes + u64::from(q.size));
+        self.net.ports[port as usize].join_behind(q, packets, bytes, &mut self.dropped);
     }
 
     /// A packet a TCP host sent a host delay ago reaches its NIC.
@@ -286,17 +272,12 @@ impl Simulation {
         }
     }
 
-    /// A PAUSE for `classes` reached the node of `port`: stop serving them on
-    /// `port` for `quanta` × 512 bit times at its rate (0 resumes at once;
-    /// IEEE 802.3 Annex 31B.3), once the packet in service has been sent,
-    /// and wake the port when it ends. Host NICs obey it as switch ports do.
+    /// A PAUSE for `classes` reached the node of `port`
+    /// ([`Port::pause_for`]); the port wakes when its wire is free. Host
+    /// NICs obey it as switch ports do.
     fn pause(&mut self, port: u32, classes: u8, quanta: u16) {
         let now = self.now();
-        let pt = &mut self.net.ports[port as usize];
-        let until = now + pt.rate.serialization(u64::from(quanta) * 512 / 8);
-        pt.receive_pause(now, classes, until);
-        if !pt.queue.is_empty() {
-            let t = now.max(pt.busy_until);
+        if let Some(t) = self.net.ports[port as usize].pause_for(now, classes, quanta) {
             self.wake(port, t);
         }
     }
@@ -323,138 +304,46 @@ impl Simulation {
         self.offer(port, p, now);
     }
 
-    /// Offer packet `p` to `port` at `now`: start serializing if the port is
-    /// idle, otherwise queue it (or drop it) and make sure the port will
-    /// wake. `now` is the current time, or later for a NIC known to be idle
-    /// then ([`Simulation::send`]). Inline in the arrivals at switches, the
-    /// hot path.
+    /// Offer packet `p` to `port` at `now` ([`Port::offer`]): it starts
+    /// serializing, waits (and the port will wake) or is dropped. `now` is
+    /// the current time, or later for a NIC known to be idle then
+    /// ([`Simulation::send`]). Inline in the arrivals at switches, the hot
+    /// path.
     #[inline(always)]
     fn offer(&mut self, port: u32, p: u32, now: Time) {
-        let pt = &mut self.net.ports[port as usize];
-        if pt.scheduled() {
-            if let Queue::Droptail(fifo) = &mut pt.queue {
-                fifo.retire(now, pt.busy_until <= now);
-            }
+        match self.net.ports[port as usize].offer(self.arena.hop_mut(p), now) {
+            Offered::Starts(start) => self.transmit_at(port, p, start),
+            Offered::Waits => self.enqueue_waiting(port, p),
+            Offered::Dropped => self.drop_at(port, p),
         }
-        if pt.guarded() {
-            if pt.stamp_alone() {
-                max_occupancy::stamp(self.arena.hop_mut(p), pt.found().bytes);
-            } else if !passes_guards(pt, &mut self.arena, p, now) {
-                pt.drops += 1;
-                self.drop_at(port, p);
-                return;
-            }
-        }
-        let pkt = self.arena.hop_mut(p);
-        let class = pkt.class;
-        if !pt.aqm.is_empty() {
-            let (domain, packets, bytes) = pt.occupancy(class);
-            let ecn_capable = pkt.ecn != NOT_ECT;
-            // Only RED's idle decay needs the idle time and the slot; the
-            // others' domain is looked up once.
-            let aqm = &mut pt.aqm[domain];
-            let verdict = if aqm.decays_when_idle() {
-                let idle = packets == 0 && pt.queue_empty() && pt.busy_until < now;
-                let since = if idle {
-                    now - pt.busy_until
-                } else {
-                    Time::ZERO
-                };
-                let occ = Occupancy {
-                    packets,
-                    bytes,
-                    idle: since,
-                    slot: pt.serialization(1500),
-                };
-                pt.aqm[domain].on_arrival(occ, ecn_capable, class)
-            } else {
-                let occ = Occupancy {
-                    packets,
-                    bytes,
-                    idle: Time::ZERO,
-                    slot: Time::ZERO,
-                };
-                aqm.on_arrival(occ, ecn_capable, class)
-            };
-            match verdict {
-                Verdict::Pass => {}
-                Verdict::Mark => pkt.ecn = CE,
-                Verdict::Drop => {
-                    pt.drops += 1;
-                    self.drop_at(port, p);
-                    return;
-                }
-            }
-        }
-        let start = if pt.scheduled() {
-            // Nothing pauses or holds a scheduled port, and once its wire is
-            // free every packet it committed has started (`retire` above):
-            // an idle wire is an empty queue.
-            if pt.busy_until <= now {
-                now
-            } else {
-                let Queue::Droptail(fifo) = &mut pt.queue else {
-                    unreachable!("only FIFO ports are scheduled")
-                };
-                if !fifo.admits_committed(pkt.size) {
-                    pt.drops += 1;
-                    self.drop_at(port, p);
-                    return;
-                }
-                let start = pt.busy_until;
-                fifo.commit(start, pkt.size);
-                pt.note_depth();
-                start
-            }
-        } else if pt.busy_until <= now
-            && pt.queue_empty()
-            && (pt.holds_nothing(now) || pt.queue.may_bypass(class, pt.paused(now) | pt.held(now)))
-        {
-            // Every discipline lets a class neither paused nor held by a
-            // shaper bypass an empty queue.
-            if pt.shaped() {
-                pt.stages.on_start(class, pkt.size, now);
-            }
-            now
-        } else {
-            self.enqueue_waiting(port, p);
-            return;
-        };
-        self.transmit_at(port, p, start);
     }
 
     /// Packet `p` waits in the discipline of event-driven `port` (or is
-    /// dropped, or evicts others); the port wakes when its wire is free.
-    /// Out of line: the scheduled FIFO ports of the hot path never wait here.
+    /// dropped, or evicts others, [`Port::wait`]); the port wakes when its
+    /// wire is free. Out of line: the scheduled FIFO ports of the hot path
+    /// never wait here.
     #[inline(never)]
     fn enqueue_waiting(&mut self, port: u32, p: u32) {
         let now = self.now();
         let q = self.queued(p);
-        let pt = &mut self.net.ports[port as usize];
-        pt.queue.enqueue(q, &mut self.dropped);
+        let wake = self.net.ports[port as usize].wait(q, now, &mut self.dropped);
         if !self.dropped.is_empty() {
             // The arrival, or packets the discipline evicted for it.
-            pt.drops += self.dropped.len() as u64;
             let mut dropped = std::mem::take(&mut self.dropped);
-            let arrival_dropped = dropped.contains(&p);
-            let evicted = dropped.len() > usize::from(arrival_dropped);
+            let evicted = dropped.len() > usize::from(wake.is_none());
             for &victim in &dropped {
                 self.drop_at(port, victim);
             }
             dropped.clear();
             self.dropped = dropped;
-            if arrival_dropped {
-                if evicted {
-                    self.trace_queue(port);
-                }
-                return;
+            if wake.is_none() && evicted {
+                self.trace_queue(port);
             }
         }
-        let pt = &mut self.net.ports[port as usize];
-        pt.note_depth();
-        let at = pt.busy_until.max(now);
-        self.wake(port, at);
-        self.trace_queue(port);
+        if let Some(at) = wake {
+            self.wake(port, at);
+            self.trace_queue(port);
+        }
     }
 
     /// What a queue discipline is told of packet `p`.
@@ -469,57 +358,25 @@ impl Simulation {
         }
     }
 
+    /// `port` wakes ([`Port::next`]).
     pub(super) fn port_free(&mut self, port: u32) {
         let now = self.now();
-        let pt = &mut self.net.ports[port as usize];
-        if pt.wake_at == Some(now) {
-            pt.wake_at = None;
-        }
-        if pt.busy_until > now {
-            // An early wake-up (a pause ended while the wire is busy).
-            let t = pt.busy_until;
-            self.wake(port, t);
-            return;
-        }
-        if let Some(c) = pt.control.pop_front() {
-            self.transmit_control(port, c);
-            let pt = &self.net.ports[port as usize];
-            if !pt.control.is_empty() || !pt.queue.is_empty() {
-                let t = pt.busy_until;
-                self.wake(port, t);
-            }
-            return;
-        }
-        // Classes paused (802.1Qbb) or held by a shaper stage.
-        let paused = pt.paused(now) | pt.held(now);
-        match pt.queue.dequeue(now, paused) {
-            Next::Packet(p) => {
-                if pt.shaped() {
-                    let pkt = self.arena.hop(p);
-                    pt.stages.on_start(pkt.class, pkt.size, now);
-                }
-                self.trace_queue(port);
-                self.transmit(port, p);
-                let pt = &self.net.ports[port as usize];
-                if !pt.queue.is_empty() {
-                    let t = pt.busy_until;
+        match self.net.ports[port as usize].next(now, &self.arena) {
+            Wake::Control(c) => {
+                self.transmit_control(port, c);
+                if let Some(t) = self.net.ports[port as usize].again(true) {
                     self.wake(port, t);
                 }
             }
-            Next::Empty => {
-                // Waiting packets of paused or held classes: wake when a
-                // pause ends or a shaper releases a class.
-                let pt = &self.net.ports[port as usize];
-                if paused != 0 && !pt.queue.is_empty() {
-                    let held = pt.held(now);
-                    let release = (held != 0).then(|| pt.stages.release_at(held));
-                    let end = pt.pause.until.iter().copied().filter(|&u| u > now);
-                    if let Some(t) = end.chain(release).min() {
-                        self.wake(port, t);
-                    }
+            Wake::Packet(p) => {
+                self.trace_queue(port);
+                self.transmit(port, p);
+                if let Some(t) = self.net.ports[port as usize].again(false) {
+                    self.wake(port, t);
                 }
             }
-            Next::NotBefore(t) => self.wake(port, t),
+            Wake::Again(t) => self.wake(port, t),
+            Wake::Idle => {}
         }
     }
 
@@ -543,14 +400,7 @@ impl Simulation {
         }
         let pt = &mut self.net.ports[port as usize];
         let pkt = self.arena.hop_mut(p);
-        let done = start + pt.serialization(pkt.size);
-        pt.busy_until = done;
-        pt.sent_packets += 1;
-        pt.sent_bytes += u64::from(pkt.size);
-        pkt.next_node = pt.peer;
-        pkt.route = NONE;
-        pkt.ingress = pt.reverse;
-        let at = done + pt.arrive_after;
+        let at = pt.start(pkt, start);
         let captured = pt.captured();
         let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
         if self.host_delay != Time::ZERO
@@ -673,19 +523,4 @@ impl Simulation {
         self.rec.queues.packets.push(pt.queue.packets() as i64);
         self.rec.queues.bytes.push(pt.queue.bytes() as i64);
     }
-}
-
-/// Whether packet `p` passes the outage windows and the on-enqueue stages
-/// of port `pt` (it finds the port's buffer as it is at `now`); `false`: an
-/// outage drops it or a stage refuses it. Out of line: most ports have
-/// neither, and BOTCP's stamp alone is run inline ([`Port::stamp_alone`]).
-/// Given the port and the arena, not the simulation, so that the arrival
-/// keeps its hold on both across the test: taking them again after a call
-/// on the whole simulation cost every arrival some 10 instructions.
-#[inline(never)]
-fn passes_guards(pt: &mut Port, arena: &mut Arena, p: u32, now: Time) -> bool {
-    if pt.is_down(now) {
-        return false;
-    }
-    !pt.stamps() || pt.stages.on_enqueue(arena.hop_mut(p), pt.found(), now)
 }

@@ -29,7 +29,6 @@ use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, Forwarder};
 use crate::network::Network;
 use crate::packet::Arena;
-use crate::queue::Queue;
 use crate::records::{Output, Sink, Summary};
 use crate::traffic::Stream;
 use crate::units::Time;
@@ -279,13 +278,8 @@ impl Simulation {
     }
 
     fn finish(mut self, wall: f64, end: Time, stopped: bool) -> Output {
-        // Scheduled ports counted packets as sent when they committed them.
         for pt in &mut self.net.ports {
-            if let (true, Queue::Droptail(fifo)) = (pt.scheduled(), &pt.queue) {
-                let (packets, bytes) = fifo.unstarted_after(end);
-                pt.sent_packets -= packets;
-                pt.sent_bytes -= bytes;
-            }
+            pt.settle(end);
         }
         let in_flight = self.arena.live();
         let flows = records::flow_table(&self);

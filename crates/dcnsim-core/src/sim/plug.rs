@@ -13,10 +13,9 @@
 use super::{derive, rng_for, Simulation, RNG_AQM, SALT_ECMP};
 use crate::error::ScenarioError;
 use crate::forwarding::ForwardingPolicy;
-use crate::queue::{Aqm, Aqms, Discipline, PortAqm, PortContext, Queue};
+use crate::queue::{Aqm, Aqms, Discipline, PortAqm, Queue};
 use crate::stage::{PortStage, Stage};
 use crate::topology::Topology;
-use crate::units::Rate;
 
 impl Simulation {
     /// Queue the packets of `ports` (port indices,
@@ -29,9 +28,8 @@ impl Simulation {
         spec: &D::Spec,
         ports: &[u32],
     ) -> Result<(), ScenarioError> {
-        let slowest = self.slowest_host_link();
         for &port in ports {
-            let ctx = self.port_context(port, slowest);
+            let ctx = self.net.port_context(port);
             let at = &self.rec.port_names[port as usize];
             D::check(spec, ctx.buffer, at)?;
             let queue = Queue::plugged(D::new(spec, &ctx));
@@ -76,10 +74,9 @@ impl Simulation {
         spec: &S::Spec,
         ports: &[u32],
     ) -> Result<(), ScenarioError> {
-        let slowest = self.slowest_host_link();
         for &port in ports {
             S::check(spec, &self.rec.port_names[port as usize])?;
-            let ctx = self.port_context(port, slowest);
+            let ctx = self.net.port_context(port);
             let pt = &mut self.net.ports[port as usize];
             pt.stages.push(PortStage::plugged(S::new(spec, &ctx)));
             if S::ON_ENQUEUE {
@@ -107,25 +104,5 @@ impl Simulation {
         let seed = self.seed;
         self.fwd.plug::<P>(|i| derive(seed, SALT_ECMP, i));
         Ok(())
-    }
-
-    /// What a discipline or stage at `port` is built with, in a network
-    /// whose slowest host link is `slowest`.
-    fn port_context(&self, port: u32, slowest: Rate) -> PortContext {
-        let pt = &self.net.ports[port as usize];
-        PortContext {
-            rate: pt.rate,
-            buffer: pt.buffer,
-            nic: self.net.is_host(pt.node),
-            hosts: self.net.host_port.len(),
-            slowest_host_link: slowest,
-        }
-    }
-
-    /// The rate of the slowest host's NIC: its link's.
-    fn slowest_host_link(&self) -> Rate {
-        let net = &self.net;
-        let nics = net.host_port.iter().map(|&p| net.ports[p as usize].rate);
-        nics.min().unwrap_or(Rate(0))
     }
 }

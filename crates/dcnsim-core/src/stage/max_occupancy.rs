@@ -63,7 +63,7 @@ impl Stage for MaxOccupancy {
 }
 
 /// The stamp of a packet offered to a port holding `bytes`. A port whose
-/// only guard this stage is calls it inline (`network::Stamps::Alone`);
+/// only guard this stage is calls it inline (`network::port::Stamps::Alone`);
 /// beside other stages or outages it runs through [`Stage::on_enqueue`].
 #[inline(always)]
 pub fn stamp(pkt: &mut Hop, bytes: u64) {

@@ -251,7 +251,7 @@ impl Stages {
     /// Run every stage's enqueue hook on `pkt`, which finds `found` at
     /// `now`, until one refuses it (`false`: drop it). A port of one stage
     /// (QJUMP's NICs) calls it without the loop; BOTCP's stamp alone the
-    /// port runs itself (`network::Stamps::Alone`).
+    /// port runs itself (`network::port::Stamps::Alone`).
     /// Inline in `run_stamps`, its one caller: out of line, the call cost
     /// each packet through QJUMP's NICs some 22 instructions
     /// (docs/performance.md).
