@@ -254,3 +254,10 @@ def test_a_sweep_names_zipped_keys_and_its_unfinished_flows(tmp_path):
     assert "a line per traffic.workloads[0].load (with stop_time)" in text  # the captions
     for row in tcp[tcp["fct_s"].isna()].head(3).itertuples():
         assert f"{row.flow_id}:{row.size_bytes}" in text
+
+
+def test_unfinished_flows_are_named_even_when_a_run_has_none():
+    from dcnsim.unfinished import named
+
+    assert named(pd.NA) == named(None) == ""
+    assert named([f"{i}:1000" for i in range(12)], listed=2) == "0:1000, 1:1000, ... (10 more)"

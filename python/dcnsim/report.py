@@ -161,8 +161,8 @@ def _unfinished_section(directory: Path, catalog: pd.DataFrame, varied: Sequence
         }
     from dcnsim.sweeps import column_name
 
-    shown = [column_name(k) for k in varied]
-    table = catalog[["run", *shown]].merge(counts, on="run")
+    shown = [column_name(k) for k in varied if k != "seed"]
+    table = catalog[["run", *shown, "seed"]].merge(counts, on="run")
     table["share %"] = (100.0 * table["unfinished"] / table["tcp_flows"]).round(1)
     table["unfinished flows (flow_id:size_bytes)"] = table["ids"].map(named)
     table = table.drop(columns="ids")

@@ -50,7 +50,8 @@ def runs_sql() -> str:
 
 def named(ids: Any, listed: int = 10) -> str:
     """The unfinished flows of one run as ``flow_id:size_bytes`` pairs, the first
-    ``listed`` and how many more."""
-    ids = list(ids) if ids is not None else []
+    ``listed`` and how many more. A run with none has a null list (SQL's ``FILTER``
+    of no row): ``""``."""
+    ids = list(ids) if hasattr(ids, "__len__") else []
     shown = ", ".join(ids[:listed])
     return shown + (f", ... ({len(ids) - listed:,} more)" if len(ids) > listed else "")
