@@ -40,7 +40,6 @@ pub mod cc;
 pub mod engine;
 pub mod error;
 pub mod forwarding;
-pub mod host_delay;
 pub mod network;
 pub mod packet;
 pub mod pcap;
