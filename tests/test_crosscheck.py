@@ -195,6 +195,27 @@ def test_spraying_fct_median_within_two_percent_of_ns3():
     assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
 
 
+# --- RED with ECN ------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="4 ECN NewReno flows of 500 KB into one RED port (min 5, max 15 of 100 packets, "
+    "profile ns3 with its 200 ms delayed ACKs): no drops in either, but dcnsim's flows take "
+    "far longer. Measured FCT median 510.4 ms against 18.0 ms (ratio 31.6), spread 405.5 "
+    "against 4.5 ms; unexplained (suspect: ECE and the delayed-ACK timer in dcnsim)",
+)
+def test_red_with_ecn_fct_median_within_two_percent_of_ns3():
+    scenario = {
+        **star(5, aqm={"kind": "red", "min": "5pkt", "max": "15pkt"}),
+        "transport": {"profile": "ns3", "protocol": "ecn"},
+        "traffic": {"flows": [{"src": i, "dst": 0, "size": "500000B"} for i in range(1, 5)]},
+    }
+    report = run(scenario, "ns3")
+    assert report.metric("drops").reference == 0
+    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
+
+
 # --- refusals and the command line ------------------------------------------------------------
 
 
