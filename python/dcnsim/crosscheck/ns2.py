@@ -334,6 +334,10 @@ def translate(model: Model, trace: str, results: str) -> str:
         t.append(f'$ns at {model.stop_s!r} "xc_finish"')
     if datagrams:
         t.append(f'$ns at {max(datagrams) + 0.1!r} "xc_done"')
+    if model.stop_s is None:
+        # A flow whose delivery the receiving agent under-reports would keep ns-2
+        # waiting for ever: it gives up at the horizon (twice dcnsim's run, plus 1 s).
+        t.append(f'$ns at {model.horizon_s!r} "xc_finish"')
     if flows_total == 0 and model.stop_s is None:
         t.append('$ns at 0.0 "xc_finish"')  # nothing to send
     t += ["$ns run", "xc_finish", ""]
