@@ -357,7 +357,10 @@ def run(model: Model, workdir: Path) -> tuple[dict[str, pd.DataFrame], str]:
 def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
     """The trace and the results file as dcnsim's tables (flows, probes, rounds, ports)."""
     nodes = model.hosts + model.switches
-    header = _agent_vars(model.tcp, AGENTS[model.profile][2])["tcpip_base_hdr_size_"]
+    fulltcp = AGENTS[model.profile][2]
+    agent_vars = _agent_vars(model.tcp, fulltcp)
+    header = agent_vars["tcpip_base_hdr_size_"]
+    mss = agent_vars.get("segsize_", agent_vars.get("packetSize_"))
     flow_ids = {f.flow_id: f for f in model.flows} | {
         f.flow_id: f for i in model.incasts for f in i.flows
     }
@@ -439,7 +442,10 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
         # The receiver has every byte once each segment has arrived at least once:
         # the last of those first arrivals (segments are told apart by sequence number).
         arrivals = first_arrival.get(fid, {}).values()
-        whole = sum(payload for _, payload in arrivals) >= f.size
+        if fulltcp:
+            whole = sum(payload for _, payload in arrivals) >= f.size
+        else:  # one-way: sequence numbers count packets (ns-2 sizes the first one apart)
+            whole = len(arrivals) >= math.ceil(f.size / mss)
         end = max(time for time, _ in arrivals) if whole else math.nan
         end = ends.get(fid, end)
         flows.append(
