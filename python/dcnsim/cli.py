@@ -4,7 +4,7 @@
                [--set KEY=VALUE ...]
     dcnsim validate FILE
     dcnsim list [topologies|protocols|queues|aqms|policies|agents|cdfs|studies]
-    dcnsim docs [scenario|experiments|studies|architecture|performance]
+    dcnsim docs [scenario|experiments|studies|architecture|performance|crosscheck]
     dcnsim bench [NAME|all|scale] [--quick | --stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]

@@ -52,8 +52,18 @@ fn quantity<'py>(py: Python<'py>, kind: &str, text: &str) -> PyResult<Bound<'py,
     use dcnsim_core::units::{Capacity, Rate, Time};
     let bad = pyo3::exceptions::PyValueError::new_err;
     Ok(match kind {
-        "time" => text.parse::<Time>().map_err(bad)?.0.into_pyobject(py)?.into_any(),
-        "rate" => text.parse::<Rate>().map_err(bad)?.0.into_pyobject(py)?.into_any(),
+        "time" => text
+            .parse::<Time>()
+            .map_err(bad)?
+            .0
+            .into_pyobject(py)?
+            .into_any(),
+        "rate" => text
+            .parse::<Rate>()
+            .map_err(bad)?
+            .0
+            .into_pyobject(py)?
+            .into_any(),
         "capacity" => match text.parse::<Capacity>().map_err(bad)? {
             Capacity::Packets(n) => (n, "pkt").into_pyobject(py)?.into_any(),
             Capacity::Bytes(n) => (n, "B").into_pyobject(py)?.into_any(),
@@ -70,7 +80,7 @@ fn profiles_toml() -> &'static str {
 
 /// The reference documents, compiled in so an installed dcnsim carries them
 /// (`dcnsim docs NAME`).
-const DOCS: [(&str, &str); 5] = [
+const DOCS: [(&str, &str); 6] = [
     ("scenario", include_str!("../../../docs/scenario.md")),
     ("experiments", include_str!("../../../docs/experiments.md")),
     ("studies", include_str!("../../../docs/studies.md")),
@@ -79,6 +89,7 @@ const DOCS: [(&str, &str); 5] = [
         include_str!("../../../docs/architecture.md"),
     ),
     ("performance", include_str!("../../../docs/performance.md")),
+    ("crosscheck", include_str!("../../../docs/crosscheck.md")),
 ];
 
 /// The reference documents by name, in order.
