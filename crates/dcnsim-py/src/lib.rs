@@ -52,8 +52,18 @@ fn quantity<'py>(py: Python<'py>, kind: &str, text: &str) -> PyResult<Bound<'py,
     use dcnsim_core::units::{Capacity, Rate, Time};
     let bad = pyo3::exceptions::PyValueError::new_err;
     Ok(match kind {
-        "time" => text.parse::<Time>().map_err(bad)?.0.into_pyobject(py)?.into_any(),
-        "rate" => text.parse::<Rate>().map_err(bad)?.0.into_pyobject(py)?.into_any(),
+        "time" => text
+            .parse::<Time>()
+            .map_err(bad)?
+            .0
+            .into_pyobject(py)?
+            .into_any(),
+        "rate" => text
+            .parse::<Rate>()
+            .map_err(bad)?
+            .0
+            .into_pyobject(py)?
+            .into_any(),
         "capacity" => match text.parse::<Capacity>().map_err(bad)? {
             Capacity::Packets(n) => (n, "pkt").into_pyobject(py)?.into_any(),
             Capacity::Bytes(n) => (n, "B").into_pyobject(py)?.into_any(),

@@ -156,6 +156,8 @@ def crosscheck(
     results = run(scenario)
     wall = {"dcnsim": time.perf_counter() - t0}
     model = _prepare(module, data, results.flows, reference)
+    times = [results.flows.start_s.max(), results.flows.end_s.max()]
+    model.horizon_s = 2 * float(max([t for t in times if t == t] + [0.0])) + 1.0
     with tempfile.TemporaryDirectory(prefix="dcnsim-crosscheck-") as tmp:
         workdir = Path(out) if out is not None else Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)

@@ -127,6 +127,8 @@ class Model:
     probes: list[Probe] = field(default_factory=list)
     streams: list[Stream] = field(default_factory=list)
     stop_s: float | None = None
+    #: Without stop_time, when the reference gives up: twice dcnsim's last event plus 1 s.
+    horizon_s: float = 1.0
 
     def queue(self, link: Link) -> Queue:
         return self.host_queue if link.a in self.hosts_set else self.switch_queue

@@ -238,8 +238,10 @@ def translate(model: Model, trace: str, results: str) -> str:
         "  global remaining; incr remaining -1; if {$remaining == 0} { xc_finish }",
         "}",
         "proc xc_flow_recv {f b} {",
-        "  global got need; incr got($f) $b",
-        "  if {$got($f) >= $need($f) && $need($f) > 0} { set need($f) 0; xc_done }",
+        "  global got need ns rf; incr got($f) $b",
+        "  if {$got($f) >= $need($f) && $need($f) > 0} {",
+        '    set need($f) 0; puts $rf "end $f [format %.15g [$ns now]]"; xc_done',
+        "  }",
         "}",
     ]
     for f in model.flows:
@@ -268,7 +270,7 @@ def translate(model: Model, trace: str, results: str) -> str:
         t += [
             f"set inc({a},round) 0; set inc({a},start) {inc.start_s!r}; set inc({a},done) 0",
             f"proc xc_round_{a} {{}} {{",
-            f"  global ns s inc; set inc({a},start) [$ns now]; set inc({a},done) 0",
+            f"  global ns s inc; set inc({a},start) [format %.15g [$ns now]]; set inc({a},done) 0",
             *[f"  {send(f.flow_id, inc.sru)}" for f in inc.flows],
             "}",
             f"proc xc_recv_{a} {{w b}} {{",
@@ -279,7 +281,7 @@ def translate(model: Model, trace: str, results: str) -> str:
             f"  if {{!$before && $inc($w,got) >= ($inc({a},round) + 1) * {unit}}} {{",
             f"    incr inc({a},done)",
             f"    if {{$inc({a},done) == {len(inc.flows)}}} {{",
-            f'      puts $rf "round {a} $inc({a},round) $inc({a},start) [$ns now]"',
+            f'      puts $rf "round {a} $inc({a},round) $inc({a},start) [format %.15g [$ns now]]"',
             f"      incr inc({a},round)",
             f"      if {{$inc({a},round) < {inc.rounds}}} {{ xc_round_{a} }} else {{ xc_done }}",
             "    }",
@@ -332,6 +334,10 @@ def translate(model: Model, trace: str, results: str) -> str:
         t.append(f'$ns at {model.stop_s!r} "xc_finish"')
     if datagrams:
         t.append(f'$ns at {max(datagrams) + 0.1!r} "xc_done"')
+    if model.stop_s is None:
+        # A flow whose delivery the receiving agent under-reports would keep ns-2
+        # waiting for ever: it gives up at the horizon (twice dcnsim's run, plus 1 s).
+        t.append(f'$ns at {model.horizon_s!r} "xc_finish"')
     if flows_total == 0 and model.stop_s is None:
         t.append('$ns at 0.0 "xc_finish"')  # nothing to send
     t += ["$ns run", "xc_finish", ""]
@@ -351,7 +357,10 @@ def run(model: Model, workdir: Path) -> tuple[dict[str, pd.DataFrame], str]:
 def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
     """The trace and the results file as dcnsim's tables (flows, probes, rounds, ports)."""
     nodes = model.hosts + model.switches
-    header = _agent_vars(model.tcp, AGENTS[model.profile][2])["tcpip_base_hdr_size_"]
+    fulltcp = AGENTS[model.profile][2]
+    agent_vars = _agent_vars(model.tcp, fulltcp)
+    header = agent_vars["tcpip_base_hdr_size_"]
+    mss = agent_vars.get("segsize_", agent_vars.get("packetSize_"))
     flow_ids = {f.flow_id: f for f in model.flows} | {
         f.flow_id: f for i in model.incasts for f in i.flows
     }
@@ -409,11 +418,14 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
         m = qmax[pending[0]]
         m[0], m[1] = max(m[0], qlen[pending[0]][0]), max(m[1], qlen[pending[0]][1])
     timeouts: dict[int, int] = {}
+    ends: dict[int, float] = {}  # exact, from the receiving agent (the trace has 1 us)
     rounds = []
     for line in results.read_text().splitlines():
         parts = line.split()
         if parts[0] == "tcp":
             timeouts[int(parts[1])] = int(float(parts[2]))
+        elif parts[0] == "end":
+            ends[int(parts[1])] = float(parts[2])
         elif parts[0] == "round":
             app, r, start, end = int(parts[1]), int(parts[2]), float(parts[3]), float(parts[4])
             rounds.append(
@@ -430,8 +442,12 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
         # The receiver has every byte once each segment has arrived at least once:
         # the last of those first arrivals (segments are told apart by sequence number).
         arrivals = first_arrival.get(fid, {}).values()
-        whole = sum(payload for _, payload in arrivals) >= f.size
+        if fulltcp:
+            whole = sum(payload for _, payload in arrivals) >= f.size
+        else:  # one-way: sequence numbers count packets (ns-2 sizes the first one apart)
+            whole = len(arrivals) >= math.ceil(f.size / mss)
         end = max(time for time, _ in arrivals) if whole else math.nan
+        end = ends.get(fid, end)
         flows.append(
             {
                 "flow_id": fid,
