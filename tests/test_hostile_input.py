@@ -209,8 +209,7 @@ def test_a_ten_megabyte_string_is_refused_naming_its_field(tmp_path):
     scenario.write_text(f'{STAR}[[traffic.flows]]\nsrc = 0\ndst = 1\nsize = "{"9" * 10**7}B"\n')
     message = assert_one_error_line(cli("validate", str(scenario), timeout=60))
     assert message == (
-        f"scenario: '{scenario}' line 7: traffic.flows.size: a string of more than 65536 "
-        "characters"
+        f"scenario: '{scenario}' line 7: traffic.flows.size: a string of more than 65536 characters"
     )
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from dcnsim import _core, outdir
-from dcnsim._core import ScenarioError
 from dcnsim.formats import format_count, format_seconds, format_wall
 from dcnsim.labels import scenario_line
 from dcnsim.limits import check_run_arguments

@@ -495,7 +495,9 @@ def run_sweep(
         if stopped is not None:
             kept = int((catalog["status"] != "pending").sum())
             said = (
-                f"{ending(stopped)[0]}:" if isinstance(stopped, KeyboardInterrupt) else f"{stopped};"
+                f"{ending(stopped)[0]}:"
+                if isinstance(stopped, KeyboardInterrupt)
+                else f"{stopped};"
             )
             line = (
                 f"{said} {out} keeps {kept:,} of the sweep's {total:,} runs ({ran:,} "

@@ -108,6 +108,9 @@ thread_local! {
     /// The running simulation's cgroups ([`crate::cgroup`]).
     static CGROUPS: std::cell::RefCell<Option<crate::cgroup::Watch>> =
         const { std::cell::RefCell::new(None) };
+    /// (bytes it would hold, limit) of the cgroup that refused a large
+    /// growth on this thread since [`cgroup_over`].
+    static CGROUP_REFUSED: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
 }
 
 /// [`HEADROOM`] held for the run on this thread while the guard lives (none
@@ -124,6 +127,7 @@ impl Headroom {
         HELD.set(room);
         REFUSED.set(0);
         CGROUPS.set(Some(crate::cgroup::Watch::of_this_process()));
+        CGROUP_REFUSED.set(None);
         Headroom
     }
 }
@@ -142,6 +146,16 @@ fn refused(bytes: usize) {
     REFUSED.set(bytes);
 }
 
+/// Whether a cgroup of the process refuses a growth of `bytes`
+/// ([`crate::cgroup::Watch::refuses`]), noted for [`cgroup_over`] if so.
+fn cgroup_refuses(bytes: usize) -> bool {
+    let refusal = CGROUPS.with_borrow(|w| w.as_ref().and_then(|w| w.refuses(bytes as u64)));
+    if refusal.is_some() {
+        CGROUP_REFUSED.set(refusal);
+    }
+    refusal.is_some()
+}
+
 /// Move a full large table into a buffer twice as large, offered for huge
 /// pages. The scenario's memory estimate is checked against what the process
 /// may take before a run, but what a run holds at once (packets queued in a
@@ -151,14 +165,16 @@ fn refused(bytes: usize) {
 /// ends the run with it at its next check ([`take_refused`]), and the table
 /// grows in place by an eighth (a sixty-fourth if even that is refused) into
 /// the run's [`Headroom`], given back for this, to get there. Only a refusal
-/// of the last aborts. (A cgroup limit is not an allocation failure but the
-/// kernel's OOM killer: [`cgroup_over`] watches it.)
+/// of the last aborts. A cgroup limit is not an allocation failure but the
+/// kernel's OOM killer: a doubling that would take a cgroup of the process
+/// past [`crate::cgroup::STOP_SHARE`] of its limit is refused the same way
+/// ([`cgroup_refuses`]), and [`cgroup_over`] watches the rest.
 #[cold]
 #[inline(never)]
 fn grow_large<T>(table: &mut Vec<T>) {
     let mut bigger = Vec::new();
     let want = 2 * table.capacity();
-    if bigger.try_reserve_exact(want).is_err() {
+    if cgroup_refuses(want * std::mem::size_of::<T>()) || bigger.try_reserve_exact(want).is_err() {
         refused(want * std::mem::size_of::<T>());
         let cap = table.capacity();
         if table.try_reserve_exact(cap / 8).is_err() {
@@ -176,7 +192,7 @@ fn grow_large<T>(table: &mut Vec<T>) {
 #[inline(never)]
 fn grow_deque<T>(queue: &mut VecDeque<T>) {
     let cap = queue.capacity();
-    if queue.try_reserve_exact(cap).is_err() {
+    if cgroup_refuses(2 * cap * std::mem::size_of::<T>()) || queue.try_reserve_exact(cap).is_err() {
         refused(2 * cap * std::mem::size_of::<T>());
         if queue.try_reserve_exact(cap / 8).is_err() {
             queue.reserve_exact(cap / 64);
@@ -194,7 +210,9 @@ pub fn take_refused() -> usize {
 /// [`crate::cgroup::STOP_SHARE`] of its limit, which ends the run before the
 /// kernel kills the process; read at most every 10 ms of wall time.
 pub fn cgroup_over() -> Option<(u64, u64)> {
-    CGROUPS.with_borrow_mut(|w| w.as_mut().and_then(crate::cgroup::Watch::over))
+    CGROUP_REFUSED
+        .take()
+        .or_else(|| CGROUPS.with_borrow_mut(|w| w.as_mut().and_then(crate::cgroup::Watch::over)))
 }
 
 /// Ask the kernel to back the 2 MiB-aligned pages inside `table`'s buffer

@@ -84,7 +84,8 @@ impl Watch {
         let mut groups = Vec::new();
         for line in cgroups.lines() {
             let mut parts = line.splitn(3, ':');
-            let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+            let (Some(_), Some(controllers), Some(path)) =
+                (parts.next(), parts.next(), parts.next())
             else {
                 continue;
             };
@@ -125,6 +126,19 @@ impl Watch {
             .filter_map(Group::read)
             .find(|&(limit, used)| used as f64 > STOP_SHARE * limit as f64)
             .map(|(limit, used)| (used, limit))
+    }
+
+    /// The cgroup that `bytes` more would take past [`STOP_SHARE`] of its
+    /// limit, as (what it would hold, its limit): read now, for a large
+    /// table's growth, which the kernel would meet not with a failed
+    /// allocation but, once its pages are touched, with the OOM killer.
+    pub fn refuses(&self, bytes: u64) -> Option<(u64, u64)> {
+        self.groups
+            .iter()
+            .filter_map(Group::read)
+            .map(|(limit, used)| (limit, used.saturating_add(bytes)))
+            .find(|&(limit, after)| after as f64 > STOP_SHARE * limit as f64)
+            .map(|(limit, after)| (after, limit))
     }
 }
 
@@ -186,6 +200,10 @@ mod tests {
         assert_eq!(watch.over(), Some((910_000, 1_000_000)));
         // Read at most every EVERY.
         assert_eq!(watch.over(), None);
+        // A growth is checked at once: 870,000 + 29,000 fits under 900,000.
+        write(&format!("{v1}/memory.stat"), "total_inactive_file 80000\n");
+        assert_eq!(watch.refuses(29_000), None);
+        assert_eq!(watch.refuses(31_000), Some((901_000, 1_000_000)));
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

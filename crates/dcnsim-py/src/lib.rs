@@ -309,9 +309,9 @@ fn run<'py>(
         }
         Err(Aborted::CgroupLimit { used, limit, at }) => {
             return Err(ScenarioError::new_err(format!(
-                "scenario: the run outgrew the memory the process may take: its cgroup held \
-                 {:.1} MB of its {:.1} MB limit at {:.6} s of simulated time, stopped before the \
-                 kernel would kill it (more held at once than the estimate before the run \
+                "scenario: the run outgrew the memory the process may take: its cgroup would \
+                 hold {:.1} MB of its {:.1} MB limit at {:.6} s of simulated time, stopped before \
+                 the kernel kills it (more held at once than the estimate before the run \
                  counted: packets queued in deep buffers, events, flows)",
                 used as f64 / 1e6,
                 limit as f64 / 1e6,

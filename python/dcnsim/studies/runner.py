@@ -127,7 +127,9 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     """
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_leave_signals_to_parent)
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_leave_signals_to_parent
+    )
 
 
 def _leave_signals_to_parent() -> None:

@@ -124,7 +124,9 @@ impl DropTail {
     pub fn commit(&mut self, start: Time, size: u32) {
         debug_assert!(self.departures.back().is_none_or(|d| d.start < start));
         self.bytes += u64::from(size);
-        self.departures.push_back(Departure { start, size });
+        // Its growth past a large table is refusable, as the FIFO's is: a
+        // deep NIC queue holds millions of departures.
+        crate::cache::push_back_checked(&mut self.departures, Departure { start, size });
     }
 
     /// The packets and bytes still waiting at `at` in the queue of an

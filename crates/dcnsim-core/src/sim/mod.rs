@@ -214,12 +214,10 @@ impl Simulation {
     /// End the run if the process refused a table's growth since the last
     /// check, or its cgroup nears its limit (at simulated time `at`).
     fn check_memory(at: Time) -> Result<(), Aborted> {
-        match crate::cache::take_refused() {
-            0 => match crate::cache::cgroup_over() {
-                None => Ok(()),
-                Some((used, limit)) => Err(Aborted::CgroupLimit { used, limit, at }),
-            },
-            bytes => Err(Aborted::OutOfMemory { bytes, at }),
+        match (crate::cache::take_refused(), crate::cache::cgroup_over()) {
+            (_, Some((used, limit))) => Err(Aborted::CgroupLimit { used, limit, at }),
+            (0, None) => Ok(()),
+            (bytes, None) => Err(Aborted::OutOfMemory { bytes, at }),
         }
     }
 
