@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core, limits
 from dcnsim._core import ScenarioError
-from dcnsim.exits import EXIT_BAD_INPUT, ending
+from dcnsim.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, ending
 from dcnsim.formats import format_count, format_rate, format_seconds, format_wall
 from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit

@@ -83,6 +83,8 @@ def _try_writing_beside(out: Path) -> None:
         os.rmdir(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror) from None
+
+
 #: A file each of dcnsim's writers always makes, and what to call that writer.
 _SIGNATURES = (
     ("catalog.parquet", "a sweep (dcnsim sweep)"),
