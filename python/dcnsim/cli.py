@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core, limits
 from dcnsim._core import ScenarioError
-from dcnsim.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, ending
+from dcnsim.exits import EXIT_BAD_INPUT, ending
 from dcnsim.formats import format_count, format_rate, format_seconds, format_wall
 from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
@@ -298,7 +298,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         raise _BadInput(str(exc)) from None
     except EstimateInterrupted as exc:  # what was kept, and that rerunning resumes
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return exc.status
     print(format_estimate(est, scenario, args.set))
     return 0
 

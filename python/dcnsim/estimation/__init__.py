@@ -36,6 +36,7 @@ import pandas as pd
 
 from dcnsim import _core, cluster, store
 from dcnsim.estimation import clustering, combine, decompose
+from dcnsim.exits import ending
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
 from dcnsim.slurm import check_table
 from dcnsim.studies.runner import progress_bar
@@ -52,7 +53,12 @@ COLUMNS = ["role", "link", "members"]
 
 
 class EstimateInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped an estimate; its message says what is kept and how to resume."""
+    """Ctrl-C or SIGTERM stopped an estimate; its message says what is kept and how to
+    resume, ``status`` is the exit status the command line ends with (130 or 143)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -125,11 +131,13 @@ def estimate(
                     store.write_run(directory, run_, answer)
                     ran += 1
                     bar.update(1)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             _catalog(directory, runs, started, clock, ran, dask)
+            word, status = ending(exc)
             raise EstimateInterrupted(
-                f"interrupted: {out} keeps {len(runs) - len(todo) + ran:,} of the "
-                f"{len(runs):,} link simulations; run the same estimate again to resume"
+                f"{word}: {out} keeps {len(runs) - len(todo) + ran:,} of the "
+                f"{len(runs):,} link simulations; run the same estimate again to resume",
+                status,
             ) from None
         except SweepError:
             _catalog(directory, runs, started, clock, ran, dask)
