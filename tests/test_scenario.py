@@ -56,7 +56,11 @@ def test_set_through_a_value_is_an_error():
 @pytest.mark.parametrize(
     ("key", "message"),
     [
-        ("forwarding.polcy", "forwarding.polcy: unknown key (expected `policy` or `elr_classes`)"),
+        (
+            "forwarding.polcy",
+            "forwarding.polcy: unknown key (expected `policy`, `elr_classes`, `flowlet_gap`, "
+            "`d`, `m`)",
+        ),
         ("colour", "colour: unknown key"),
         ("topology.kk", "topology.kk: unknown key"),
         ("traffic.probes[0].sise", "traffic.probes[0].sise: unknown key"),

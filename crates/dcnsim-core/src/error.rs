@@ -230,6 +230,12 @@ impl<'de> Deserializer<'de> for Strict {
     }
 }
 
+/// No keys: the table of a mechanism without parameters (a queue
+/// discipline's, a forwarding policy's).
+#[derive(Clone, Debug, Default, serde::Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NoKeys {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 
 mod common;
 use common::{port_sent, port_value};
-use dcnsim_core::forwarding::{ForwardingPolicy, Pick};
+use dcnsim_core::forwarding::{At, ForwardingPolicy, Pick};
 use dcnsim_core::network::Network;
 use dcnsim_core::packet::Hop;
 use dcnsim_core::queue::{Aqm, Discipline, Next, NoKeys, Occupancy, PortContext, Queued, Verdict};
@@ -251,14 +251,26 @@ fn only(hops: Hops<'_>, i: usize) -> Pick<'_> {
 }
 
 impl ForwardingPolicy for First {
-    fn pick<'n>(net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
-        only(net.next_hops(node, pkt.dst), 0)
+    type Spec = NoKeys;
+
+    fn new(_spec: &NoKeys, _net: &Network, _node: u32) -> First {
+        First
+    }
+
+    fn pick<'a>(&'a mut self, net: &'a Network, pkt: &mut Hop, at: &mut At<'_>) -> Pick<'a> {
+        only(net.next_hops(at.node, pkt.dst), 0)
     }
 }
 
 impl ForwardingPolicy for Last {
-    fn pick<'n>(net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
-        let hops = net.next_hops(node, pkt.dst);
+    type Spec = NoKeys;
+
+    fn new(_spec: &NoKeys, _net: &Network, _node: u32) -> Last {
+        Last
+    }
+
+    fn pick<'a>(&'a mut self, net: &'a Network, pkt: &mut Hop, at: &mut At<'_>) -> Pick<'a> {
+        let hops = net.next_hops(at.node, pkt.dst);
         only(hops, hops.len() - 1)
     }
 }
@@ -286,9 +298,13 @@ record = true
     let cores = ["agg0->core0", "agg0->core1", "agg1->core2", "agg1->core3"];
     let through = |out: &Output| cores.map(|p| port_sent(out, p));
     let n = PACKETS as i64;
-    let first = run_plugged(&sc, |sim| sim.plug_policy::<First>(&sc.topology).unwrap());
+    let first = run_plugged(&sc, |sim| {
+        sim.plug_policy::<First>(&NoKeys {}, &sc.topology).unwrap()
+    });
     assert_eq!(through(&first), [n, 0, 0, 0]);
-    let last = run_plugged(&sc, |sim| sim.plug_policy::<Last>(&sc.topology).unwrap());
+    let last = run_plugged(&sc, |sim| {
+        sim.plug_policy::<Last>(&NoKeys {}, &sc.topology).unwrap()
+    });
     assert_eq!(through(&last), [0, 0, 0, n]);
 }
 

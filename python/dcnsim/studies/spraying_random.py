@@ -3,7 +3,11 @@
 Short (200 KB) and long (10 MB) flows between random host pairs of the seed's k = 4
 fat-tree, with random packet spraying or single-path routing: the short flows' FCT
 and reordering and the long flows' throughput against the number of long flows
-(Figs. 5-7, 20 short flows), and with 10 against 20 short flows (Figs. 8-9).
+(Figs. 5-7, 20 short flows), and with 10 against 20 short flows (Figs. 8-9). Beside
+the seed's two, the policies users compare spraying against (``RANDOM_POLICIES``):
+ECMP, LetFlow (flowlets on random paths, Vanini et al., NSDI 2017) and DRILL
+(the shortest of d random and m remembered queues, Ghorbani et al., SIGCOMM 2017),
+each at its defaults.
 ``run_spraying_random`` / ``spraying_random_summary`` / ``spraying_random_checks``;
 ``run_reordering_tolerance`` / ``reordering_tolerance_summary``: the rps short-flow
 result under the TCP variants of ``TOLERANCE``.
@@ -47,6 +51,7 @@ from dcnsim.studies.text import (
 
 __all__ = [
     "RANDOM_FULL",
+    "RANDOM_POLICIES",
     "RANDOM_QUICK",
     "STUDY",
     "TOLERANCE",
@@ -59,6 +64,9 @@ __all__ = [
 ]
 
 HOSTS = 16
+#: The policies compared: the seed's (rps, single), then per-flow hashing, flowlets
+#: and DRILL(2, 1), the schemes users compare spraying against.
+RANDOM_POLICIES = (*SPRAYING_POLICIES, "ecmp", "letflow", "drill")
 RANDOM_FULL = {"n_long": [0, 1, 2, 3, 4, 5], "n_short": [20, 10], "seeds": list(range(1, 11))}
 RANDOM_QUICK = {"n_long": [0, 2, 5], "n_short": [20, 10], "seeds": [1, 2, 3]}
 #: The seed's only number for the randomized scenario: "about 20 %" of the short
@@ -129,10 +137,11 @@ def run_spraying_random(
     n_long: Iterable[int] | None = None,
     n_short: Iterable[int] | None = None,
     seeds: Iterable[int] | None = None,
-    policies: Iterable[str] = SPRAYING_POLICIES,
+    policies: Iterable[str] = RANDOM_POLICIES,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """One row per run (policy, n_short, n_long, seed) of the randomized scenario.
+    """One row per run (policy, n_short, n_long, seed) of the randomized scenario, for
+    every policy of ``policies`` (default ``RANDOM_POLICIES``).
 
     Defaults: ``RANDOM_FULL`` (n_long 0..5, 20 and 10 short flows, seeds 1..10) or
     with ``quick`` ``RANDOM_QUICK``. Columns: ``policy, n_short, n_long, seed,
@@ -280,7 +289,9 @@ NOTES = [
     "FCT: the short flows' mean FCT (ms); OOO %: all short flows' out-of-order packets per",
     "  packet delivered x 100; goodput: the long flows' mean goodput, 10 MB x 8 / FCT (Mbps);",
     "  each the mean over seeds, +-95%: half-width of the 95 % Student-t interval.",
-    "The pairs are drawn from the seed alone: rps and single carry the same flows.",
+    "The pairs are drawn from the seed alone: every policy carries the same flows.",
+    "ecmp: per-flow hash; letflow: a random path per flowlet (500 us gap); drill: the",
+    "  shortest queue of 2 random next hops and 1 remembered, per packet (DRILL(2, 1)).",
 ]
 
 
@@ -339,7 +350,8 @@ def _random_plot(figure: str, runs: pd.DataFrame, _table: pd.DataFrame, path: Pa
 
 STUDY = Study(
     name="spraying-random",
-    title="random packet spraying seed, randomized scenario (Figs. 5-9): rps vs single-path TCP",
+    title="random packet spraying seed, randomized scenario (Figs. 5-9): rps vs single-path "
+    "TCP, beside ecmp, letflow and drill",
     seed="random packet spraying in a fat-tree, randomized scenario, Figs. 5-9",
     runs=run_spraying_random,
     tables=_random_tables,

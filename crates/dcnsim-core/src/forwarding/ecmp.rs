@@ -1,6 +1,6 @@
 //! `ecmp`: equal-cost multi-path by a per-flow hash of the five-tuple.
 
-use super::{ForwardingPolicy, Pick};
+use super::{At, ForwardingPolicy, NoKeys, Pick};
 use crate::network::Network;
 use crate::packet::Hop;
 
@@ -10,8 +10,14 @@ use crate::packet::Hop;
 pub struct Ecmp;
 
 impl ForwardingPolicy for Ecmp {
+    type Spec = NoKeys;
+
+    fn new(_spec: &NoKeys, _net: &Network, _node: u32) -> Ecmp {
+        Ecmp
+    }
+
     #[inline(always)]
-    fn pick<'n>(net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
-        Pick::Hash(net.next_hops(node, pkt.dst), pkt.hash)
+    fn pick<'a>(&'a mut self, net: &'a Network, pkt: &mut Hop, at: &mut At<'_>) -> Pick<'a> {
+        Pick::Hash(net.next_hops(at.node, pkt.dst), pkt.hash)
     }
 }

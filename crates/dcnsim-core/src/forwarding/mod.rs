@@ -2,90 +2,93 @@
 //!
 //! A policy is one file here implementing [`ForwardingPolicy`], registered by
 //! one line in the `policies!` registry below; its snake-case name is the
-//! `forwarding.policy` users write, and the file's doc says what it models.
+//! `forwarding.policy` users write, its keys ([`ForwardingPolicy::Spec`])
+//! sit beside `policy` in `[forwarding]`, and the file's doc says what it
+//! models. Every switch keeps a state of the policy's own
+//! ([`ForwardingPolicy::new`]: ELR's ports up, LetFlow's flowlet table,
+//! DRILL's remembered ports), which its pick may change.
 //!
 //! A policy says, for a packet at a switch, how its port is picked
-//! ([`Pick`]): by a hash among a set of ports, when the pick depends only on
-//! the packet and the switch (the event loop then plans it a few events
-//! before the packet arrives and prefetches the port, [`Forwarder::plan`]),
-//! or by a random draw on arrival ([`Forwarder::egress`]). Dispatch is a
-//! `match` on a closed enum the registry makes: forwarding runs at every
-//! packet-hop. A Rust program can also forward by its own policy,
-//! unregistered (`Simulation::plug_policy`, [`Forwarder::plug`]; see
-//! `tests/plugged.rs`): one more arm of that `match`, called through a
-//! pointer, so the registered policies pay no test for it.
+//! ([`Pick`]): by a hash among a set of ports, a random draw among the
+//! equal-cost next hops, or a port it chose itself. A *planned* policy's
+//! pick depends only on the packet and the switch (ECMP's hash): the event
+//! loop then makes it a few events before the packet arrives and prefetches
+//! the port ([`Forwarder::plan`]); any other picks on arrival
+//! ([`Forwarder::egress`]). Dispatch is a `match` on a closed enum the
+//! registry makes: forwarding runs at every packet-hop. A Rust program can
+//! also forward by its own policy, unregistered (`Simulation::plug_policy`,
+//! [`Forwarder::plug`]; see `tests/plugged.rs`): one more arm of that
+//! `match`, called through a pointer, so the registered policies pay no
+//! test for it.
 
+pub mod drill;
 pub mod ecmp;
 pub mod elr;
+pub mod letflow;
 pub mod rps;
 pub mod single;
 
-use crate::error::ScenarioError;
+pub use crate::error::NoKeys;
+
+use crate::error::{parse_at, ScenarioError};
 use crate::network::Network;
-use crate::packet::{Hop, CLASSES, NONE};
+use crate::packet::{Hop, NONE};
 use crate::routing::Hops;
 use crate::topology::Topology;
+use crate::units::Time;
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
-
-/// `[forwarding]`: how switches choose among equal-cost next hops.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ForwardingSpec {
-    #[serde(default)]
-    pub policy: Policy,
-    /// With `elr`: the traffic classes routed by equal length; packets of
-    /// other classes take a shortest path as `ecmp` does. None: every class.
-    #[serde(default)]
-    pub elr_classes: Option<Vec<u8>>,
-}
-
-impl ForwardingSpec {
-    /// Check that the topology gives the policy what it needs; the error
-    /// names `forwarding.policy` (or `forwarding.elr_classes`).
-    pub fn check(&self, topo: &Topology) -> Result<(), ScenarioError> {
-        if let Some(classes) = &self.elr_classes {
-            let at = "forwarding.elr_classes";
-            if self.policy != Policy::Elr {
-                return Err(ScenarioError::new(at, "only with policy = \"elr\""));
-            }
-            if let Some(c) = classes.iter().find(|&&c| usize::from(c) >= CLASSES) {
-                return Err(ScenarioError::new(
-                    at,
-                    format!("a traffic class is 0 to 7 (802.1Q priority), got {c}"),
-                ));
-            }
-        }
-        self.policy
-            .check(topo)
-            .map_err(|m| ScenarioError::new("forwarding.policy", m))
-    }
-
-    /// The classes `elr` routes by equal length, one bit per class.
-    pub fn elr_mask(&self) -> u8 {
-        self.elr_classes
-            .as_ref()
-            .map_or(u8::MAX, |cs| cs.iter().fold(0, |m, &c| m | (1 << c)))
-    }
-}
+use serde_json::{Map, Value};
+use std::fmt::Debug;
 
 /// How a policy picks the egress port of a packet at a switch.
-pub enum Pick<'n> {
+pub enum Pick<'a> {
     /// One of these ports by this hash (salted per switch,
-    /// [`ForwardingPolicy::salt`]): planned ahead of the arrival.
-    Hash(Hops<'n>, u64),
-    /// A uniform draw among the equal-cost next hops on arrival, from the
-    /// switch's own random stream.
+    /// [`ForwardingPolicy::salt`]).
+    Hash(Hops<'a>, u64),
+    /// A uniform draw among the equal-cost next hops, from the switch's own
+    /// random stream.
     Random,
+    /// This port, which the policy chose.
+    Port(u32),
+}
+
+/// Where and when a policy picks: the switch, the time, and the switch's
+/// random stream.
+pub struct At<'r> {
+    pub node: u32,
+    pub now: Time,
+    rngs: &'r mut [Xoshiro256PlusPlus],
+}
+
+impl At<'_> {
+    /// The switch's random stream.
+    #[inline]
+    pub fn rng(&mut self) -> &mut Xoshiro256PlusPlus {
+        &mut self.rngs[self.node as usize]
+    }
 }
 
 /// What every forwarding policy provides. Dispatch is static: the registry
 /// below makes [`Policy`] one closed enum with a `match` per call.
-pub trait ForwardingPolicy {
-    /// How `pkt`'s egress port at switch `node` is picked. It may record in
-    /// the packet what later switches need (equal-length routing's climb).
-    fn pick<'n>(net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n>;
+pub trait ForwardingPolicy: Sized {
+    /// Its keys, beside `policy` in `[forwarding]` ([`NoKeys`] for none).
+    type Spec: DeserializeOwned + Clone + Debug + Default + PartialEq;
+
+    /// Whether its pick depends only on the packet and the switch, never on
+    /// the time, the queues, a random draw or what it remembers: it is then
+    /// made ahead of the packet's arrival ([`Forwarder::plan`]).
+    const PLANNED: bool = true;
+
+    /// Its state at switch `node` of `net`.
+    fn new(spec: &Self::Spec, net: &Network, node: u32) -> Self;
+
+    /// How `pkt`'s egress port at switch `at.node` is picked. It may record
+    /// in the packet what later switches need (equal-length routing's
+    /// climb).
+    fn pick<'a>(&'a mut self, net: &'a Network, pkt: &mut Hop, at: &mut At<'_>) -> Pick<'a>;
 
     /// The hash salt of switch `node`, given the one derived from the
     /// scenario seed for it (the default).
@@ -93,8 +96,9 @@ pub trait ForwardingPolicy {
         per_seed
     }
 
-    /// What the policy needs of the topology, as a one-line reason.
-    fn check(_topo: &Topology) -> Result<(), String> {
+    /// What the policy needs of its keys and of the topology; the error
+    /// names the key (`forwarding.policy` for the topology).
+    fn check(_spec: &Self::Spec, _topo: &Topology) -> Result<(), ScenarioError> {
         Ok(())
     }
 }
@@ -104,39 +108,123 @@ pub trait ForwardingPolicy {
 macro_rules! policies {
     ($($(#[$attr:meta])* $variant:ident($ty:ty),)*) => {
         /// `forwarding.policy`: the registered policies.
-        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames)]
+        #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, strum::VariantNames, strum::IntoStaticStr)]
         #[serde(rename_all = "snake_case")]
         #[strum(serialize_all = "snake_case")]
         pub enum Policy { $($(#[$attr])* $variant,)* }
 
-        /// What a [`Forwarder`] runs: a registered policy, or one a Rust
-        /// program plugged in, flat, so that a hop dispatches on one tag.
-        enum Running { $($variant,)* Plugged(Box<dyn DynPolicy>), }
+        /// A policy's keys.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum PolicyKeys { $($variant(<$ty as ForwardingPolicy>::Spec),)* }
 
-        impl Running {
-            fn registered(policy: Policy) -> Running {
-                match policy { $(Policy::$variant => Running::$variant,)* }
+        /// What a [`Forwarder`] runs: a registered policy's state per node,
+        /// or that of one a Rust program plugged in, flat, so that a hop
+        /// dispatches on one tag.
+        enum Running { $($variant(Vec<$ty>),)* Plugged(Vec<Box<dyn DynPolicy>>), }
+
+        impl PolicyKeys {
+            /// `policy`'s keys from `keys`, the rest of `[forwarding]`.
+            fn parse(policy: Policy, keys: Map<String, Value>) -> Result<PolicyKeys, ScenarioError> {
+                for (key, value) in &keys {
+                    if let Some(owner) = owner(key, value).filter(|&o| o != policy) {
+                        let owner: &str = owner.into();
+                        return Err(ScenarioError::new(
+                            format!("forwarding.{key}"),
+                            format!("only with policy = \"{owner}\""),
+                        ));
+                    }
+                }
+                if let Some(key) = keys.keys().find(|k| owner(k, &keys[k.as_str()]).is_none()) {
+                    return Err(ScenarioError::new(format!("forwarding.{key}"), unknown_key(key)));
+                }
+                Ok(match policy {
+                    $(Policy::$variant => PolicyKeys::$variant(parse_at(Value::Object(keys), "forwarding")?),)*
+                })
             }
 
-            /// [`Forwarder::plan`]: each registered policy's pick is fused
-            /// with the hashing ([`take`]); a plugged one is planned out of
-            /// line ([`plan_plugged`]).
-            #[inline(always)]
-            fn plan(&self, salt: &[u64], net: &Network, node: u32, pkt: &mut Hop) -> Option<u32> {
+            fn policy(&self) -> Policy {
+                match self { $(PolicyKeys::$variant(_) => Policy::$variant,)* }
+            }
+
+            fn check(&self, topo: &Topology) -> Result<(), ScenarioError> {
+                match self { $(PolicyKeys::$variant(k) => <$ty>::check(k, topo),)* }
+            }
+
+            fn running(&self, net: &Network) -> Running {
+                let nodes = 0..net.node_host.len() as u32;
                 match self {
-                    $(Running::$variant => take(<$ty>::pick(net, node, pkt), salt, node, pkt),)*
-                    Running::Plugged(plugged) => plan_plugged(plugged.as_ref(), salt, net, node, pkt),
+                    $(PolicyKeys::$variant(k) => Running::$variant(nodes.map(|n| <$ty>::new(k, net, n)).collect()),)*
                 }
             }
+        }
+
+        /// The registered policy whose keys include `key` (with a value of
+        /// its type or not), if one does.
+        fn owner(key: &str, value: &Value) -> Option<Policy> {
+            let alone = || Value::Object(Map::from_iter([(key.to_string(), value.clone())]));
+            let unknown = |e: &ScenarioError| e.reason.starts_with("unknown key");
+            $(
+                if parse_at::<<$ty as ForwardingPolicy>::Spec>(alone(), "").as_ref().err().is_none_or(|e| !unknown(e)) {
+                    return Some(Policy::$variant);
+                }
+            )*
+            None
+        }
+
+        /// Why `key` is no key of `[forwarding]`: the keys there are, as
+        /// each policy's keys say when refusing it.
+        fn unknown_key(key: &str) -> String {
+            let alone = Value::Object(Map::from_iter([(key.to_string(), Value::Null)]));
+            let mut known = vec!["`policy`".to_string()];
+            $(
+                if let Err(e) = parse_at::<<$ty as ForwardingPolicy>::Spec>(alone.clone(), "") {
+                    let listed = e.reason.strip_prefix("unknown key (expected ").and_then(|r| r.strip_suffix(')'));
+                    known.extend(listed.map(|l| l.trim_start_matches("one of ").replace(" or ", ", ")));
+                }
+            )*
+            format!("unknown key (expected {})", known.join(", "))
         }
 
         impl Policy {
             fn salt(self, node: u64, per_seed: u64) -> u64 {
                 match self { $(Policy::$variant => <$ty>::salt(node, per_seed),)* }
             }
+        }
 
-            fn check(self, topo: &Topology) -> Result<(), String> {
-                match self { $(Policy::$variant => <$ty>::check(topo),)* }
+        impl Forwarder {
+            /// [`Forwarder::plan`]: a planned policy's pick fused with the
+            /// hashing ([`take`]); a plugged one's out of line.
+            #[inline(always)]
+            pub fn plan(&mut self, net: &Network, node: u32, pkt: &mut Hop, now: Time) -> Option<u32> {
+                let mut at = At { node, now, rngs: &mut self.rng };
+                match &mut self.running {
+                    $(Running::$variant(s) => {
+                        if <$ty>::PLANNED {
+                            take(ForwardingPolicy::pick(&mut s[node as usize], net, pkt, &mut at), &self.salt, node, pkt)
+                        } else {
+                            None
+                        }
+                    })*
+                    Running::Plugged(s) => plan_plugged(s[node as usize].as_mut(), &self.salt, net, pkt, &mut at),
+                }
+            }
+
+            /// The port `pkt` leaves switch `node` by, picked now.
+            #[inline(always)]
+            fn decide(&mut self, net: &Network, node: u32, pkt: &mut Hop, now: Time) -> u32 {
+                let mut at = At { node, now, rngs: &mut self.rng };
+                let pick = match &mut self.running {
+                    $(Running::$variant(s) => ForwardingPolicy::pick(&mut s[node as usize], net, pkt, &mut at),)*
+                    Running::Plugged(s) => s[node as usize].pick(net, pkt, &mut at),
+                };
+                match pick {
+                    Pick::Port(port) => port,
+                    Pick::Random => {
+                        let hops = net.next_hops(node, pkt.dst);
+                        hops.get(pick_random(at.rng(), hops.len()))
+                    }
+                    hashed => take(hashed, &self.salt, node, pkt).expect("a hashed pick"),
+                }
             }
         }
     };
@@ -148,10 +236,53 @@ policies! {
     Ecmp(ecmp::Ecmp),
     Rps(rps::Rps),
     Elr(elr::Elr),
+    Letflow(letflow::Letflow),
+    Drill(drill::Drill),
 }
 
-/// The forwarding state of every switch: the policy, a random stream per
-/// switch (spraying) and a hash salt per switch.
+/// `[forwarding]`: how switches choose among equal-cost next hops.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForwardingSpec {
+    /// The policy and its keys.
+    pub keys: PolicyKeys,
+}
+
+impl Default for ForwardingSpec {
+    fn default() -> Self {
+        ForwardingSpec {
+            keys: PolicyKeys::Ecmp(NoKeys {}),
+        }
+    }
+}
+
+impl ForwardingSpec {
+    /// Validate `[forwarding]` (`policy` and the policy's keys) and what the
+    /// policy needs of topology `topo`.
+    pub fn from_value(value: Value, topo: &Topology) -> Result<ForwardingSpec, ScenarioError> {
+        let mut keys = match value {
+            Value::Null => Map::new(),
+            Value::Object(m) => m,
+            _ => return Err(ScenarioError::new("forwarding", "expected a table of keys")),
+        };
+        let policy = match keys.remove("policy") {
+            None => Policy::default(),
+            Some(p) => parse_at(p, "forwarding.policy")?,
+        };
+        let spec = ForwardingSpec {
+            keys: PolicyKeys::parse(policy, keys)?,
+        };
+        spec.keys.check(topo)?;
+        Ok(spec)
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> Policy {
+        self.keys.policy()
+    }
+}
+
+/// The forwarding state of every switch: the policy's, a random stream per
+/// switch and a hash salt per switch.
 pub struct Forwarder {
     running: Running,
     rng: Vec<Xoshiro256PlusPlus>,
@@ -161,29 +292,33 @@ pub struct Forwarder {
 /// A [`ForwardingPolicy`] behind a pointer: what a switch calls of a policy a
 /// Rust program plugged in (`Simulation::plug_policy`).
 pub trait DynPolicy {
-    fn pick<'n>(&self, net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n>;
+    fn pick<'a>(&'a mut self, net: &'a Network, pkt: &mut Hop, at: &mut At<'_>) -> Pick<'a>;
+    fn planned(&self) -> bool;
 }
 
-/// Any [`ForwardingPolicy`] as a [`DynPolicy`].
-struct Dyn<P>(std::marker::PhantomData<fn() -> P>);
+impl<P: ForwardingPolicy> DynPolicy for P {
+    fn pick<'a>(&'a mut self, net: &'a Network, pkt: &mut Hop, at: &mut At<'_>) -> Pick<'a> {
+        ForwardingPolicy::pick(self, net, pkt, at)
+    }
 
-impl<P: ForwardingPolicy> DynPolicy for Dyn<P> {
-    fn pick<'n>(&self, net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
-        P::pick(net, node, pkt)
+    fn planned(&self) -> bool {
+        P::PLANNED
     }
 }
 
 impl Forwarder {
-    /// The forwarding state of `nodes` nodes: node `i`'s random stream is
-    /// `rng(i)`, its salt the policy's given `per_seed_salt(i)`.
+    /// The forwarding state of `net`'s nodes by `spec`: node `i`'s random
+    /// stream is `rng(i)`, its salt the policy's given `per_seed_salt(i)`.
     pub fn new(
-        policy: Policy,
-        nodes: u64,
+        spec: &ForwardingSpec,
+        net: &Network,
         rng: impl Fn(u64) -> Xoshiro256PlusPlus,
         per_seed_salt: impl Fn(u64) -> u64,
     ) -> Forwarder {
+        let nodes = net.node_host.len() as u64;
+        let policy = spec.policy();
         Forwarder {
-            running: Running::registered(policy),
+            running: spec.keys.running(net),
             rng: (0..nodes).map(rng).collect(),
             salt: (0..nodes)
                 .map(|i| policy.salt(i, per_seed_salt(i)))
@@ -191,39 +326,30 @@ impl Forwarder {
         }
     }
 
-    /// Forward by policy `P` instead, one a Rust program declares: each
-    /// switch's salt is `P`'s given `per_seed_salt` of it.
-    pub fn plug<P: ForwardingPolicy + 'static>(&mut self, per_seed_salt: impl Fn(u64) -> u64) {
+    /// Forward by policy `P` with keys `spec` instead, one a Rust program
+    /// declares: each switch's salt is `P`'s given `per_seed_salt` of it.
+    pub fn plug<P: ForwardingPolicy + 'static>(
+        &mut self,
+        spec: &P::Spec,
+        net: &Network,
+        per_seed_salt: impl Fn(u64) -> u64,
+    ) {
         for (i, salt) in self.salt.iter_mut().enumerate() {
             *salt = P::salt(i as u64, per_seed_salt(i as u64));
         }
-        self.running = Running::Plugged(Box::new(Dyn::<P>(std::marker::PhantomData)));
+        let nodes = 0..net.node_host.len() as u32;
+        let states = nodes.map(|n| Box::new(P::new(spec, net, n)) as Box<dyn DynPolicy>);
+        self.running = Running::Plugged(states.collect());
     }
 
-    /// The egress port of switch `node` for packet `pkt`: the one
-    /// [`Forwarder::plan`] decided, if it did.
+    /// The egress port of switch `node` for packet `pkt` arriving at
+    /// `now`: the one [`Forwarder::plan`] decided, if it did.
     #[inline(always)]
-    pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Hop) -> u32 {
+    pub fn egress(&mut self, net: &Network, node: u32, pkt: &mut Hop, now: Time) -> u32 {
         if pkt.route != NONE {
             return pkt.route;
         }
-        match self.plan(net, node, pkt) {
-            Some(port) => port,
-            None => {
-                let hops = net.next_hops(node, pkt.dst);
-                hops.get(pick_random(&mut self.rng[node as usize], hops.len()))
-            }
-        }
-    }
-
-    /// Decide `pkt`'s egress port at `node` ahead of its arrival, when no
-    /// random draw decides it ([`Pick::Random`]: `None`): a hashed pick
-    /// depends only on the packet and the switch, so the event loop decides
-    /// it a few events early, to prefetch the port, and keeps it in
-    /// [`Hop::route`] for [`Forwarder::egress`].
-    #[inline(always)]
-    pub fn plan(&self, net: &Network, node: u32, pkt: &mut Hop) -> Option<u32> {
-        self.running.plan(&self.salt, net, node, pkt)
+        self.decide(net, node, pkt, now)
     }
 }
 
@@ -231,13 +357,17 @@ impl Forwarder {
 /// registered policy's pick stays fused with the hashing.
 #[inline(never)]
 fn plan_plugged(
-    plugged: &dyn DynPolicy,
+    plugged: &mut dyn DynPolicy,
     salt: &[u64],
     net: &Network,
-    node: u32,
     pkt: &mut Hop,
+    at: &mut At<'_>,
 ) -> Option<u32> {
-    take(plugged.pick(net, node, pkt), salt, node, pkt)
+    if !plugged.planned() {
+        return None;
+    }
+    let node = at.node;
+    take(plugged.pick(net, pkt, at), salt, node, pkt)
 }
 
 /// The port `pick` gives `pkt` at `node` (whose hash salt is `salt[node]`),
@@ -295,7 +425,6 @@ mod tests {
     use super::*;
     use crate::packet::{Kind, Packet};
     use crate::scenario::Scenario;
-    use crate::units::Time;
     use rand::SeedableRng;
 
     /// Every registered policy.
@@ -306,28 +435,39 @@ mod tests {
             .map(|name| serde_json::from_value(serde_json::json!(name)).unwrap())
     }
 
+    /// The forwarding state of `spec`'s policy over `net`, seeded as
+    /// tests do.
+    fn forwarder(policy: Policy, net: &Network) -> Forwarder {
+        let sc = Scenario::from_toml_str(&format!(
+            "[topology]\nkind = \"fat_tree\"\nk = 4\n[forwarding]\npolicy = \"{}\"",
+            <&str>::from(policy)
+        ))
+        .unwrap();
+        Forwarder::new(&sc.forwarding, net, Xoshiro256PlusPlus::seed_from_u64, mix)
+    }
+
     /// A port planned ahead is the one `egress` picks without a plan, at
     /// every switch of a fat-tree for packets between several host pairs,
-    /// for every registered policy that hashes (equal-length routing's climb
-    /// included); one that plans nothing (spraying) draws one of the next
-    /// hops on arrival.
+    /// for every registered policy that plans (equal-length routing's climb
+    /// included); one that plans nothing (spraying, flowlets, DRILL) picks
+    /// one of the next hops on arrival.
     #[test]
     fn a_planned_port_is_the_egress_port() {
         let sc = Scenario::from_toml_str("[topology]\nkind = \"fat_tree\"\nk = 4").unwrap();
         let net = Network::build(&sc.topology, &sc.network);
         let nodes = net.tier.len() as u32;
         let mut planned_any = 0;
+        let now = Time::ZERO;
         for policy in policies() {
-            let mut fwd =
-                Forwarder::new(policy, nodes.into(), Xoshiro256PlusPlus::seed_from_u64, mix);
+            let mut fwd = forwarder(policy, &net);
             for (src, dst) in [(0, 15), (3, 4), (7, 1)] {
                 let (src, dst) = (net.host_node(src), net.host_node(dst));
                 let hash = five_tuple_hash(src, dst, 1024, 80, 6);
                 let mut unplanned = Packet::new(Kind::Tcp, src, dst, 1500, hash, Time::ZERO);
                 let mut planned = unplanned;
                 for node in (0..nodes).filter(|&n| !net.is_host(n)) {
-                    let plan = fwd.plan(&net, node, &mut planned);
-                    let port = fwd.egress(&net, node, &mut unplanned);
+                    let plan = fwd.plan(&net, node, &mut planned, now);
+                    let port = fwd.egress(&net, node, &mut unplanned, now);
                     match plan {
                         None => {
                             let hops = net.next_hops(node, dst);
@@ -336,7 +476,7 @@ mod tests {
                         Some(plan) => {
                             planned_any += 1;
                             assert_eq!(plan, port, "{policy:?} at node {node}");
-                            assert_eq!(fwd.egress(&net, node, &mut planned), port);
+                            assert_eq!(fwd.egress(&net, node, &mut planned, now), port);
                             assert_eq!(planned.climbed, unplanned.climbed);
                         }
                     }
@@ -353,15 +493,50 @@ mod tests {
     /// take the one derived from the seed.
     #[test]
     fn salts_per_policy() {
+        let sc = Scenario::from_toml_str("[topology]\nkind = \"fat_tree\"\nk = 4").unwrap();
+        let net = Network::build(&sc.topology, &sc.network);
         let per_seed = |i: u64| i + 100;
+        let nodes = net.tier.len() as u64;
         for policy in policies() {
-            let fwd = Forwarder::new(policy, 3, Xoshiro256PlusPlus::seed_from_u64, per_seed);
+            let spec = ForwardingSpec {
+                keys: PolicyKeys::parse(policy, Map::new()).unwrap(),
+            };
+            let fwd = Forwarder::new(&spec, &net, Xoshiro256PlusPlus::seed_from_u64, per_seed);
             let want: Vec<u64> = match policy {
-                Policy::Single => (0..3).map(mix).collect(),
-                _ => (0..3).map(per_seed).collect(),
+                Policy::Single => (0..nodes).map(mix).collect(),
+                _ => (0..nodes).map(per_seed).collect(),
             };
             assert_eq!(fwd.salt, want, "{policy:?}");
         }
+    }
+
+    /// A policy's keys sit beside `policy`; another policy's key is refused,
+    /// naming the policy it belongs to, and an unknown key as unknown.
+    #[test]
+    fn a_policys_keys_belong_to_it() {
+        let topo = "[topology]\nkind = \"fat_tree\"\nk = 4\n[forwarding]\n";
+        let spec = |text: &str| Scenario::from_toml_str(&format!("{topo}{text}"));
+        let drill = spec("policy = \"drill\"\nd = 3").unwrap().forwarding;
+        assert_eq!(
+            drill.keys,
+            PolicyKeys::Drill(drill::DrillSpec { d: 3, m: 1 })
+        );
+        let e = spec("policy = \"ecmp\"\nflowlet_gap = \"100us\"").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "forwarding.flowlet_gap: only with policy = \"letflow\""
+        );
+        let e = spec("policy = \"letflow\"\nm = 2").unwrap_err();
+        assert_eq!(e.to_string(), "forwarding.m: only with policy = \"drill\"");
+        let e = spec("policy = \"drill\"\nq = 2").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "forwarding.q: unknown key (expected `policy`, `elr_classes`, `flowlet_gap`, `d`, `m`)"
+        );
+        let e = spec("policy = \"drill\"\nd = 0").unwrap_err();
+        assert_eq!(e.path, "forwarding.d");
+        let e = spec("policy = \"letflow\"\nflowlet_gap = \"0us\"").unwrap_err();
+        assert_eq!(e.path, "forwarding.flowlet_gap");
     }
 
     /// Equal-length routing refuses a switch without a tier, naming it.

@@ -1,6 +1,6 @@
 //! `rps`: random packet spraying, the spraying seed's scheme (§2).
 
-use super::{ForwardingPolicy, Pick};
+use super::{At, ForwardingPolicy, NoKeys, Pick};
 use crate::network::Network;
 use crate::packet::Hop;
 
@@ -9,8 +9,15 @@ use crate::packet::Hop;
 pub struct Rps;
 
 impl ForwardingPolicy for Rps {
+    type Spec = NoKeys;
+    const PLANNED: bool = false;
+
+    fn new(_spec: &NoKeys, _net: &Network, _node: u32) -> Rps {
+        Rps
+    }
+
     #[inline(always)]
-    fn pick<'n>(_net: &'n Network, _node: u32, _pkt: &mut Hop) -> Pick<'n> {
+    fn pick<'a>(&'a mut self, _net: &'a Network, _pkt: &mut Hop, _at: &mut At<'_>) -> Pick<'a> {
         Pick::Random
     }
 }

@@ -1,7 +1,7 @@
 //! `single`: one fixed path per source–destination pair, the same for every
 //! seed.
 
-use super::{pair_hash, ForwardingPolicy, Pick};
+use super::{pair_hash, At, ForwardingPolicy, NoKeys, Pick};
 use crate::network::Network;
 use crate::packet::Hop;
 
@@ -10,9 +10,15 @@ use crate::packet::Hop;
 pub struct Single;
 
 impl ForwardingPolicy for Single {
+    type Spec = NoKeys;
+
+    fn new(_spec: &NoKeys, _net: &Network, _node: u32) -> Single {
+        Single
+    }
+
     #[inline(always)]
-    fn pick<'n>(net: &'n Network, node: u32, pkt: &mut Hop) -> Pick<'n> {
-        Pick::Hash(net.next_hops(node, pkt.dst), pair_hash(pkt.src, pkt.dst))
+    fn pick<'a>(&'a mut self, net: &'a Network, pkt: &mut Hop, at: &mut At<'_>) -> Pick<'a> {
+        Pick::Hash(net.next_hops(at.node, pkt.dst), pair_hash(pkt.src, pkt.dst))
     }
 
     fn salt(node: u64, _per_seed: u64) -> u64 {

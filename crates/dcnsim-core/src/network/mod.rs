@@ -31,9 +31,6 @@ pub struct Network {
     /// Tier of each node (0 for hosts).
     pub tier: Vec<u32>,
     pub top_tier: u32,
-    /// The traffic classes equal-length routing applies to, one bit each
-    /// (`forwarding.elr_classes`; all by default).
-    pub elr_classes: u8,
     /// The NIC port of host `h`.
     pub host_port: Vec<u32>,
     /// The node id of each host (dense, so the hot path reads no port for it).
@@ -42,9 +39,6 @@ pub struct Network {
     routes: Routes,
     /// The rate of the slowest host's NIC: its link's.
     slowest_host_link: Rate,
-    /// Ports of each switch towards a higher tier (equal-length routing).
-    up_off: Vec<u32>,
-    up_ports: Vec<u32>,
 }
 
 impl Network {
@@ -82,22 +76,17 @@ impl Network {
         let tier: Vec<u32> = topo.nodes.iter().map(|nd| nd.tier.unwrap_or(1)).collect();
         let top_tier = tier.iter().copied().max().unwrap_or(0);
         let routes = Routes::build(&num, topo, &numbered);
-        let mut net = Network {
+        Network {
             ports,
             host_nodes: topo.hosts.iter().map(|&h| h as u32).collect(),
             node_ports: num.node_ports,
             node_host: num.node_host,
             tier,
             top_tier,
-            elr_classes: u8::MAX,
             host_port: num.host_port,
             routes,
             slowest_host_link,
-            up_off: Vec::new(),
-            up_ports: Vec::new(),
-        };
-        net.build_up_ports();
-        net
+        }
     }
 
     /// What a discipline or stage at `port` is built with.
@@ -118,19 +107,6 @@ impl Network {
 
     pub fn is_host(&self, node: u32) -> bool {
         self.node_host[node as usize] != u32::MAX
-    }
-
-    fn build_up_ports(&mut self) {
-        for node in 0..self.node_host.len() as u32 {
-            self.up_off.push(self.up_ports.len() as u32);
-            for p in self.ports_of(node) {
-                let peer = self.ports[p as usize].peer;
-                if !self.is_host(node) && self.tier[peer as usize] > self.tier[node as usize] {
-                    self.up_ports.push(p);
-                }
-            }
-        }
-        self.up_off.push(self.up_ports.len() as u32);
     }
 
     /// All egress ports of `node` on a shortest path to the host at node `dst`.
@@ -190,12 +166,5 @@ impl Network {
             port = self.next_hops(node, dst).get(0);
             path.push(port);
         }
-    }
-
-    /// Ports of `node` towards a higher tier.
-    #[inline]
-    pub fn up_ports(&self, node: u32) -> &[u32] {
-        let i = node as usize;
-        &self.up_ports[self.up_off[i] as usize..self.up_off[i + 1] as usize]
     }
 }

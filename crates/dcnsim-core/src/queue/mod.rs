@@ -35,6 +35,7 @@ mod droptail;
 mod pfabric;
 mod priority;
 
+pub use crate::error::NoKeys;
 pub use aqm::{Aqm, AqmKind, AqmSpec, Aqms, Occupancy, PortAqm, RedProfile, Verdict};
 pub use droptail::DropTail;
 pub use pfabric::Pfabric;
@@ -102,11 +103,6 @@ impl PortContext {
         }
     }
 }
-
-/// No keys: the table of a discipline without parameters.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct NoKeys {}
 
 /// A packet buffer that holds `amount` packets or bytes, checked on arrival.
 pub fn fits(capacity: Capacity, packets: u64, bytes: u64, size: u32) -> bool {

@@ -54,7 +54,7 @@ struct RawScenario {
     #[serde(default)]
     network: Value,
     #[serde(default)]
-    forwarding: ForwardingSpec,
+    forwarding: Value,
     #[serde(default)]
     transport: Value,
     #[serde(default)]
@@ -166,7 +166,7 @@ impl Scenario {
                 "a run of zero length simulates nothing: give a time after 0 (or none: run until the traffic ends)",
             ));
         }
-        raw.forwarding.check(&topology)?;
+        let forwarding = ForwardingSpec::from_value(raw.forwarding, &topology)?;
         let network = match raw.network {
             Value::Null => NetworkSpec::default(),
             value => NetworkSpec::from_value(value, &topology)?,
@@ -272,7 +272,7 @@ impl Scenario {
             stop_time: raw.stop_time,
             topology,
             network,
-            forwarding: raw.forwarding,
+            forwarding,
             transport,
             traffic,
             trace: raw.trace,

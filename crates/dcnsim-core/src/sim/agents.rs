@@ -138,7 +138,8 @@ impl Simulation {
                         // destination.
                         pkt.route = NONE;
                         let p = self.arena.alloc(pkt);
-                        let port = self.fwd.egress(&self.net, from, self.arena.hop_mut(p));
+                        let now = self.now();
+                        let port = self.fwd.egress(&self.net, from, self.arena.hop_mut(p), now);
                         self.enqueue(port, p);
                     }
                     Emit::Control(port, pkt) => {

@@ -21,7 +21,6 @@ use crate::units::Time;
 impl Simulation {
     pub fn new(sc: &Scenario) -> Simulation {
         let mut net = Network::build(&sc.topology, &sc.network);
-        net.elr_classes = sc.forwarding.elr_mask();
         let traced_ports = sc.resolved.traced_ports.clone();
         for (i, &p) in traced_ports.iter().enumerate() {
             net.ports[p as usize].trace = Some(i as u32);
@@ -56,7 +55,6 @@ impl Simulation {
                 }
             }
         }
-        let nodes = net.node_host.len() as u64;
         let port_names = net
             .ports
             .iter()
@@ -67,8 +65,8 @@ impl Simulation {
             .collect();
         let mut sim = Simulation {
             fwd: Forwarder::new(
-                sc.forwarding.policy,
-                nodes,
+                &sc.forwarding,
+                &net,
                 |i| rng_for(sc.seed, RNG_SWITCH, i),
                 |i| derive(sc.seed, SALT_ECMP, i),
             ),

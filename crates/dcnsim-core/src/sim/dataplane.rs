@@ -179,7 +179,7 @@ impl Simulation {
             }
             return;
         }
-        let port = self.fwd.egress(&self.net, node, pkt);
+        let port = self.fwd.egress(&self.net, node, pkt, self.events.now());
         if self.agents.any & ON_ARRIVAL != 0
             && self.run_agents(port, p, ON_ARRIVAL, |a, sw, pkt| {
                 a.on_arrival(sw, pkt, port)
@@ -257,7 +257,7 @@ impl Simulation {
         let pkt = self.arena.hop_mut(p);
         let node = pkt.next_node;
         if !delivered && node != pkt.dst {
-            if let Some(port) = self.fwd.plan(&self.net, node, pkt) {
+            if let Some(port) = self.fwd.plan(&self.net, node, pkt, self.events.now()) {
                 self.net.ports[port as usize].prefetch();
             }
         } else {

@@ -93,16 +93,18 @@ impl Simulation {
         Ok(())
     }
 
-    /// Forward by policy `P` at every switch instead of the scenario's,
-    /// checked against the scenario's topology `topo` (an error names
-    /// `forwarding.policy`).
+    /// Forward by policy `P` with keys `spec` at every switch instead of
+    /// the scenario's, checked against the scenario's topology `topo` (an
+    /// error names the key, `forwarding.policy` for the topology).
     pub fn plug_policy<P: ForwardingPolicy + 'static>(
         &mut self,
+        spec: &P::Spec,
         topo: &Topology,
     ) -> Result<(), ScenarioError> {
-        P::check(topo).map_err(|m| ScenarioError::new("forwarding.policy", m))?;
+        P::check(spec, topo)?;
         let seed = self.seed;
-        self.fwd.plug::<P>(|i| derive(seed, SALT_ECMP, i));
+        self.fwd
+            .plug::<P>(spec, &self.net, |i| derive(seed, SALT_ECMP, i));
         Ok(())
     }
 }
