@@ -230,3 +230,33 @@ pub fn host_list(
     }
     Ok(hosts)
 }
+
+/// Largest packet we model (a 64 KiB jumbo datagram is already generous).
+pub const MAX_PACKET: u64 = 65_535;
+/// Smallest datagram (probe or stream packet): its IPv4 (20 B) and UDP (8 B)
+/// headers, RFC 791 and RFC 768.
+const MIN_DATAGRAM: u64 = 28;
+
+/// A datagram's size (a probe's, a stream's packets, an application's
+/// message): from [`MIN_DATAGRAM`] to [`MAX_PACKET`] bytes.
+pub fn check_size(path: String, size: Bytes) -> Result<u32, ScenarioError> {
+    if size.0 > MAX_PACKET {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "packet size {} B exceeds the maximum of {MAX_PACKET} B",
+                size.0
+            ),
+        ));
+    }
+    if size.0 < MIN_DATAGRAM {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "packet size {} B is smaller than its own headers: a datagram is at least {MIN_DATAGRAM} B (IPv4 20 B + UDP 8 B)",
+                size.0
+            ),
+        ));
+    }
+    Ok(size.0 as u32)
+}

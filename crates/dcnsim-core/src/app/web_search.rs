@@ -19,9 +19,9 @@
 
 use super::keys::{check_bytes, check_class, check_count, fan_in};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op, OpenFlow};
+use crate::app::keys::check_size;
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
-use crate::scenario::traffic::check_size;
 use crate::units::{Bytes, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;

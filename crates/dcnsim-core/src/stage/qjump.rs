@@ -38,9 +38,9 @@
 //! Flows, workloads and applications choose their level by their `class`.
 
 use super::{Found, PortContext, Stage};
+use crate::app::keys::MAX_PACKET;
 use crate::error::{join_path, ScenarioError};
 use crate::packet::{Hop, CLASSES};
-use crate::scenario::traffic::MAX_PACKET;
 use crate::tcp::MIN_PMTU;
 use crate::units::{Bytes, Time};
 use serde::Deserialize;
