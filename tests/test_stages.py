@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import dcnsim
-from dcnsim.cli import format_summary
+from dcnsim.run_text import format_summary
 from simhelp import run_checked, star
 
 

@@ -33,14 +33,15 @@ from typing import TYPE_CHECKING, Any
 from dcnsim import _core, limits
 from dcnsim._core import ScenarioError
 from dcnsim.exits import EXIT_BAD_INPUT, ending
-from dcnsim.formats import format_count, format_rate, format_seconds, format_wall
+from dcnsim.formats import format_seconds
 from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
 from dcnsim.outdir import OutputError
-from dcnsim.results import Results, check_output_dir, run, summarize
+from dcnsim.results import check_output_dir, run, summarize
+from dcnsim.run_text import format_summary
 from dcnsim.scenario import Scenario
 from dcnsim.suggest import with_hint
-from dcnsim.unfinished import excluded, warning
+from dcnsim.unfinished import sweep_warning
 
 if TYPE_CHECKING:
     from dcnsim.studies import Study
@@ -320,29 +321,12 @@ def _sweep(args: argparse.Namespace) -> int:
     catalog = load(outcome.out, "catalog")
     for row in catalog[catalog["status"] == "failed"].itertuples(index=False):
         print(f"  failed {row.run}: {row.error}")
-    print(*_sweep_unfinished(outcome.out), sep="\n", end="")
+    print(*sweep_warning(outcome.out), sep="\n", end="")
     if args.report:
         path = write_sweep_report(outcome.out, sweep)
         print(f"wrote {path}")
     print(f'wrote {args.out}: catalog.parquet, runs/ (query: dcnsim query {args.out} "SQL")')
     return 0
-
-
-def _sweep_unfinished(directory: Any) -> list[str]:
-    """One warning line when the sweep's runs left more than ``WARN_SHARE`` of their TCP
-    flows unfinished, naming the worst run (the report lists them all)."""
-    from dcnsim.report import unfinished_flows
-
-    counts = unfinished_flows(directory)
-    line = warning(int(counts["unfinished"].sum()), int(counts["tcp_flows"].sum()), " of the sweep")
-    if line is None:
-        return []
-    worst = counts.assign(share=counts["unfinished"] / counts["tcp_flows"]).nlargest(1, "share")
-    row = worst.iloc[0]
-    return [
-        f"{line}; worst run {row['run']}: {int(row['unfinished']):,} of "
-        f"{int(row['tcp_flows']):,} (--report lists every run's)\n"
-    ]
 
 
 def _cmd_query(args: argparse.Namespace) -> int:
@@ -379,124 +363,6 @@ def _cmd_plot(args: argparse.Namespace) -> int:
         names = sorted({p.stem for p in written if p.parent == folder})
         print(f"wrote {folder}: {', '.join(names)} (.png, .svg, .pdf)")
     return 0
-
-
-# --- output -----------------------------------------------------------------------------
-
-
-def format_summary(results: Results, changes: Sequence[tuple[str, Any]] = ()) -> str:
-    """A short human summary of a run: its header names the scenario by its values
-    (``dcnsim.labels``) and the ``changes`` (``--set``) made to its file."""
-    s = results.summary
-    head = f"dcnsim {s.get('version', _core.__version__)}"
-    if s.get("name"):
-        head += f": {s['name']}"
-    head += f", seed {s.get('seed')}"
-    lines = [head, f"  scenario     {scenario_line(results.scenario.to_dict())}"]
-    if changes:
-        lines.append(f"  set          {changes_line(changes)}")
-    lines += [
-        f"  simulated    {format_seconds(float(s['sim_time_s']))} "
-        f"in {format_wall(float(s['wall_s']))} wall",
-        f"  events       {s['events']:,}",
-        f"  packet-hops  {s['packet_hops']:,} "
-        f"({format_count(float(s['packet_hops_per_s']))} packet-hops/s)",
-        f"  packets      {s['packets_injected']:,} injected, {s['packets_delivered']:,} delivered, "
-        f"{s['packets_dropped']:,} dropped, {s['packets_in_flight']:,} in flight",
-    ]
-    lines.extend(f"  stage        {r['line']}" for r in s.get("stages", []))
-    if s.get("stopped_by_agent"):
-        lines.append(f"  stopped      by a switch agent: {s['stopped_by_agent']}")
-    latency = results.probe_latency
-    if latency.rows:
-        line = f"  probes       {latency.received:,} received of {latency.rows:,}"
-        if latency.received:
-            line += (
-                f"; latency µs: mean {latency.mean * 1e6:.2f}, std {latency.std * 1e6:.2f}, "
-                f"min {latency.min * 1e6:.2f}, max {latency.max * 1e6:.2f}"
-            )
-        lines.append(line)
-    lines.extend(_tcp_lines(results.columns("flows")))
-    lines.extend(_no_flow_warning(results))
-    lines.extend(_op_lines(results.columns("ops")))
-    lines.extend(_round_lines(results.columns("rounds")))
-    return "\n".join(lines)
-
-
-def _no_flow_warning(results: Results) -> list[str]:
-    """A warning line when the scenario has workloads and they opened no flow (their
-    load, span and mean flow size left less than one arrival): the run is valid but
-    its traffic is not what was meant (docs/scenario.md, Bounds)."""
-    workloads = (results.scenario.get("traffic") or {}).get("workloads") or []
-    if not workloads or "workload" in results.columns("flows").get("origin", []):
-        return []
-    return [
-        f"  warning      traffic.workloads ({len(workloads)}) opened no flow: their "
-        "load, span (start to stop) and mean flow size leave less than one arrival"
-    ]
-
-
-def _tcp_lines(flows: Mapping[str, Any]) -> list[str]:
-    """TCP flows: how many finished, losses, FCT mean and 99th percentile, slowdown.
-    Computed on the core's columns, so a summary needs no DataFrame (nor pandas, nor
-    numpy for a run without TCP flows)."""
-    if "kind" not in flows or "tcp" not in flows["kind"]:
-        return []
-    import numpy as np
-
-    tcp = np.asarray(flows["kind"]) == "tcp"
-    fct = np.asarray(flows["fct_s"], dtype=float)
-    done = tcp & ~np.isnan(fct)
-    retransmits = int(np.asarray(flows["retransmits"])[tcp].sum())
-    timeouts = int(np.asarray(flows["timeouts"])[tcp].sum())
-    finished, total = int(done.sum()), int(tcp.sum())
-    lines = [
-        f"  tcp flows    {finished:,} finished of {total:,}; "
-        f"{retransmits:,} retransmits, {timeouts:,} timeouts"
-    ]
-    if done.any():
-        fct = fct[done]
-        slowdown = np.asarray(flows["slowdown"], dtype=float)[done]
-        over = "" if finished == total else f" ({excluded(total - finished, total)})"
-        lines.append(
-            f"  flow times   FCT mean {format_seconds(float(fct.mean()))}, "
-            f"p99 {format_seconds(float(np.percentile(fct, 99)))}; "
-            f"slowdown mean {float(np.nanmean(slowdown)):.2f}{over}"
-        )
-    line = warning(total - finished, total)
-    if line is not None:
-        lines.append(f"  {line}")
-    return lines
-
-
-def _op_lines(ops: Mapping[str, Any]) -> list[str]:
-    """Applications' operations: how many, by application and by outcome."""
-    if "application" not in ops or not len(ops["application"]):
-        return []
-    from collections import Counter
-
-    def counts(values: Any) -> str:
-        return ", ".join(f"{k} {n:,}" for k, n in sorted(Counter(values).items()))
-
-    return [
-        f"  operations   {len(ops['application']):,} ({counts(ops['application'])}); "
-        f"outcomes: {counts(ops['outcome'])}"
-    ]
-
-
-def _round_lines(rounds: Mapping[str, Any]) -> list[str]:
-    """Incast rounds: how many, mean round time and goodput, share with a timeout."""
-    if "round_time_s" not in rounds or not rounds.rows:
-        return []
-    import numpy as np
-
-    with_timeout = float(np.asarray(rounds["any_timeout"]).astype(bool).mean())
-    return [
-        f"  incast       {len(rounds['round_time_s']):,} rounds; round time mean "
-        f"{format_seconds(float(np.mean(rounds['round_time_s'])))}, goodput mean "
-        f"{format_rate(float(np.mean(rounds['goodput_bps'])))}; "
-        f"{100.0 * with_timeout:.1f}% of rounds with a timeout"
-    ]
 
 
 def _check_out(check: Callable[[str], object], out: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["WARN_SHARE", "excluded", "named", "runs_sql", "warning"]
+__all__ = ["WARN_SHARE", "excluded", "named", "runs_sql", "sweep_warning", "warning"]
 
 #: The share of a run's TCP flows left unfinished above which a run, a sweep or a
 #: figure warns in one line (1 %: a percentile above p99 is then unknowable).
@@ -55,3 +55,20 @@ def named(ids: Any, listed: int = 10) -> str:
     ids = list(ids) if hasattr(ids, "__len__") else []
     shown = ", ".join(ids[:listed])
     return shown + (f", ... ({len(ids) - listed:,} more)" if len(ids) > listed else "")
+
+
+def sweep_warning(directory: Any) -> list[str]:
+    """One warning line when the sweep's runs left more than ``WARN_SHARE`` of their TCP
+    flows unfinished, naming the worst run (the report lists them all)."""
+    from dcnsim.report import unfinished_flows
+
+    counts = unfinished_flows(directory)
+    line = warning(int(counts["unfinished"].sum()), int(counts["tcp_flows"].sum()), " of the sweep")
+    if line is None:
+        return []
+    worst = counts.assign(share=counts["unfinished"] / counts["tcp_flows"]).nlargest(1, "share")
+    row = worst.iloc[0]
+    return [
+        f"{line}; worst run {row['run']}: {int(row['unfinished']):,} of "
+        f"{int(row['tcp_flows']):,} (--report lists every run's)\n"
+    ]
