@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import dcnsim
+from dcnsim.outdir import OutputError
 from dcnsim.results import check_output_dir, pcap_file_names
 from simhelp import (
     EXAMPLES,
@@ -202,7 +203,7 @@ def test_results_write_is_whole_or_nothing(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(dcnsim.results, "write_table", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match=r"^out_dir '.*': No space left on device$"):
         results.write(out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
@@ -631,7 +632,7 @@ def test_results_write_is_whole_or_nothing_with_captures(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(Path, "write_bytes", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match=r"^out_dir '.*': No space left on device$"):
         results.write(out)
     after = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
