@@ -52,3 +52,21 @@ def save(fig: Any, path: Path, dpi: int | None = None, svg: bool = True) -> list
     finally:
         plt.close(fig)
     return written
+
+
+#: How the seed's numbers look in every study figure: open black diamonds, beside
+#: dcnsim's lines and markers, in the legend as "seed".
+SEED_STYLE = {"marker": "D", "s": 45, "facecolors": "none", "edgecolors": "black", "zorder": 4}
+
+
+def seed_values(ax: Any, x: Any, y: Any, label: str = "seed", lower_bound: Any = None) -> None:
+    """Draw the seed's numbers (``x``, ``y``) on ``ax`` beside dcnsim's, labelled
+    ``label`` in the legend; ``lower_bound`` (one bool per point): the seed gives only
+    a lower bound there (``> 500``), drawn with an arrow up from the diamond."""
+    import numpy as np
+
+    x, y = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(y, dtype=float))
+    ax.scatter(x, y, label=label, **SEED_STYLE)
+    if lower_bound is not None:
+        up = np.asarray(lower_bound, dtype=bool)
+        ax.scatter(x[up], y[up], marker="^", color="black", s=25, zorder=4)

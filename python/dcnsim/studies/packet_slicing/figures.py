@@ -98,7 +98,11 @@ def _fig10(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ("(a) one flow's sequence number (KB acknowledged)", "KB"),
         ("(b) its cwnd (KB)", "KB"),
         ("(c) bottleneck queue (KB)", "KB"),
-        ("(d) instant goodput of all flows (Mbps, 1 ms bins)", "Mbps"),
+        (
+            "(d) instant goodput of all flows (Mbps, 1 ms bins): acknowledged\n"
+            "bytes placed at or before their ACK, at most the link's rate",
+            "Mbps",
+        ),
     ]
     for ax, (title, unit) in zip(axes.flat, titles, strict=True):
         ax.set_title(title)
