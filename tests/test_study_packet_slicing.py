@@ -8,6 +8,7 @@ marked ``xfail(strict=True)`` with the measured numbers.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
@@ -123,6 +124,9 @@ def test_quick_writes_each_figure_as_png_and_svg(quick, tmp_path) -> None:
         assert {f"{stem}.png", f"{stem}.svg"} <= written, stem
         assert (tmp_path / "ps" / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not {"fig12.png", "sec4b3.png"} & written
+    assert "seed: peaks" in (tmp_path / "ps" / "fig10.svg").read_text(encoding="utf-8")
+    for series in quick.loc[quick["experiment"] == "fig10", "series"]:  # 1 Gbps bottleneck
+        assert max(v for _, v in json.loads(series)["goodput"]) <= 1000.0
     claims = ps.packet_slicing_claims(quick)
     assert_claims_printed(text, claims)
     assert "NO" in {c.verdict for c in claims} and "\n  [NO]  " in text
