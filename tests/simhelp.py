@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import signal
 import subprocess
 import sys
@@ -297,7 +298,7 @@ def assert_claims_printed(text: str, claims) -> None:
     ordered = [c for c in claims if not c.check] + [c for c in claims if c.check]
     assert [r[3 : r.index("]")] for r in rows] == [c.verdict for c in ordered], rows
     for row, claim in zip(rows, ordered, strict=True):
-        shown = row.split("  ")[-1].removesuffix("…")  # the claim, cut to fit
+        shown = re.split(r" {2,}", row)[-1].removesuffix("…")  # the claim, cut to fit
         assert " ".join(claim.claim.split()).startswith(shown), (row, claim.claim)
     heads = [line for line in text.splitlines() if line.startswith("  verdict")]
     assert heads and all(len(line) <= LINE_WIDTH for line in rows + heads), rows + heads
