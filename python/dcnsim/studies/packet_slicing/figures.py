@@ -108,8 +108,8 @@ def _fig10(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ("(b) its cwnd (KB)", "KB"),
         ("(c) bottleneck queue (KB)", "KB"),
         (
-            "(d) instant goodput of all flows (Mbps, 1 ms bins): acknowledged\n"
-            "bytes placed at or before their ACK, at most the link's rate",
+            "(d) instant goodput of all flows (1 ms bins):\n"
+            "acked bytes at or before their ACK, <= link rate",
             "Mbps",
         ),
     ]
