@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import signal
 import subprocess
 import sys
@@ -285,3 +286,19 @@ def not_reproduced(claim) -> None:
     if claim.verdict == "yes":
         pytest.fail(f"now reproduced, drop the expected failure: {claim.claim}: {claim.dcnsim}")
     pytest.xfail(f"[{claim.verdict}] {claim.claim}: {claim.dcnsim} ({claim.tolerance})")
+
+
+def assert_claims_printed(text: str, claims) -> None:
+    """``text`` (a study's printed output) holds one line per claim of ``claims``, the
+    seed's first and the checks after them, each beginning with its verdict in
+    brackets, and every such line (and its header) within ``LINE_WIDTH`` columns."""
+    from dcnsim.studies.text import LINE_WIDTH
+
+    rows = [line for line in text.splitlines() if line.startswith("  [")]
+    ordered = [c for c in claims if not c.check] + [c for c in claims if c.check]
+    assert [r[3 : r.index("]")] for r in rows] == [c.verdict for c in ordered], rows
+    for row, claim in zip(rows, ordered, strict=True):
+        shown = re.split(r" {2,}", row)[-1].removesuffix("…")  # the claim, cut to fit
+        assert " ".join(claim.claim.split()).startswith(shown), (row, claim.claim)
+    heads = [line for line in text.splitlines() if line.startswith("  verdict")]
+    assert heads and all(len(line) <= LINE_WIDTH for line in rows + heads), rows + heads

@@ -8,18 +8,21 @@ marked ``xfail(strict=True)`` with the measured numbers.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import dcnsim
 from dcnsim import studies
 from dcnsim.studies import packet_slicing as ps
-from dcnsim.studies.packet_slicing.scenarios import incast_scenario
+from dcnsim.studies.packet_slicing.runs import _instant_goodput, bottleneck_bps
+from dcnsim.studies.packet_slicing.scenarios import incast_scenario, testbed_scenario
 from dcnsim.studies.study import check_study_dir
-from simhelp import EXAMPLES, not_reproduced, reproduced
+from simhelp import EXAMPLES, assert_claims_printed, not_reproduced, reproduced
 
 #: Claims of the quick variant that dcnsim does not reproduce (the reasons, with the
 #: numbers, are built from the run). Eq. (2) with w = 2 and B = 64 KB reaches 0.99 past
@@ -121,10 +124,31 @@ def test_quick_writes_each_figure_as_png_and_svg(quick, tmp_path) -> None:
         assert {f"{stem}.png", f"{stem}.svg"} <= written, stem
         assert (tmp_path / "ps" / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not {"fig12.png", "sec4b3.png"} & written
-    assert "[NO ]" in text or "NO" in set(table["verdict"])
+    assert "seed: peaks" in (tmp_path / "ps" / "fig10.svg").read_text(encoding="utf-8")
+    for series in quick.loc[quick["experiment"] == "fig10", "series"]:  # 1 Gbps bottleneck
+        assert max(v for _, v in json.loads(series)["goodput"]) <= 1000.0
+    claims = ps.packet_slicing_claims(quick)
+    assert_claims_printed(text, claims)
+    assert "NO" in {c.verdict for c in claims} and "\n  [NO]  " in text
     assert "Per run:" in text
     # The study may write again over its own files, SVG included.
     assert check_study_dir(tmp_path / "ps") == tmp_path / "ps"
+
+
+def test_instant_goodput_never_exceeds_the_link_and_keeps_every_byte() -> None:
+    # One flow at 0.98 Gbps for 10 ms whose snd_una stalls from 3 to 5 ms (a hole the
+    # receiver fills out of order) and then jumps by the 2 ms it buffered: counted at
+    # the ACK, that bin would show 2.94 Gbps through a 1 Gbps link.
+    times = np.arange(1, 840) * 11.92e-6  # 1460 B each: 0.98 Gbps, until 10 ms
+    sent = np.arange(1, 840) * 1460.0 + 1
+    una = np.where((times >= 3e-3) & (times < 5e-3), sent[np.searchsorted(times, 3e-3) - 1], sent)
+    trace = pd.DataFrame({"time_s": times, "flow_id": 0, "snd_una": una})
+    goodput = np.array(_instant_goodput(trace, 1e9))
+    assert goodput[:, 1].max() <= 1000.0 + 1e-9
+    assert goodput[:, 1].sum() * 1e6 / 8 * 1e-3 == pytest.approx(una[-1] - una[0])
+    assert goodput[:, 1].max() == pytest.approx(1000.0)  # the stalled bytes fill bins
+    assert bottleneck_bps(incast_scenario(30, "dctcp", True)) == 1e9
+    assert bottleneck_bps(testbed_scenario(10, False)) == 100e6
 
 
 def test_the_study_is_listed() -> None:

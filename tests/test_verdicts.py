@@ -18,7 +18,7 @@ from dcnsim.studies import botcp, incast, pfabric, qjump, spraying, spraying_ran
 from dcnsim.studies import latency_difference as lat
 from dcnsim.studies.packet_slicing import claims as slicing
 from dcnsim.studies.text import EXACT, Claim, claim_lines, claims_table, compare, every, within
-from simhelp import claim_named
+from simhelp import assert_claims_printed, claim_named
 
 WIGGLE = (-1.0, 0.0, 1.0)  # per seed: mean 0, 95 % half-width 2.48
 
@@ -199,6 +199,18 @@ def test_incast_verdicts_compare_the_seeds_numbers_with_the_bracket():
     assert "below the seed's 146" in claims[-2].dcnsim
     monotone = [c for c in claims if c.check]
     assert len(monotone) == 1 and monotone[0].verdict == "NO"  # 28 is clean again
+
+
+def test_incast_prints_each_claim_on_one_line_within_100_columns(tmp_path):
+    detail = incast_detail(
+        {1500: {20: False, 26: True}, 500: {64: False, 68: True}, 64: {450: False}}
+    ).assign(profile="ns2_sack")
+    table, text = incast.STUDY.tables(detail, False)
+    assert_claims_printed(text, incast.incast_claims(detail))
+    # Fig. 6(b) beside the seed's numbers, in the three formats
+    incast.STUDY.figures["fig6b"](detail, table, tmp_path / "fig6b.png")
+    assert {p.name for p in tmp_path.iterdir()} == {"fig6b.png", "fig6b.svg", "fig6b.pdf"}
+    assert "seed" in (tmp_path / "fig6b.svg").read_text(encoding="utf-8")
 
 
 # --- latency-difference ---------------------------------------------------------------------------

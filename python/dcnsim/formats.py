@@ -34,12 +34,25 @@ def format_wall(seconds: float) -> str:
     return f"{value:.1f} {unit}" if value < 9.95 else f"{value:.0f} {unit}"
 
 
+#: Rate units as the scenario writes them, largest first, in bits per second.
+RATE_UNITS = (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3))
+
+
 def format_rate(bps: float) -> str:
     """``812_300_000`` -> ``"812.30 Mbps"``."""
-    for suffix, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
+    for suffix, scale in RATE_UNITS:
         if abs(bps) >= scale:
             return f"{bps / scale:.2f} {suffix}"
     return f"{bps:.0f} bps"
+
+
+def rate_bps(text: str) -> float:
+    """A scenario's rate (``"1Gbps"``, ``"100 Mbps"``, ``"2.5Gbps"``) in bits per
+    second; ``ValueError`` naming the text when it has no known unit."""
+    for suffix, scale in (*RATE_UNITS, ("bps", 1.0)):
+        if text.strip().endswith(suffix):
+            return float(text.strip().removesuffix(suffix)) * scale
+    raise ValueError(f"rate {text!r}: expected a number and a unit (Kbps, Mbps, Gbps, Tbps)")
 
 
 def format_count(value: float) -> str:

@@ -52,3 +52,34 @@ def save(fig: Any, path: Path, dpi: int | None = None, svg: bool = True) -> list
     finally:
         plt.close(fig)
     return written
+
+
+#: How the seed's numbers look in every study figure: open black diamonds, beside
+#: dcnsim's lines and markers, in the legend as "seed".
+SEED_STYLE = {"marker": "D", "s": 45, "facecolors": "none", "edgecolors": "black", "zorder": 4}
+
+
+def seed_values(ax: Any, x: Any, y: Any, label: str = "seed", lower_bound: Any = None) -> None:
+    """Draw the seed's numbers (``x``, ``y``) on ``ax`` beside dcnsim's, labelled
+    ``label`` in the legend; ``lower_bound`` (one bool per point): the seed gives only
+    a lower bound there (``> 500``), drawn with an arrow up from the diamond."""
+    import numpy as np
+
+    x, y = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(y, dtype=float))
+    ax.scatter(x, y, label=label, **SEED_STYLE)
+    if lower_bound is not None:
+        up = np.asarray(lower_bound, dtype=bool)
+        ax.scatter(x[up], y[up], marker="^", color="black", s=25, zorder=4)
+
+
+def mean_over_seeds(ax: Any, runs: Any, x: str, y: str, scale: float = 1.0, **plot: Any) -> Any:
+    """Draw ``y`` x ``scale`` against ``x`` from the runs ``runs`` (one row per run,
+    the seeds of a point sharing its ``x``): the mean over the seeds at each ``x``,
+    with error bars of its 95 % Student-t interval (none where one seed ran).
+    ``plot``: matplotlib's ``errorbar`` options (``label``, ``marker``...)."""
+    from dcnsim.studies.stats import t95_half_width
+
+    grouped = runs.groupby(x, sort=True)[y]
+    mean = grouped.mean() * scale
+    half = grouped.agg(t95_half_width).fillna(0.0) * scale
+    return ax.errorbar(mean.index, mean.to_numpy(), yerr=half.to_numpy(), capsize=3, **plot)

@@ -196,10 +196,19 @@ def claim_lines(claims: Sequence[Claim]) -> list[str]:
 
 def _claim_rows(claims: Sequence[Claim], what: str) -> list[str]:
     """A header and one row per claim: verdict, seed, dcnsim, claim; the seed and
-    dcnsim columns as wide as their longest value up to 18 columns, the claim the rest."""
+    dcnsim columns as wide as their longest value up to 18 columns (dcnsim's wider
+    when the claims leave columns spare), the claim the rest."""
     verdict_w = max(len("verdict"), *(len(c.verdict) + 2 for c in claims))
     seed_w = min(18, max(len("seed"), *(len(c.seed) for c in claims)))
-    ours_w = min(18, max(len("dcnsim"), *(len(c.dcnsim) for c in claims)))
+    spare = (
+        LINE_WIDTH
+        - 2
+        - verdict_w
+        - seed_w
+        - 3 * 2
+        - max(len(what), *(len(c.claim) for c in claims))
+    )
+    ours_w = min(max(18, spare), max(len("dcnsim"), *(len(c.dcnsim) for c in claims)))
     claim_w = LINE_WIDTH - 2 - verdict_w - seed_w - ours_w - 3 * 2
 
     def row(verdict: str, seed: str, ours: str, claim: str) -> str:

@@ -15,23 +15,25 @@ from dcnsim.studies.botcp.scenarios import (
     SCHEMES,
     SHORT_START_S,
 )
-from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.figures import mean_over_seeds, pyplot, save
 
 __all__ = ["FIGURES"]
 
 
 def _fct_by_load(column: str, title: str, runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
-    table = summary(runs)
-    if not len(table):
+    """The runs' ``column`` (seconds) in ms against the load, a line per scheme: the
+    mean over seeds with its 95 % interval (``mean_over_seeds``)."""
+    load = runs[runs["experiment"] == "load"]
+    if not len(load):
         return
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for scheme in SCHEMES:
-        part = table[table["scheme"] == scheme]
+        part = load[load["scheme"] == scheme]
         if len(part):
-            ax.plot(part["load"], part[column], marker="o", label=LABELS[scheme])
+            mean_over_seeds(ax, part, "load", column, 1e3, marker="o", label=LABELS[scheme])
     ax.set_xlabel("load (fraction of host link rate)")
-    ax.set_ylabel("FCT (ms)")
+    ax.set_ylabel("FCT (ms); bars: 95 % interval over seeds")
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
@@ -132,11 +134,11 @@ def fig10(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
 
 
 def _fig6(runs: pd.DataFrame, t: pd.DataFrame, path: Path) -> None:
-    _fct_by_load("short_mean_ms", "Fig. 6: average FCT of short flows (< 100 KB)", runs, t, path)
+    _fct_by_load("short_mean_s", "Fig. 6: average FCT of short flows (< 100 KB)", runs, t, path)
 
 
 def _fig7(runs: pd.DataFrame, t: pd.DataFrame, path: Path) -> None:
-    _fct_by_load("short_p99_ms", "Fig. 7: 99th percentile FCT of short flows", runs, t, path)
+    _fct_by_load("short_p99_s", "Fig. 7: 99th percentile FCT of short flows", runs, t, path)
 
 
 #: The seed's figures, by file stem.

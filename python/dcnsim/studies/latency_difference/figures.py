@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.figures import pyplot, save, seed_values
+from dcnsim.studies.latency_difference.claims import NUMBERED
 from dcnsim.studies.latency_difference.reduction import latency_packets
 from dcnsim.studies.latency_difference.scenario import LATENCY_OVERSUBSCRIPTIONS, LATENCY_SCHEMES
 
@@ -77,6 +78,7 @@ def latency_packets_plot(
                     lost["packet"], np.full(len(lost), top * 1.05), marker="x", s=14,
                     color=line.get_color(),
                 )  # fmt: skip
+            _seed_extremes(ax, scheme, oversub, load, one)
         ax.set_title(f"{scheme}, {oversub} (seed {figure.replace('fig', 'Fig. ')})", fontsize=10)
         ax.set_xlabel("test packet (to host packet + 1)")
         ax.set_ylabel("latency (µs)")
@@ -84,3 +86,16 @@ def latency_packets_plot(
         ax.grid(True, alpha=0.3)
         ax.legend(title="load; x = lost", fontsize=7, title_fontsize=7)
     save(fig, path)
+
+
+def _seed_extremes(ax: object, scheme: str, oversub: str, load: float, one: pd.DataFrame) -> None:
+    """The seed's smallest and largest latency of a numbered point (``NUMBERED``, §3),
+    drawn at the test packets where ours are smallest and largest."""
+    for name, over, at, low, high, _lost in NUMBERED:
+        if (name, over) == (scheme, oversub) and np.isclose(at, load):
+            got = one.dropna(subset=["latency_us"])
+            if len(got):
+                where = got["packet"].to_numpy()[
+                    [got["latency_us"].argmin(), got["latency_us"].argmax()]
+                ]
+                seed_values(ax, where, [low, high], f"seed at {load:.0%}: min, max")

@@ -21,7 +21,7 @@ from dcnsim.studies.packet_slicing.runs import run_packet_slicing
 from dcnsim.studies.packet_slicing.timeouts import timeout_table
 from dcnsim.studies.packet_slicing.variants import variant_table
 from dcnsim.studies.study import Study
-from dcnsim.studies.text import Claim, claims_table, format_table
+from dcnsim.studies.text import Claim, claim_lines, claims_table, format_table
 
 __all__ = ["STUDY", "packet_slicing_claims", "run_packet_slicing"]
 
@@ -49,15 +49,15 @@ def packet_slicing_claims(runs: pd.DataFrame) -> list[Claim]:
 
 
 def _tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
-    claims = claims_table(packet_slicing_claims(runs))
+    claims = packet_slicing_claims(runs)
     lines = [
         "Packet Slicing (Huang et al.): the seed's claims, the model's (eq. 1-11) and",
         "  the simulated ones (star, 1 Gbps, 100 µs RTT, 64,000 B buffers, K = 20 x 1460 B,",
         "  RTO_min 200 ms, the seed's one reading: ns-2 FullTcp/Sack without limited",
         "  transmit, DCTCP's window floored at 1; the testbed: 100 Mbps bottleneck, 48 KB,",
-        "  floor 2 as Linux has it)",
+        "  floor 2 as Linux has it); each claim whole in claims.csv and report.html",
         "",
-        format_table(claims),
+        *claim_lines(claims),
     ]
     variants = variant_table(runs)
     if len(variants.columns) > 1:
@@ -84,7 +84,7 @@ def _tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
     if verbose:
         shown = runs[[c for c in COLUMNS if c in runs]].rename(columns=COLUMNS)
         lines += ["", "Per run:", format_table(shown.round(3))]
-    return claims, "\n".join(lines)
+    return claims_table(claims), "\n".join(lines)
 
 
 STUDY = Study(

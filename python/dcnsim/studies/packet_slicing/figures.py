@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.models import packet_slicing as m
-from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.figures import pyplot, save, seed_values
+from dcnsim.studies.packet_slicing.claims import FIG10_DONE_MS, FIG10_PEAK_KB
 from dcnsim.studies.packet_slicing.scenarios import Y_1G
 
 __all__ = ["simulated_figures"]
@@ -94,11 +95,23 @@ def _fig10(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         axes[0][1].step(cwnd[:, 0] * 1e3, cwnd[:, 1] * 1.46, where="post", label=label)
         axes[1][0].plot(q[:, 0] * 1e3, q[:, 1] / 1e3, linewidth=0.7, label=label)
         axes[1][1].step(g[:, 0] * 1e3, g[:, 1], where="pre", label=label)
+        # the seed's numbers: (a) done at ~16 ms with slicing; (c) the queue's peak,
+        # drawn at the time of ours
+        if row["slicing"]:
+            done = f"seed: done at ~{FIG10_DONE_MS} ms"
+            seed_values(axes[0][0], FIG10_DONE_MS, seq[-1, 1] / 1e3, done)
+        peak = int(np.argmax(q[:, 1]))
+        seed_values(axes[1][0], q[peak, 0] * 1e3, FIG10_PEAK_KB[bool(row["slicing"])],
+                    "seed: peaks" if row["slicing"] else "_nolegend_")  # fmt: skip
     titles = [
         ("(a) one flow's sequence number (KB acknowledged)", "KB"),
         ("(b) its cwnd (KB)", "KB"),
         ("(c) bottleneck queue (KB)", "KB"),
-        ("(d) instant goodput of all flows (Mbps, 1 ms bins)", "Mbps"),
+        (
+            "(d) instant goodput of all flows (1 ms bins):\n"
+            "acked bytes at or before their ACK, <= link rate",
+            "Mbps",
+        ),
     ]
     for ax, (title, unit) in zip(axes.flat, titles, strict=True):
         ax.set_title(title)

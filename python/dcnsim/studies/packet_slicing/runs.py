@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dcnsim.formats import rate_bps
 from dcnsim.scenario import Scenario
 from dcnsim.studies.packet_slicing.scenarios import (
     incast_scenario,
@@ -93,16 +94,39 @@ def reduce_incast(results: Any) -> dict[str, Any]:
     }
 
 
-def _instant_goodput(trace: pd.DataFrame, bin_s: float = 1e-3) -> list[list[float]]:
-    """The goodput of all traced flows together, in Mbps per ``bin_s`` bin (at the
-    bin's end): the bytes their ``snd_una`` advanced by in it."""
+def _instant_goodput(
+    trace: pd.DataFrame, link_bps: float, bin_s: float = 1e-3
+) -> list[list[float]]:
+    """The goodput of all traced flows together through a bottleneck of ``link_bps``,
+    in Mbps per ``bin_s`` bin (at the bin's end): the bytes the receiver got, placed
+    in time from the senders' ``snd_una``.
+
+    The flow trace records the senders, not the receiver: a byte is acknowledged at
+    or after it arrived, and the bottleneck delivers at most ``link_bps`` x ``bin_s``
+    per bin. So each bin's newly acknowledged bytes go into that bin up to the link's
+    capacity, and what is over it (a cumulative ACK after a retransmission fills a
+    hole also acknowledges the bytes that arrived out of order before it) into the
+    latest earlier bins with room: they arrived before their ACK, at most at the
+    link's rate. Never above the link; the bytes in total are those acknowledged.
+    """
     trace = trace.sort_values("time_s", kind="stable")
     acked = trace.groupby("flow_id")["snd_una"].diff().fillna(0.0).clip(lower=0.0).cumsum()
     times = trace["time_s"].to_numpy()
     edges = np.arange(0.0, times[-1] + bin_s, bin_s)
     at = np.searchsorted(times, edges, side="right")
-    total = np.concatenate([[0.0], acked.to_numpy()])[at]
-    return _series(edges[1:], np.diff(total) * 8 / bin_s / 1e6)
+    per_bin = np.diff(np.concatenate([[0.0], acked.to_numpy()])[at])
+    room = link_bps * bin_s / 8
+    received, over = np.zeros_like(per_bin), 0.0
+    for i in range(len(per_bin) - 1, -1, -1):  # latest first: the excess moves earlier
+        received[i] = min(per_bin[i] + over, room)
+        over = per_bin[i] + over - received[i]
+    return _series(edges[1:], received * 8 / bin_s / 1e6)
+
+
+def bottleneck_bps(scenario: Scenario) -> float:
+    """The rate of the aggregator's (host 0's) link in ``incast_scenario``'s star."""
+    rates = scenario.get("topology.host_rates") or [scenario.get("topology.link.rate")]
+    return rate_bps(rates[0])
 
 
 def reduce_traced(results: Any) -> dict[str, Any]:
@@ -133,7 +157,7 @@ def reduce_traced(results: Any) -> dict[str, Any]:
                     "queue": _series(queues["time_s"], queues["bytes"]),
                     "cwnd": _series(trace["time_s"], cwnd_pkts),
                     "seq": _series(trace["time_s"], trace["snd_una"]),
-                    "goodput": _instant_goodput(every),
+                    "goodput": _instant_goodput(every, bottleneck_bps(results.scenario)),
                 }
             ),
         }

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dcnsim.studies.figures import pyplot, save
+from dcnsim.studies.figures import pyplot, save, seed_values
 from dcnsim.studies.qjump import samples
+from dcnsim.studies.qjump.claims import MC_P99_US, NAIAD_P99_US
 
 FIG1_CASES = {"alone": "alone", "contended": "with Hadoop", "qjump": "with Hadoop + QJUMP"}
 
@@ -37,6 +38,10 @@ def draw_fig1(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         axes[0].plot(r["ptp_t"][one] * 1e3, r["ptp"][one] * 1e6, label=label)
         _cdf(axes[1], r["memcached"], label)
         _cdf(axes[2], r["naiad"], label)
+    # the seed's p99s (§2), at 0.99 on the CDFs
+    seed_values(axes[1], list(MC_P99_US.values()), [0.99] * 2, "seed p99 (alone, with Hadoop)")
+    naiad = [NAIAD_P99_US["alone"], *NAIAD_P99_US["contended"]]
+    seed_values(axes[2], naiad, [0.99] * 3, "seed p99 (alone; with Hadoop 1.1-1.5 ms)")
     axes[0].set(xlabel="time (ms)", ylabel="offset error (µs)", title="(a) PTP, client 0")
     axes[1].set(xlabel="request latency (µs)", ylabel="CDF", title="(b) memcached", xscale="log")
     axes[2].set(xlabel="sync time (µs)", ylabel="CDF", title="(c) Naiad barrier", xscale="log")
