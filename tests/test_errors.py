@@ -154,6 +154,11 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          "0.000001us is shorter than one pause quantum (512 bit times, 0.0512us at"),
         ("pause-refresh-of-1e7-s", with_("agents", [PAUSE | {"refresh": "1e7s"}]),
          "agents[0].refresh", "beyond the 1 s bound"),
+        ("letflow-gap-of-1e7-s",
+         with_("forwarding", {"policy": "letflow", "flowlet_gap": "1e7s"}),
+         "forwarding.flowlet_gap", "a delay of 10000000 s is beyond the 1 s bound"),
+        ("letflow-gap-of-zero", with_("forwarding", {"policy": "letflow", "flowlet_gap": "0us"}),
+         "forwarding.flowlet_gap", "must be positive"),
     ],
     "Units": [
         ("unit-typo", with_("topology.link.rate", "10Gps"), "topology.link.rate",

@@ -162,8 +162,13 @@ def _progress_lines(tmp_path, scenario: dict) -> list[str]:
 def test_no_time_left_is_guessed_for_a_run_whose_traffic_ends_early(tmp_path):
     early = Scenario(_ARRIVALS).set("stop_time", "100s").set("traffic.workloads[0].stop", "1s")
     assert not lasts_to_stop_time(early)
-    for line in _progress_lines(tmp_path, early.to_dict()):
-        assert "of at most 100.000 s" in line and "left" not in line, line
+    lines = _progress_lines(tmp_path, early.to_dict())
+    # The bar ends full, saying the traffic ended before stop_time (issue 49); every
+    # line before says how far the run may go, none guesses the time left.
+    assert "traffic done before stop_time" in lines[-1], lines
+    for line in lines:
+        assert "left" not in line, line
+        assert "of at most 100.000 s" in line or "traffic done before stop_time" in line, line
     # The same traffic up to stop_time: the run lasts until then, so the time left is said.
     lasting = Scenario(_ARRIVALS).set("stop_time", "1s")
     assert lasts_to_stop_time(lasting)

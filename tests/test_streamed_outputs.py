@@ -116,6 +116,7 @@ def test_a_table_not_asked_for_and_left_empty_is_not_written(tmp_path):
         "ops.parquet",
         "ports.parquet",
         "probes.parquet",
+        "scenario.toml",  # every run keeps its scenario (issue 49)
         "summary.json",
     ]
     assert len(results.probes) == 127
