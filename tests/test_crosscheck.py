@@ -240,12 +240,70 @@ def test_red_with_ecn_fct_median_within_two_percent_of_ns3():
             },
             "network.queue.kind",
         ),
+        ({"transport": {"profile": "ns2", "recovery": "prr"}}, "transport.recovery"),
+        ({"transport": {"profile": "ns2", "rto_ticks": False}}, "transport.rto_ticks"),
+        ({"transport": {"profile": "ns2_oneway", "nagle": True}}, "transport.nagle"),
+        ({"transport": {"profile": "ns2_oneway", "idle_restart": True}}, "transport.idle_restart"),
+        (
+            {"transport": {"profile": "ns2_oneway", "handshake": True, "oneway_syn": False}},
+            "transport.handshake",
+        ),
     ],
 )
 def test_what_ns2_cannot_model_is_refused_naming_the_key(change, key):
     scenario = {**SINGLE, **change}
     with pytest.raises(NotTranslatable, match=key.replace(".", r"\.")):
         crosscheck(scenario, "ns2")
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"idle_restart": True}, "transport.idle_restart"),
+        ({"rto_ticks": True}, "transport.rto_ticks"),
+        ({"recovery": "reno"}, "transport.recovery"),
+    ],
+)
+def test_what_ns3_cannot_model_is_refused_naming_the_key(change, key):
+    scenario = {**SINGLE, "transport": {"profile": "ns3", **change}}
+    with pytest.raises(NotTranslatable, match=key.replace(".", r"\.")):
+        crosscheck(scenario, "ns3")
+
+
+def _script(transport: dict, reference: str = "ns2") -> str:
+    """The generated program of SINGLE with ``transport``, built without running."""
+    from dcnsim.crosscheck import _prepare
+
+    module = ns2 if reference == "ns2" else ns3
+    data = dcnsim.Scenario({**SINGLE, "transport": transport}).to_dict()
+    flows = dcnsim.run(data).flows
+    model = _prepare(module, data, flows, reference)
+    return ns2.translate(model, "t", "r") if reference == "ns2" else ns3.translate(model)[0]
+
+
+def test_the_ns2_profiles_keys_pick_the_agent_and_its_variables():
+    # ns2: plain FullTcp (Reno) with Nagle and slow-start restart (ns-default.tcl's
+    # nodelay_ false, slow_start_restart_ true), ticks of tcpTick_ 0.01.
+    plain = _script({"profile": "ns2"})
+    assert "[new Agent/TCP/FullTcp]" in plain
+    for line in ("set nodelay_ false", "set slow_start_restart_ true", "set tcpTick_ 0.01"):
+        assert line in plain
+    # The same keys off, and classic recovery: FullTcp/Newreno.
+    off = _script({"profile": "ns2", "nagle": False, "idle_restart": False, "recovery": "classic"})
+    assert "[new Agent/TCP/FullTcp/Newreno]" in off
+    assert "set nodelay_ true" in off and "set slow_start_restart_ false" in off
+    assert "[new Agent/TCP/FullTcp/Sack]" in _script({"profile": "ns2_sack"})
+    # One-way: the SYN and the delayed growth follow oneway_syn.
+    oneway = _script({"profile": "ns2_oneway"})
+    assert "[new Agent/TCP/Newreno]" in oneway
+    assert "set syn_ true" in oneway and "set delay_growth_ true" in oneway
+    bare = _script({"profile": "ns2_oneway", "oneway_syn": False})
+    assert "set syn_ false" in bare and "set delay_growth_ false" in bare
+
+
+def test_nagle_sets_ns3s_tcp_no_delay():
+    assert 'TcpNoDelay", BooleanValue(true)' in _script({"profile": "ns3"}, "ns3")
+    assert 'TcpNoDelay", BooleanValue(false)' in _script({"profile": "ns3", "nagle": True}, "ns3")
 
 
 def test_equal_cost_paths_are_refused_by_ns2_and_per_flow_ecmp_by_ns3():
