@@ -333,3 +333,21 @@ def test_the_command_prints_both_and_keeps_the_script(tmp_path, capsys):
     assert status == 0, out
     assert (tmp_path / "xc" / "crosscheck.tcl").read_text().startswith("# ns-2.35 script")
     assert (tmp_path / "xc" / "ns2_flows.csv").exists()
+
+
+# --- item 4: the incast study's baseline beside ns-2 ------------------------------------------
+
+
+def test_the_incast_baseline_runs_beside_ns2():
+    from dcnsim.studies.incast import incast_reference
+
+    _need(ns2)
+    table, text = incast_reference(workers=(4, 16), rounds=3)
+    assert list(table["workers"]) == [4, 16]
+    assert "the seed's most workers without collapse (DCTCP): 25" in text
+    # Collapse is a round that waits for RTO_min (200 ms): none at 4 workers, every
+    # steady round at 16, in both simulators (64 KB port, 16 x 64 KB responses).
+    for who in ("dcnsim", "ns2"):
+        small, large = table.iloc[0], table.iloc[1]
+        assert small[f"{who}_steady_median_ms"] < 200 <= large[f"{who}_steady_median_ms"], text
+        assert large[f"{who}_timeouts"] > 0, text
