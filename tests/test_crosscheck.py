@@ -79,24 +79,16 @@ def test_incast_below_collapse_round_times_within_one_percent_of_ns2():
     assert report.metric("timeouts").reference == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Nagle: ns-2's FullTcp holds each response's short last segment (nodelay_ false); "
-    "dcnsim's ns2_sack sends it at once. Measured 20,000 B x 4 workers: round time median "
-    "ratio 0.950 (713.2 us against 750.6 us)",
-)
 def test_incast_with_a_short_last_segment_round_times_within_one_percent_of_ns2():
+    # 20,000 B = 37 segments + 168 B: FullTcp's Nagle (nodelay_ false) holds the short
+    # last one while data is outstanding; the ns2_sack profile's `nagle` does the same.
     report = run(incast(4, "ns2_sack", "20000B", 5), "ns2")
     assert abs(report.metric("round time median").ratio - 1) <= 0.01, report.format()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="past collapse dcnsim drops more than ns-2 (issue 45's suspects: slow-start restart, "
-    "RTO tick rounding, go-back-N details). Measured 16 FullTcp/Sack workers, 32-packet port, "
-    "3 rounds: 228 drops against 121 (ratio 1.88), 51 timeouts against 30",
-)
 def test_incast_past_collapse_drops_within_25_percent_of_ns2():
+    # Measured with the profile's ns-2 keys: 146 drops against 121 (1.21), 37 timeouts
+    # against 30 (228 drops and 51 timeouts before them).
     report = run(incast(16, "ns2_sack", "19832B", 3, capacity="32pkt"), "ns2")
     assert report.metric("timeouts").reference > 0  # past collapse in ns-2 too
     assert abs(report.metric("drops").ratio - 1) <= 0.25, report.format()
@@ -111,14 +103,9 @@ FAIR = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="8 one-way flows of 1 MB into one 100-packet port at 1 Gbps: the median agrees "
-    "(66.29 against 66.15 ms, ratio 0.999) but one ns-2 flow times out and ends 198 ms after "
-    "the first; dcnsim has no timeout. Measured FCT spread 26.7 against 198.2 ms (ratio 0.135), "
-    "112 drops against 129",
-)
 def test_long_flow_fct_spread_within_ten_percent_of_ns2():
+    # ns2_oneway's SYN (syn_, delay_growth_ true) on both sides: spread 26.7 against
+    # 25.1 ms (1.064). With syn_ false, as before oneway_syn, one ns-2 flow timed out.
     report = run(FAIR, "ns2")
     assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
     assert abs(report.metric("FCT spread").ratio - 1) <= 0.10, report.format()
@@ -152,13 +139,8 @@ def test_tree_probes_match_ns2():
     assert abs(report.metric("latency median").ratio - 1) <= 0.02, report.format()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Nagle: ns-2's FullTcp holds the short last segment of each 10,000 B flow "
-    "(18 full segments + 352 B) until the outstanding data is acknowledged; dcnsim's ns2 "
-    "profile sends it at once. Measured per-flow FCT median ratio 0.867 (193.3 us against 223 us)",
-)
 def test_tree_per_flow_fct_median_within_two_percent_of_ns2_with_its_defaults():
+    # Each 10,000 B flow ends in a 352 B segment that Nagle holds, in both.
     report = run(TREE, "ns2")
     assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
 
@@ -232,7 +214,7 @@ def test_red_with_ecn_fct_median_within_two_percent_of_ns3():
     [
         ({"transport": {"profile": "dcnsim"}}, "transport.profile"),
         ({"transport": {"profile": "ns2", "protocol": "dctcp"}}, "transport.protocol"),
-        ({"transport": {"profile": "ns2", "rack": True, "sack": True}}, "transport."),
+        ({"transport": {"profile": "ns2_sack", "rack": True}}, "transport.rack"),
         (
             {
                 "network": {"queue": {"kind": "pfabric", "capacity": "24pkt"}},
@@ -240,12 +222,70 @@ def test_red_with_ecn_fct_median_within_two_percent_of_ns3():
             },
             "network.queue.kind",
         ),
+        ({"transport": {"profile": "ns2_sack", "recovery": "prr"}}, "transport.recovery"),
+        ({"transport": {"profile": "ns2", "rto_ticks": False}}, "transport.rto_ticks"),
+        ({"transport": {"profile": "ns2_oneway", "nagle": True}}, "transport.nagle"),
+        ({"transport": {"profile": "ns2_oneway", "idle_restart": True}}, "transport.idle_restart"),
+        (
+            {"transport": {"profile": "ns2_oneway", "handshake": True, "oneway_syn": False}},
+            "transport.handshake",
+        ),
     ],
 )
 def test_what_ns2_cannot_model_is_refused_naming_the_key(change, key):
     scenario = {**SINGLE, **change}
     with pytest.raises(NotTranslatable, match=key.replace(".", r"\.")):
         crosscheck(scenario, "ns2")
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"idle_restart": True}, "transport.idle_restart"),
+        ({"rto_ticks": True}, "transport.rto_ticks"),
+        ({"recovery": "reno"}, "transport.recovery"),
+    ],
+)
+def test_what_ns3_cannot_model_is_refused_naming_the_key(change, key):
+    scenario = {**SINGLE, "transport": {"profile": "ns3", **change}}
+    with pytest.raises(NotTranslatable, match=key.replace(".", r"\.")):
+        crosscheck(scenario, "ns3")
+
+
+def _script(transport: dict, reference: str = "ns2") -> str:
+    """The generated program of SINGLE with ``transport``, built without running."""
+    from dcnsim.crosscheck import _prepare
+
+    module = ns2 if reference == "ns2" else ns3
+    data = dcnsim.Scenario({**SINGLE, "transport": transport}).to_dict()
+    flows = dcnsim.run(data).flows
+    model = _prepare(module, data, flows, reference)
+    return ns2.translate(model, "t", "r") if reference == "ns2" else ns3.translate(model)[0]
+
+
+def test_the_ns2_profiles_keys_pick_the_agent_and_its_variables():
+    # ns2: plain FullTcp (Reno) with Nagle and slow-start restart (ns-default.tcl's
+    # nodelay_ false, slow_start_restart_ true), ticks of tcpTick_ 0.01.
+    plain = _script({"profile": "ns2"})
+    assert "[new Agent/TCP/FullTcp]" in plain
+    for line in ("set nodelay_ false", "set slow_start_restart_ true", "set tcpTick_ 0.01"):
+        assert line in plain
+    # The same keys off, and classic recovery: FullTcp/Newreno.
+    off = _script({"profile": "ns2", "nagle": False, "idle_restart": False, "recovery": "classic"})
+    assert "[new Agent/TCP/FullTcp/Newreno]" in off
+    assert "set nodelay_ true" in off and "set slow_start_restart_ false" in off
+    assert "[new Agent/TCP/FullTcp/Sack]" in _script({"profile": "ns2_sack"})
+    # One-way: the SYN and the delayed growth follow oneway_syn.
+    oneway = _script({"profile": "ns2_oneway"})
+    assert "[new Agent/TCP/Newreno]" in oneway
+    assert "set syn_ true" in oneway and "set delay_growth_ true" in oneway
+    bare = _script({"profile": "ns2_oneway", "oneway_syn": False})
+    assert "set syn_ false" in bare and "set delay_growth_ false" in bare
+
+
+def test_nagle_sets_ns3s_tcp_no_delay():
+    assert 'TcpNoDelay", BooleanValue(true)' in _script({"profile": "ns3"}, "ns3")
+    assert 'TcpNoDelay", BooleanValue(false)' in _script({"profile": "ns3", "nagle": True}, "ns3")
 
 
 def test_equal_cost_paths_are_refused_by_ns2_and_per_flow_ecmp_by_ns3():
@@ -293,3 +333,21 @@ def test_the_command_prints_both_and_keeps_the_script(tmp_path, capsys):
     assert status == 0, out
     assert (tmp_path / "xc" / "crosscheck.tcl").read_text().startswith("# ns-2.35 script")
     assert (tmp_path / "xc" / "ns2_flows.csv").exists()
+
+
+# --- item 4: the incast study's baseline beside ns-2 ------------------------------------------
+
+
+def test_the_incast_baseline_runs_beside_ns2():
+    from dcnsim.studies.incast import incast_reference
+
+    _need(ns2)
+    table, text = incast_reference(workers=(4, 16), rounds=3)
+    assert list(table["workers"]) == [4, 16]
+    assert "the seed's most workers without collapse (DCTCP): 25" in text
+    # Collapse is a round that waits for RTO_min (200 ms): none at 4 workers, every
+    # steady round at 16, in both simulators (64 KB port, 16 x 64 KB responses).
+    for who in ("dcnsim", "ns2"):
+        small, large = table.iloc[0], table.iloc[1]
+        assert small[f"{who}_steady_median_ms"] < 200 <= large[f"{who}_steady_median_ms"], text
+        assert large[f"{who}_timeouts"] > 0, text

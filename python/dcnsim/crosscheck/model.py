@@ -291,6 +291,10 @@ _TCP_DEFAULTS: dict[str, Any] = {
     "pacing": False,
     "initial_ssthresh": None,
     "rwnd": None,
+    "nagle": False,
+    "oneway_syn": False,
+    "idle_restart": False,
+    "rto_ticks": False,
 }
 
 

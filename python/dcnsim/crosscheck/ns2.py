@@ -31,27 +31,50 @@ from dcnsim.crosscheck.model import (
     segments,
 )
 
-__all__ = ["AGENTS", "INSTALL", "available", "run", "translate"]
+__all__ = ["AGENTS", "INSTALL", "agents", "available", "run", "translate"]
 
 INSTALL = "ns-2 is not installed: apt-get install ns2 (Debian's ns-2.35)"
 
-#: Profile -> (sender agent, receiver agent, FullTcp?). FullTcp agents are two-way
-#: (a three-way handshake, ACKs from the other FullTcp); the one-way agents pair
-#: with their sinks (tcp/tcp-sink.cc).
+#: Profile -> whether its agents are FullTcp (two-way: a three-way handshake, ACKs
+#: from the other FullTcp) or one-way (paired with their sinks, tcp/tcp-sink.cc).
+FULLTCP = {"ns2": True, "ns2_sack": True, "ns2_newreno": True, "ns2_oneway": False}
+
+#: (FullTcp?, sack, recovery) -> (sender agent, receiver agent): the recovery the
+#: resolved keys ask for picks the agent. Plain FullTcp is Reno (`reno_fastrecov_
+#: true`, `FullTcpAgent::pack_action`, tcp/tcp-full.cc); FullTcp/Newreno keeps the
+#: recovery over partial ACKs (`NewRenoFullTcpAgent::pack_action`); FullTcp/Sack
+#: recovers by its scoreboard (`SackFullTcpAgent`); one-way Newreno and Sack1 keep it
+#: too (tcp/tcp-newreno.cc, tcp/tcp-sack1.cc).
 AGENTS = {
-    "ns2": ("Agent/TCP/FullTcp", "Agent/TCP/FullTcp", True),
-    "ns2_sack": ("Agent/TCP/FullTcp/Sack", "Agent/TCP/FullTcp/Sack", True),
-    "ns2_newreno": ("Agent/TCP/FullTcp/Newreno", "Agent/TCP/FullTcp/Newreno", True),
-    "ns2_oneway": ("Agent/TCP/Newreno", "Agent/TCPSink", False),
-    "ns2_oneway_sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", False),
+    (True, False, "reno"): ("Agent/TCP/FullTcp", "Agent/TCP/FullTcp"),
+    (True, False, "classic"): ("Agent/TCP/FullTcp/Newreno", "Agent/TCP/FullTcp/Newreno"),
+    (True, True, "classic"): ("Agent/TCP/FullTcp/Sack", "Agent/TCP/FullTcp/Sack"),
+    (False, False, "classic"): ("Agent/TCP/Newreno", "Agent/TCPSink"),
+    (False, True, "classic"): ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1"),
 }
 
-#: Keys translated into agent variables (the others must keep the profile's value).
+#: Keys translated into agent variables or the agent's class (the others must keep
+#: the profile's value).
 _TRANSLATED = {
     "protocol", "mss", "header", "init_cwnd", "initial_ssthresh", "rwnd", "min_rto",
     "max_rto", "initial_rto", "rto_granularity", "dupack_threshold", "delayed_ack",
-    "delayed_ack_timeout", "handshake", "limited_transmit", "nagle",
+    "delayed_ack_timeout", "handshake", "limited_transmit", "nagle", "oneway_syn",
+    "idle_restart", "rto_ticks", "recovery",
 }  # fmt: skip
+
+
+def agents(model: Model) -> tuple[str, str, bool]:
+    """The sender and receiver agents of ``model`` and whether they are FullTcp."""
+    fulltcp = FULLTCP[model.profile]
+    key = (fulltcp, bool(model.tcp["sack"]), model.tcp["recovery"])
+    if key not in AGENTS:
+        kind = "FullTcp" if fulltcp else "the one-way agents"
+        raise NotTranslatable(
+            f"transport.recovery: {model.tcp['recovery']!r} with sack = "
+            f"{str(key[1]).lower()} has no ns-2.35 agent among {kind} (FullTcp: reno, or "
+            "classic as FullTcp/Newreno and FullTcp/Sack; one-way: classic)"
+        )
+    return (*AGENTS[key], fulltcp)
 
 
 def available() -> bool:
@@ -89,16 +112,23 @@ def _agent_vars(tcp: dict[str, Any], fulltcp: bool) -> dict[str, Any]:
         # Agent/TCP/FullTcp segsperack_ 1, interval_ 0.1 (the delayed-ACK timer)
         out["segsperack_"] = 2 if tcp["delayed_ack"] else 1
         out["interval_"] = _tcl_time(tcp["delayed_ack_timeout"])
-        # Agent/TCP/FullTcp nodelay_ false: Nagle on. dcnsim's `nagle` key when the
-        # profile has it; without it ns-2's default stays (and dcnsim sends a short
-        # last segment at once, so the two differ by that).
-        if "nagle" in tcp:
-            out["nodelay_"] = "false" if tcp["nagle"] else "true"
+        # Agent/TCP/FullTcp nodelay_ false: Nagle on, FullTcpAgent::foutput holds a
+        # segment shorter than maxseg_ while data is outstanding (tcp/tcp-full.cc).
+        out["nodelay_"] = "false" if tcp["nagle"] else "true"
+        # Agent/TCP slow_start_restart_ true: FullTcpAgent::foutput restarts from the
+        # initial window after an idle period longer than the RTO (idle_restart()).
+        out["slow_start_restart_"] = "true" if tcp["idle_restart"] else "false"
     else:
         out["packetSize_"] = mss  # Agent/TCP packetSize_ 1000 (the payload)
         out["numdupacks_"] = int(tcp["dupack_threshold"])  # Agent/TCP numdupacks_ 3
         out["singledup_"] = 1 if tcp["limited_transmit"] else 0  # Agent/TCP singledup_ 1
-        out["syn_"] = "true" if tcp["handshake"] else "false"  # Agent/TCP syn_ true
+        # Agent/TCP syn_ true, delay_growth_ true: sequence 0 is a bare header with cwnd
+        # 1 (TcpAgent::set_initial_window), the window opens on its ACK (last_ack_ == 0,
+        # NewRenoTcpAgent::recv). Without the SYN, delay_growth_ would undo the first
+        # ACK's growth, which dcnsim does not: both follow oneway_syn.
+        syn = "true" if tcp["oneway_syn"] else "false"
+        out["syn_"] = syn
+        out["delay_growth_"] = syn
     return out
 
 
@@ -116,7 +146,13 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
             "a topology with equal-cost paths translates to ns-3 only"
         )
     check_fixed(explicit, profile_values(model.profile), _TRANSLATED)
-    _, _, fulltcp = AGENTS[model.profile]
+    _, _, fulltcp = agents(model)
+    tcp = model.tcp
+    if not tcp["rto_ticks"]:
+        raise NotTranslatable(
+            "transport.rto_ticks: ns-2 always counts its RTO in ticks of tcpTick_ "
+            "(TcpAgent::rtt_update, tcp/tcp.cc)"
+        )
     protocols = {f.protocol for f in model.flows} | {
         f.protocol for i in model.incasts for f in i.flows
     }
@@ -130,9 +166,24 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
         raise NotTranslatable(
             "traffic.incast: persistent one-way agents are not translated (FullTcp profiles are)"
         )
-    if fulltcp and not model.tcp["handshake"]:
+    if fulltcp and not tcp["handshake"]:
         raise NotTranslatable("transport.handshake: FullTcp always opens with a SYN")
-    if fulltcp and model.tcp["limited_transmit"]:
+    if not fulltcp and tcp["handshake"]:
+        raise NotTranslatable(
+            "transport.handshake: the one-way agents have no three-way handshake "
+            "(their SYN is oneway_syn: syn_, delay_growth_)"
+        )
+    if not fulltcp and tcp["nagle"]:
+        raise NotTranslatable(
+            "transport.nagle: the one-way agents send whole packets of packetSize_ "
+            "(nodelay_ is FullTcp's)"
+        )
+    if not fulltcp and tcp["idle_restart"]:
+        raise NotTranslatable(
+            "transport.idle_restart: the one-way agent's slow_start_restart_ acts from its "
+            "timer (TcpAgent::timeout: cwnd 1 with nothing outstanding), not on the next send"
+        )
+    if fulltcp and tcp["limited_transmit"]:
         raise NotTranslatable(
             "transport.limited_transmit: FullTcp has none (singledup_ is one-way only)"
         )
@@ -176,7 +227,7 @@ def _queue_lines(q: Queue, var: str) -> list[str]:
 
 def translate(model: Model, trace: str, results: str) -> str:
     """The Tcl script of ``model``, writing ``trace`` and ``results``."""
-    sender, receiver, fulltcp = AGENTS[model.profile]
+    sender, receiver, fulltcp = agents(model)
     nodes = model.hosts + model.switches
     t = [
         f"# ns-2.35 script generated by dcnsim crosscheck (profile {model.profile}).",
@@ -357,7 +408,7 @@ def run(model: Model, workdir: Path) -> tuple[dict[str, pd.DataFrame], str]:
 def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
     """The trace and the results file as dcnsim's tables (flows, probes, rounds, ports)."""
     nodes = model.hosts + model.switches
-    fulltcp = AGENTS[model.profile][2]
+    fulltcp = agents(model)[2]
     agent_vars = _agent_vars(model.tcp, fulltcp)
     header = agent_vars["tcpip_base_hdr_size_"]
     mss = agent_vars.get("segsize_", agent_vars.get("packetSize_"))
@@ -486,20 +537,21 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
 
 
 def profiles() -> tuple[str, ...]:
-    """The ns-2 profiles this dcnsim has (ns2_newreno and ns2_oneway_sack when defined)."""
+    """The ns-2 profiles this dcnsim has (ns2_newreno when defined)."""
     import tomllib
 
     from dcnsim import _core
 
-    return tuple(p for p in AGENTS if p in tomllib.loads(_core.profiles_toml()))
+    return tuple(p for p in FULLTCP if p in tomllib.loads(_core.profiles_toml()))
 
 
 def notes(model: Model) -> list[str]:
     """What the translation leaves to ns-2's defaults, for the report."""
-    out = [f"ns-2 agents: {' + '.join(AGENTS[model.profile][:2])}"]
-    if AGENTS[model.profile][2] and "nagle" not in model.tcp:
+    sender, receiver, fulltcp = agents(model)
+    out = [f"ns-2 agents: {sender} + {receiver}"]
+    if not fulltcp:
         out.append(
-            "FullTcp's Nagle is on (nodelay_ false, ns-default.tcl); this dcnsim has no "
-            "`nagle` key and sends a short last segment at once"
+            "the one-way agent keeps ns-2's slow_start_restart_ true: a timeout with nothing "
+            "outstanding sets cwnd to 1 (TcpAgent::timeout), which dcnsim does not model"
         )
     return out

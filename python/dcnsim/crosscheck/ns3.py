@@ -46,6 +46,16 @@ _TRANSLATED = {
 }  # fmt: skip
 
 
+#: ns-2 mechanisms a scenario may switch on that ns-3.37 has no attribute for.
+_NO_COUNTERPART = {
+    "oneway_syn": "TcpSocketBase always opens with a three-way handshake",
+    "idle_restart": "TcpSocketBase has no slow-start restart after idle "
+    "(CA_EVENT_CWND_RESTART is 'Not triggered', tcp-socket-state.h)",
+    "rto_ticks": "RttMeanDeviation keeps SRTT and RTTVAR unrounded; the RTO's granularity "
+    "is TcpSocketBase::ClockGranularity (rto_granularity)",
+}
+
+
 def profiles() -> tuple[str, ...]:
     return ("ns3", "ns3_current")
 
@@ -87,6 +97,14 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
             "forwarding.policy: ns-3.37's global routing has no per-flow ECMP "
             "(only RandomEcmpRouting, per packet: policy rps)"
         )
+    for key, why in _NO_COUNTERPART.items():
+        if model.tcp[key]:
+            raise NotTranslatable(f"transport.{key}: ns-3.37 cannot model it: {why}")
+    if model.tcp["recovery"] not in ("classic", "prr"):
+        raise NotTranslatable(
+            f"transport.recovery: {model.tcp['recovery']!r} is not translated "
+            "(TcpClassicRecovery: classic, TcpPrrRecovery: prr)"
+        )
     check_fixed(explicit, profile_values(model.profile), _TRANSLATED)
     protocols = {f.protocol for f in model.flows} | {
         f.protocol for i in model.incasts for f in i.flows
@@ -99,8 +117,6 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
         raise NotTranslatable(
             "transport.header: ns-3's TCP header is 40 B, or 52 B with timestamps"
         )
-    if model.tcp["recovery"] not in ("classic", "prr"):
-        raise NotTranslatable("transport.recovery: not translated")
     for what, items in (
         ("flows", model.flows),
         ("probes", model.probes),
@@ -125,7 +141,7 @@ def _defaults(tcp: dict[str, Any], protocol: str) -> list[str]:
     rwnd = segments(tcp.get("rwnd"), mss)
     ssthresh = segments(tcp.get("initial_ssthresh"), mss)
     dctcp = tcp.get("dctcp", {})
-    nagle = bool(tcp.get("nagle", False))
+    nagle = bool(tcp["nagle"])
 
     def t(key: str) -> str:
         return f"PicoSeconds({round(_time_s(tcp[key]) * 1e12)})"
@@ -155,7 +171,9 @@ def _defaults(tcp: dict[str, Any], protocol: str) -> list[str]:
         ("ns3::TcpSocket::SndBufSize", f"UintegerValue({1 << 30})"),
         ("ns3::TcpSocket::DelAckCount", f"UintegerValue({2 if tcp['delayed_ack'] else 1})"),
         ("ns3::TcpSocket::DelAckTimeout", f"TimeValue({t('delayed_ack_timeout')})"),
-        ("ns3::TcpSocket::TcpNoDelay", f"BooleanValue({'false' if nagle else 'true'})"),  # nagle
+        # nagle: TcpSocketBase::SendPendingData holds a segment shorter than SegmentSize
+        # while data is unacknowledged unless TcpNoDelay (no rwnd/2 exception, unlike ns-2)
+        ("ns3::TcpSocket::TcpNoDelay", f"BooleanValue({'false' if nagle else 'true'})"),
         # The SYN's timer: ConnTimeout (3 s in ns-3.37, tcp-socket.cc); dcnsim's initial_rto.
         ("ns3::TcpSocket::ConnTimeout", f"TimeValue({t('initial_rto')})"),
         ("ns3::RttEstimator::InitialEstimation", f"TimeValue({t('initial_rto')})"),

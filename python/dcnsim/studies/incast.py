@@ -36,6 +36,7 @@ __all__ = [
     "STUDY",
     "incast_claims",
     "incast_probability",
+    "incast_reference",
     "incast_scenario",
     "incast_summary",
     "run_incast",
@@ -261,6 +262,70 @@ def incast_summary(detail: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def incast_reference(
+    workers: Sequence[int] = (4, 8, 16, 25, 32),
+    size: int = 1500,
+    rounds: int = INCAST_ROUNDS,
+) -> tuple[pd.DataFrame, str]:
+    """The study's baseline run by dcnsim and by ns-2.35 (``dcnsim.crosscheck``).
+
+    Stock ns-2.35 has no DCTCP (the seed's is the DCTCP authors' patch), so the
+    baseline is the study's scenario without it: TCP (``newreno`` on
+    ``INCAST_PROFILE``'s FullTcp/Sack) into the same 64 KB drop-tail port, no
+    marking. What that changes: every loss is a buffer overflow, so collapse comes
+    at fewer workers than with DCTCP, and the seed's number (25 at 1500 B, for
+    DCTCP) is printed beside as the seed's, not as this baseline's. Per N: round
+    0 and the steady rounds' median round time and the timeouts in each.
+    Needs ``ns`` (apt-get install ns2).
+    """
+    from dcnsim.crosscheck import crosscheck
+
+    rows = []
+    for n in workers:
+        scenario = incast_scenario(size, n, rounds).to_dict()
+        transport = {k: v for k, v in scenario["transport"].items() if k != "dctcp"}
+        scenario["transport"] = {**transport, "protocol": "newreno"}
+        scenario["network"]["queue"] = {"capacity": scenario["network"]["queue"]["capacity"]}
+        report = crosscheck(scenario, "ns2")
+        row: dict[str, Any] = {"workers": n}
+        for who, tables in (("dcnsim", report.dcnsim), ("ns2", report.tables)):
+            times = tables["rounds"].sort_values("round")["round_time_s"]
+            row[f"{who}_round0_ms"] = float(times.iloc[0]) * 1e3 if len(times) else np.nan
+            row[f"{who}_steady_median_ms"] = float(times.iloc[1:].median()) * 1e3
+            row[f"{who}_timeouts"] = int(tables["flows"]["timeouts"].sum())
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    seed = INCAST_SEED.get(size)
+    lines = [
+        f"Incast baseline without DCTCP (TCP, {INCAST_PROFILE}, 64 KB drop-tail), {size} B, "
+        f"{rounds} rounds: dcnsim beside ns-2.35 (dcnsim crosscheck)",
+        f"  the seed's most workers without collapse (DCTCP): {seed[1] if seed else 'n/a'}",
+        "",
+        format_table(
+            pd.DataFrame(
+                {
+                    "workers": table["workers"],
+                    "round 0 ms (dcnsim / ns-2)": [
+                        f"{num_text(a, 2)} / {num_text(b, 2)}"
+                        for a, b in zip(table.dcnsim_round0_ms, table.ns2_round0_ms, strict=True)
+                    ],
+                    "steady median ms (dcnsim / ns-2)": [
+                        f"{num_text(a, 2)} / {num_text(b, 2)}"
+                        for a, b in zip(
+                            table.dcnsim_steady_median_ms, table.ns2_steady_median_ms, strict=True
+                        )
+                    ],
+                    "timeouts (dcnsim / ns-2)": [
+                        f"{a} / {b}"
+                        for a, b in zip(table.dcnsim_timeouts, table.ns2_timeouts, strict=True)
+                    ],
+                }
+            )
+        ),
+    ]
+    return table, "\n".join(lines)
 
 
 INCAST_NOTES = [
