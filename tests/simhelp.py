@@ -288,6 +288,18 @@ def not_reproduced(claim) -> None:
     pytest.xfail(f"[{claim.verdict}] {claim.claim}: {claim.dcnsim} ({claim.tolerance})")
 
 
+def claim_printed(text: str, verdict: str, claim: str) -> bool:
+    """Whether ``text`` (a study's printed output) has a claim line (``claim_lines``:
+    verdict in brackets, seed, dcnsim, then the claim, cut with ``…`` to fit) for
+    ``claim`` with ``verdict``."""
+    for row in text.splitlines():
+        if row.startswith("  [") and row[3 : row.index("]")] == verdict:
+            shown = re.split(r" {2,}", row)[-1].removesuffix("…")
+            if shown and " ".join(claim.split()).startswith(shown):
+                return True
+    return False
+
+
 def assert_claims_printed(text: str, claims) -> None:
     """``text`` (a study's printed output) holds one line per claim of ``claims``, the
     seed's first and the checks after them, each beginning with its verdict in

@@ -22,7 +22,7 @@ from dcnsim.studies.botcp import (
     load_scenario,
     run_botcp,
 )
-from simhelp import not_reproduced, reproduced
+from simhelp import claim_printed, not_reproduced, reproduced
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_quick_checks_and_tables_say_what_the_tests_say(quick, tmp_path):
     table, text = study_botcp.botcp_tables(quick, verbose=True)
     assert len(table) == 6
     for c in checks:
-        assert f"[{'yes' if c.ok else 'NO':<3}] {c.claim}" in text
+        assert claim_printed(text, "yes" if c.ok else "NO", c.claim), c.claim
     output = studies.StudyOutput(study_botcp.STUDY, text, table, quick, checks)
     names = {p.name for p in studies.write_study(output, tmp_path / "out")}
     for fig in ("fig6", "fig7", "fig8", "fig9", "fig10", "fig11"):

@@ -17,7 +17,7 @@ from dcnsim.studies import qjump
 from dcnsim.studies.qjump import samples
 from dcnsim.studies.qjump.scenarios import CASES, EPOCH_S, FACTORS, level_rate_bps
 from dcnsim.studies.text import Claim
-from simhelp import not_reproduced, reproduced
+from simhelp import claim_printed, not_reproduced, reproduced
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +120,7 @@ def test_quick_marks_what_only_the_full_grid_decides(quick_output):
     for start in ("Fig. 3: ECN/WRED [40", "Fig. 3: DCTCP (K = 65) helps PTP and memcached"):
         (found,) = [c for c in quick_output.claims if c.claim.startswith(start)]
         assert found.verdict == "quick grid cannot decide" and "full" in found.quick
-        assert f"[quick grid cannot decide] {found.claim}" in quick_output.text
+        assert claim_printed(quick_output.text, "quick grid cannot decide", found.claim)
     assert all(not c.quick for c in quick_output.claims if not c.claim.startswith("Fig. 3: "))
 
 
