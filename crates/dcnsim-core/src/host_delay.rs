@@ -8,8 +8,8 @@
 //! a lognormal (the shape of measured kernel-stack latencies: a floor-free body
 //! with a long right tail), or an empirical CDF read from a file. The QJUMP seed's
 //! memcached and Naiad latencies alone (779 µs and ~500 µs at the 99th
-//! percentile, `qjump.txt`) are almost all host software: the qjump study
-//! calibrates a lognormal from them.
+//! percentile, `qjump.txt`) are almost all host software, the kind of
+//! latency a lognormal stack models.
 //!
 //! A drawn delay keeps a host's packets in order in each direction (a stack is
 //! a FIFO): a packet leaves the stack at its arrival plus its draw, or right
@@ -20,6 +20,7 @@ use crate::units::{Time, MAX_DELAY};
 use crate::workload::{interpolate, parse_points, read_regular_file, Axis, MAX_CDF_FILE_BYTES};
 use rand::Rng;
 use rand_distr::Distribution;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::Value;
 
 /// One direction's delay.
@@ -234,6 +235,13 @@ impl HostDelay {
         }
     }
 
+    /// The sum of both directions' means: what one packet's trip from
+    /// application to application spends in host stacks on average, for the
+    /// zero-load (ideal) completion times; `2·host_delay` for the scalar.
+    pub fn mean_both_ways(&self) -> Time {
+        self.send.mean() + self.receive.mean()
+    }
+
     /// (send, receive) when neither is drawn: the event loop's fast path.
     pub fn constants(&self) -> Option<(Time, Time)> {
         Some((self.send.constant()?, self.receive.constant()?))
@@ -276,24 +284,28 @@ impl HostDelay {
 }
 
 /// The drawn delays of every host, one direction: the last release per host,
-/// so that a host's packets leave its stack in the order they entered it.
+/// so that a host's packets leave its stack in the order they entered it,
+/// and the direction's random stream (seeded from the run's seed).
 #[derive(Clone, Debug)]
 pub struct Stack {
     delay: Delay,
     last: Vec<Time>,
+    rng: Xoshiro256PlusPlus,
 }
 
 impl Stack {
-    pub fn new(delay: Delay, hosts: usize) -> Stack {
+    pub fn new(delay: Delay, hosts: usize, rng: Xoshiro256PlusPlus) -> Stack {
         Stack {
             delay,
             last: vec![Time::ZERO; hosts],
+            rng,
         }
     }
 
-    /// When a packet entering `host`'s stack at `now` leaves it.
-    pub fn release<R: Rng>(&mut self, host: usize, now: Time, rng: &mut R) -> Time {
-        let at = (now + self.delay.sample(rng)).max(self.last[host]);
+    /// When a packet entering `host`'s stack at `now` leaves it. Calls for
+    /// one host come in the order its packets enter the stack.
+    pub fn release(&mut self, host: usize, now: Time) -> Time {
+        let at = (now + self.delay.sample(&mut self.rng)).max(self.last[host]);
         self.last[host] = at;
         at
     }
@@ -303,7 +315,6 @@ impl Stack {
 mod tests {
     use super::*;
     use rand::SeedableRng;
-    use rand_xoshiro::Xoshiro256PlusPlus;
     use serde_json::json;
 
     fn us(x: f64) -> f64 {
@@ -385,17 +396,17 @@ mod tests {
                 high: Time::from_us(100),
             },
             2,
+            Xoshiro256PlusPlus::seed_from_u64(1),
         );
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let mut last = Time::ZERO;
         for i in 0..1000 {
             let now = Time::from_us(i);
-            let at = s.release(0, now, &mut rng);
+            let at = s.release(0, now);
             assert!(at >= last && at >= now && at <= now + Time::from_us(100));
             last = at;
         }
         // the other host is not held back by host 0
-        assert!(s.release(1, Time::ZERO, &mut rng) <= Time::from_us(100));
+        assert!(s.release(1, Time::ZERO) <= Time::from_us(100));
     }
 
     #[test]
