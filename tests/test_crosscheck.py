@@ -215,6 +215,7 @@ def test_red_with_ecn_fct_median_within_two_percent_of_ns3():
         ({"transport": {"profile": "dcnsim"}}, "transport.profile"),
         ({"transport": {"profile": "ns2", "protocol": "dctcp"}}, "transport.protocol"),
         ({"transport": {"profile": "ns2_sack", "rack": True}}, "transport.rack"),
+        ({"network": {"host_delay": {"send": "1us", "receive": "2us"}}}, "network.host_delay"),
         (
             {
                 "network": {"queue": {"kind": "pfabric", "capacity": "24pkt"}},

@@ -40,6 +40,7 @@ mod cgroup;
 pub mod engine;
 pub mod error;
 pub mod forwarding;
+pub mod host_delay;
 pub mod network;
 pub mod packet;
 pub mod pcap;

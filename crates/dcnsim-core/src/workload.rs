@@ -36,7 +36,7 @@ pub const MAX_CDF_SIZE: f64 = 1e12;
 /// kind and size are checked before it is opened, so a directory, a device
 /// such as `/dev/zero` or a FIFO is refused at once instead of read without
 /// end or blocking.
-fn read_regular_file(path: &str, limit: u64) -> Result<String, String> {
+pub fn read_regular_file(path: &str, limit: u64) -> Result<String, String> {
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
         let kind = if meta.is_dir() {
@@ -53,6 +53,100 @@ fn read_regular_file(path: &str, limit: u64) -> Result<String, String> {
         ));
     }
     std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
+/// What the first column of a CDF file holds: its name and unit in messages,
+/// and its bound.
+pub struct Axis {
+    pub name: &'static str,
+    pub unit: &'static str,
+    /// What the bound is, after "the <max> <unit>" in its message.
+    pub bound: &'static str,
+    pub max: f64,
+}
+
+/// Flow sizes in bytes (the workload CDFs).
+pub const SIZES: Axis = Axis {
+    name: "size",
+    unit: "B",
+    bound: "(1 TB) bound of a flow size",
+    max: MAX_CDF_SIZE,
+};
+
+/// Parse `value probability` lines (`#` starts a comment) into points whose
+/// values and probabilities are both non-decreasing, the last probability 1:
+/// an empirical CDF of `axis` (flow sizes, host delays).
+pub fn parse_points(text: &str, axis: &Axis) -> Result<Vec<(f64, f64)>, String> {
+    let (name, unit) = (axis.name, axis.unit);
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let n = i + 1;
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [value, prob] = fields[..] else {
+            return Err(format!(
+                "line {n}: expected two numbers ({name} in {}, cumulative probability), got \"{line}\"",
+                if unit == "B" { "bytes" } else { unit }
+            ));
+        };
+        let num = |s: &str, what: &str| {
+            s.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| format!("line {n}: {what} \"{s}\" is not a number"))
+        };
+        let (value, prob) = (num(value, name)?, num(prob, "probability")?);
+        if value < 0.0 {
+            return Err(format!("line {n}: {name} {value} is negative"));
+        }
+        if value > axis.max {
+            return Err(format!(
+                "line {n}: {name} {value:e} {unit} is beyond the {:e} {unit} {}",
+                axis.max, axis.bound
+            ));
+        }
+        if !(0.0..=1.0).contains(&prob) {
+            return Err(format!("line {n}: probability {prob} is outside [0, 1]"));
+        }
+        if let Some(&(pv, pp)) = points.last() {
+            if value < pv {
+                return Err(format!(
+                    "line {n}: not monotone: {name} {value} is below the previous {pv}"
+                ));
+            }
+            if prob < pp {
+                return Err(format!(
+                    "line {n}: not monotone: probability {prob} is below the previous {pp}"
+                ));
+            }
+        }
+        points.push((value, prob));
+    }
+    match points.last() {
+        None => Err("no points".into()),
+        Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => {
+            Err(format!("the last probability must be 1, got {p}"))
+        }
+        Some(_) => Ok(points),
+    }
+}
+
+/// The value at cumulative probability `u` in [0, 1) of CDF `points`, linear
+/// between points (the pFabric and HPCC generators' convention).
+pub fn interpolate(points: &[(f64, f64)], u: f64) -> f64 {
+    let i = points.partition_point(|&(_, p)| p < u);
+    match i {
+        0 => points[0].0,
+        i if i >= points.len() => points[points.len() - 1].0,
+        i => {
+            let (s0, p0) = points[i - 1];
+            let (s1, p1) = points[i];
+            s0 + (s1 - s0) * (u - p0) / (p1 - p0)
+        }
+    }
 }
 
 impl Cdf {
@@ -75,58 +169,10 @@ impl Cdf {
 
     /// Parse `size probability` lines; `#` starts a comment.
     pub fn parse(source: &str, text: &str) -> Result<Cdf, String> {
-        let mut points: Vec<(f64, f64)> = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let n = i + 1;
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            let [size, prob] = fields[..] else {
-                return Err(format!(
-                    "line {n}: expected two numbers (size in bytes, cumulative probability), got \"{line}\""
-                ));
-            };
-            let num = |s: &str, what: &str| {
-                s.parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .ok_or_else(|| format!("line {n}: {what} \"{s}\" is not a number"))
-            };
-            let (size, prob) = (num(size, "size")?, num(prob, "probability")?);
-            if size < 0.0 {
-                return Err(format!("line {n}: size {size} is negative"));
-            }
-            if size > MAX_CDF_SIZE {
-                return Err(format!(
-                    "line {n}: size {size:e} B is beyond the {MAX_CDF_SIZE:e} B (1 TB) bound of a flow size"
-                ));
-            }
-            if !(0.0..=1.0).contains(&prob) {
-                return Err(format!("line {n}: probability {prob} is outside [0, 1]"));
-            }
-            if let Some(&(ps, pp)) = points.last() {
-                if size < ps {
-                    return Err(format!(
-                        "line {n}: not monotone: size {size} is below the previous {ps}"
-                    ));
-                }
-                if prob < pp {
-                    return Err(format!(
-                        "line {n}: not monotone: probability {prob} is below the previous {pp}"
-                    ));
-                }
-            }
-            points.push((size, prob));
-        }
+        let points = parse_points(text, &SIZES)?;
         match points.last() {
-            None => Err("no points".into()),
-            Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => {
-                Err(format!("the last probability must be 1, got {p}"))
-            }
             Some(&(s, _)) if s < 1.0 => Err("the largest size must be at least 1 B".into()),
-            Some(_) => Ok(Cdf {
+            _ => Ok(Cdf {
                 source: source.to_string(),
                 points,
             }),
@@ -135,17 +181,7 @@ impl Cdf {
 
     /// The size at cumulative probability `u` in [0, 1), at least 1 B.
     pub fn sample(&self, u: f64) -> u64 {
-        let i = self.points.partition_point(|&(_, p)| p < u);
-        let size = match i {
-            0 => self.points[0].0,
-            i if i >= self.points.len() => self.points[self.points.len() - 1].0,
-            i => {
-                let (s0, p0) = self.points[i - 1];
-                let (s1, p1) = self.points[i];
-                s0 + (s1 - s0) * (u - p0) / (p1 - p0)
-            }
-        };
-        (size.round() as u64).max(1)
+        (interpolate(&self.points, u).round() as u64).max(1)
     }
 
     /// The mean size in bytes.

@@ -355,6 +355,8 @@ def build(scenario: dict[str, Any], flows_table: Any, reference: str) -> Model:
     for key in ("outages", "stages"):
         if network.get(key):
             raise NotTranslatable(f"network.{key}: not translated")
+    if isinstance(network.get("host_delay"), dict):
+        raise NotTranslatable("network.host_delay: a host-stack table is not translated")
     hosts, switches, raw = _topology(scenario["topology"])
     host_delay = _time_s(network.get("host_delay", "0us"))
     switch_latency = _time_s(network.get("switch_latency", "0us"))

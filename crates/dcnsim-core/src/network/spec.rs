@@ -1,7 +1,8 @@
-//! `[network]`: host and switch delays, the queues at every port, outages
+//! `[network]`: host stacks' and switch delays, the queues at every port, outages
 //! and port stages, as a scenario writes them.
 
 use crate::error::{parse_at, ScenarioError};
+use crate::host_delay::HostDelay;
 use crate::queue::{QueueKind, QueueSpec};
 use crate::stage::StageSpec;
 use crate::topology::Topology;
@@ -12,7 +13,8 @@ use serde_json::Value;
 /// Host and switch delays and the queues at every port (`[network]`).
 #[derive(Clone, Debug)]
 pub struct NetworkSpec {
-    pub host_delay: Time,
+    /// The host stacks' delay each way (`host_delay.rs`).
+    pub host_delay: HostDelay,
     pub switch_latency: Time,
     pub queue: QueueSpec,
     pub nic_queue: QueueSpec,
@@ -28,8 +30,7 @@ pub struct NetworkSpec {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawNetwork {
-    #[serde(default, deserialize_with = "crate::units::delay")]
-    host_delay: Time,
+    host_delay: Option<Value>,
     #[serde(default, deserialize_with = "crate::units::delay")]
     switch_latency: Time,
     queue: Option<Value>,
@@ -60,8 +61,12 @@ impl NetworkSpec {
         let queue = |q: Option<Value>, at: &str, default: fn() -> QueueSpec| {
             q.map_or_else(|| Ok(default()), |q| QueueSpec::from_value(q, at))
         };
+        let host_delay = match raw.host_delay {
+            None => HostDelay::default(),
+            Some(v) => HostDelay::from_value(&v, "network.host_delay")?,
+        };
         Ok(NetworkSpec {
-            host_delay: raw.host_delay,
+            host_delay,
             switch_latency: raw.switch_latency,
             queue: queue(raw.queue, "network.queue", default_switch_queue)?,
             nic_queue: queue(raw.nic_queue, "network.nic_queue", default_nic_queue)?,
@@ -91,7 +96,7 @@ fn default_nic_queue() -> QueueSpec {
 impl Default for NetworkSpec {
     fn default() -> Self {
         NetworkSpec {
-            host_delay: Time::ZERO,
+            host_delay: HostDelay::default(),
             switch_latency: Time::ZERO,
             queue: default_switch_queue(),
             nic_queue: default_nic_queue(),

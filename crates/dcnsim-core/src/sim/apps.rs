@@ -152,7 +152,7 @@ impl Simulation {
         let hash = datagram_hash(p.src, p.dst, row, PROBE_PORT);
         let mut pkt = self.datagram(p.src, p.dst, p.size, p.class, hash, p.sent);
         pkt.record = row;
-        self.inject(pkt);
+        self.app_send(pkt);
     }
 
     pub(super) fn stream_send(&mut self, id: u32, hosts: u32) {
@@ -163,14 +163,14 @@ impl Simulation {
         if s.advance() {
             let next = s.next;
             self.events
-                .schedule(next + self.host_delay, Event::StreamSend(id));
+                .schedule(next + self.send_delay, Event::StreamSend(id));
         }
         let mut pkt = self.datagram(src, dst, size, class, hash, sent);
         pkt.flow = id;
         if record {
             pkt.record = self.rec.probes.push(id, src, dst, size, class, sent);
         }
-        self.inject(pkt);
+        self.app_send(pkt);
     }
 
     /// Probes, streams, listed flows, and the scenario's applications, each
@@ -190,7 +190,7 @@ impl Simulation {
                     .probes
                     .push(NONE, p.src, d, p.size.0 as u32, p.class, sent);
                 self.events
-                    .schedule(sent + self.host_delay, Event::ProbeSend(row));
+                    .schedule(sent + self.send_delay, Event::ProbeSend(row));
             }
         }
         for (i, spec) in sc.traffic.streams.iter().enumerate() {
@@ -202,7 +202,7 @@ impl Simulation {
             let first = s.first();
             if first < s.spec.stop {
                 self.events
-                    .schedule(first + self.host_delay, Event::StreamSend(i as u32));
+                    .schedule(first + self.send_delay, Event::StreamSend(i as u32));
             }
             self.streams.push(s);
         }

@@ -4,11 +4,14 @@
 
 use super::hosts::Hosts;
 use super::records::Recorded;
-use super::{derive, rng_for, Counters, Simulation, RNG_AQM, RNG_SWITCH, SALT_ECMP};
+use super::{
+    derive, rng_for, Counters, Simulation, RNG_AQM, RNG_HOST_STACK, RNG_SWITCH, SALT_ECMP,
+};
 use crate::agent::{Switch, SwitchAgent};
 use crate::app::Application;
 use crate::engine::EventQueue;
 use crate::forwarding::Forwarder;
+use crate::host_delay::{Delay, Stack};
 use crate::network::{Network, Port};
 use crate::packet::Arena;
 use crate::pcap::Capture;
@@ -63,6 +66,13 @@ impl Simulation {
                 format!("{}->{}", name(p.node), name(p.peer))
             })
             .collect();
+        let hd = &sc.network.host_delay;
+        let stack = |d: &Delay, direction: u64| {
+            d.constant().is_none().then(|| {
+                let rng = rng_for(sc.seed, RNG_HOST_STACK, direction);
+                Box::new(Stack::new(d.clone(), hosts_n, rng))
+            })
+        };
         let mut sim = Simulation {
             fwd: Forwarder::new(
                 &sc.forwarding,
@@ -75,7 +85,11 @@ impl Simulation {
             arena: Arena::default(),
             dropped: Vec::new(),
             agents: Default::default(),
-            host_delay: sc.network.host_delay,
+            send_delay: hd.send.constant().unwrap_or(Time::ZERO),
+            receive_delay: hd.receive.constant().unwrap_or(Time::ZERO),
+            send_stack: stack(&hd.send, 0),
+            receive_stack: stack(&hd.receive, 1),
+            host_delay_means: hd.mean_both_ways(),
             streams: Vec::new(),
             hosts: Hosts {
                 flows: Vec::new(),

@@ -88,13 +88,17 @@ impl Simulation {
     /// segment some 17 instructions, with [`Simulation::nic_at`].
     #[inline(always)]
     pub(super) fn send(&mut self, pkt: Packet, unwatched: bool) {
-        if self.host_delay == Time::ZERO {
+        if self.send_stack.is_some() {
+            self.send_drawn(pkt);
+            return;
+        }
+        if self.send_delay == Time::ZERO {
             self.inject(pkt);
             return;
         }
         self.n.injected += 1;
         let p = self.arena.alloc(pkt);
-        let at = self.now() + self.host_delay;
+        let at = self.now() + self.send_delay;
         let host = self.net.node_host[pkt.src as usize];
         let nic = self.net.host_port[host as usize];
         match self.nic_at(host, at, pkt.size) {
@@ -105,6 +109,32 @@ impl Simulation {
                 self.events.schedule(at, Event::HostSend(p));
             }
         }
+    }
+
+    /// A probe or stream packet whose send event came a constant sending
+    /// delay after its time (none when it is drawn) reaches its host stack.
+    pub(super) fn app_send(&mut self, pkt: Packet) {
+        if self.send_stack.is_some() {
+            self.send_drawn(pkt);
+        } else {
+            self.inject(pkt);
+        }
+    }
+
+    /// A packet enters its host's sending stack, whose delay is drawn
+    /// (`network.host_delay.send`), and reaches the NIC when the stack
+    /// releases it: after its draw, and not before the host's packet ahead
+    /// of it ([`crate::host_delay::Stack::release`]). Never committed early ([`Nic::Later`]).
+    #[cold]
+    fn send_drawn(&mut self, pkt: Packet) {
+        self.n.injected += 1;
+        let host = self.net.node_host[pkt.src as usize];
+        let now = self.now();
+        let stack = self.send_stack.as_mut().expect("a drawn sending delay");
+        let at = stack.release(host as usize, now);
+        let p = self.arena.alloc(pkt);
+        self.hosts.host_sends[host as usize] += 1;
+        self.events.schedule(at, Event::HostSend(p));
     }
 
     /// What host `host`'s NIC is known now to be doing at `at`, a host delay
@@ -172,10 +202,19 @@ impl Simulation {
                 self.arena.release(p);
                 self.pause(port, classes, quanta);
             } else {
-                // With a host delay the last hop is folded into the delivery
-                // event (see `transmit_at`).
-                debug_assert!(self.host_delay == Time::ZERO);
-                self.deliver(p);
+                // With a constant receiving delay the last hop is folded
+                // into the delivery event (see `transmit_at`).
+                debug_assert!(self.receive_delay == Time::ZERO);
+                match self.receive_stack.as_mut() {
+                    None => self.deliver(p),
+                    Some(stack) => {
+                        // A drawn one: the packet waits in its host's stack.
+                        let host = self.net.node_host[node as usize] as usize;
+                        let now = self.events.now();
+                        let at = stack.release(host, now);
+                        self.events.schedule(at, Event::Deliver(p));
+                    }
+                }
             }
             return;
         }
@@ -403,7 +442,7 @@ impl Simulation {
         let at = pt.start(pkt, start);
         let captured = pt.captured();
         let (leaves_host, flow) = (pkt.is_tcp() && pkt.hops == 0, pkt.flow);
-        if self.host_delay != Time::ZERO
+        if self.receive_delay != Time::ZERO
             && pkt.next_node == pkt.dst
             && !matches!(pkt.kind, Kind::Pause { .. })
         {
@@ -411,7 +450,7 @@ impl Simulation {
             // processing, so the delivery is scheduled now, with the key the
             // arrival would give it (time, then scheduled at the arrival).
             self.events
-                .schedule_from(at + self.host_delay, at, Event::Deliver(p));
+                .schedule_from(at + self.receive_delay, at, Event::Deliver(p));
         } else {
             self.events.schedule_from(at, start, Event::Arrive(p));
         }

@@ -216,7 +216,7 @@ fn routed(sc: &Scenario, opened: &[Opened]) -> Drawn {
             path.iter().map(hop),
             o.flow.size,
             &sc.transport,
-            sc.network.host_delay,
+            sc.network.host_delay.mean_both_ways(),
         );
         ideal.push(t.as_secs_f64());
     }

@@ -455,7 +455,7 @@ impl Simulation {
             let port = &self.net.ports[p as usize];
             (port.rate, port.arrive_after)
         });
-        ideal_fct(hops, size, &self.hosts.transport, self.host_delay)
+        ideal_fct(hops, size, &self.hosts.transport, self.host_delay_means)
     }
 }
 
@@ -464,12 +464,14 @@ impl Simulation {
 /// arrival) on an empty network with no window limit: the handshake's round
 /// trip (when on), every packet through the slowest link of the path back to
 /// back, the first packet's store-and-forward time over the other links, and
-/// the path's propagation, switch and host delays.
+/// the path's propagation, switch and host delays (`host_delays`: the
+/// sending and receiving stacks' delays together, a drawn one by its mean,
+/// [`crate::host_delay::HostDelay::mean_both_ways`]).
 pub(super) fn ideal_fct(
     hops: impl Iterator<Item = (Rate, Time)> + Clone,
     size: u64,
     transport: &TransportSpec,
-    host_delay: Time,
+    host_delays: Time,
 ) -> Time {
     let mss = transport.mss.0;
     let header = transport.header.0;
@@ -481,12 +483,12 @@ pub(super) fn ideal_fct(
     let store_forward: Time = hops.clone().map(|h| h.0.serialization(first)).sum();
     let body = slowest.serialization(wire);
     let one_way = |bytes: u64| -> Time {
-        hops.clone().map(|h| h.0.serialization(bytes)).sum::<Time>() + latency + host_delay * 2
+        hops.clone().map(|h| h.0.serialization(bytes)).sum::<Time>() + latency + host_delays
     };
     let handshake = if transport.handshake {
         one_way(header) * 2
     } else {
         Time::ZERO
     };
-    handshake + body + (store_forward - slowest.serialization(first)) + latency + host_delay * 2
+    handshake + body + (store_forward - slowest.serialization(first)) + latency + host_delays
 }

@@ -27,6 +27,7 @@ mod records;
 
 use crate::engine::{Event, EventQueue};
 use crate::forwarding::{mix, Forwarder};
+use crate::host_delay::Stack;
 use crate::network::Network;
 use crate::packet::Arena;
 use crate::records::{Output, Sink, Summary};
@@ -86,6 +87,9 @@ const RNG_AQM: u64 = 4;
 const RNG_APPS: u64 = 5;
 /// The path a drawn flow takes among equal-cost next hops ([`drawn`]).
 const SALT_DRAWN_PATH: u64 = 6;
+/// The host stacks' drawn delays: index 0 sending, 1 receiving
+/// ([`crate::host_delay::Stack`]).
+const RNG_HOST_STACK: u64 = 7;
 
 /// The random stream of application kind `kind`'s instance `instance`.
 fn app_rng(seed: u64, kind: usize, instance: u32) -> Xoshiro256PlusPlus {
@@ -111,7 +115,16 @@ pub struct Simulation {
     dropped: Vec<u32>,
     /// The switch agents (`agents.rs`).
     agents: agents::Agents,
-    host_delay: Time,
+    /// The host stacks' constant delay sending and receiving
+    /// (`network.host_delay`; 0 for a direction whose delay is drawn).
+    send_delay: Time,
+    receive_delay: Time,
+    /// A direction whose delay is drawn: its stacks (`host_delay.rs`),
+    /// `None` for a constant (the fast path).
+    send_stack: Option<Box<Stack>>,
+    receive_stack: Option<Box<Stack>>,
+    /// Both directions' mean delays, for ideal completion times.
+    host_delay_means: Time,
     streams: Vec<Stream>,
     /// The TCP host stacks (`hosts.rs`).
     hosts: hosts::Hosts,
@@ -249,7 +262,7 @@ impl Simulation {
     fn count_last_hops_by(&mut self, stop: Time, t: Time, ev: Event) {
         let mut next = Some((t, ev));
         while let Some((t, ev)) = next {
-            if t > stop + self.host_delay {
+            if t > stop + self.receive_delay {
                 break;
             }
             if let Event::Deliver(_) = ev {
