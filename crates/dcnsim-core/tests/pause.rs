@@ -438,7 +438,10 @@ fn bad_pause_settings_name_the_field() {
             "xoff = \"20pkt\"\nbuffer = \"1MB\"",
             "agents[0].buffer: only with alpha",
         ),
-        ("xoff = \"20pkt\"\nrefresh = \"0us\"", "agents[0].refresh: must be positive"),
+        (
+            "xoff = \"20pkt\"\nrefresh = \"0us\"",
+            "agents[0].refresh: 0us is shorter than one pause quantum",
+        ),
         (
             "xoff = \"20pkt\"\ndeadlock_after = \"0s\"",
             "agents[0].deadlock_after: must be positive",
