@@ -87,13 +87,16 @@ fn stamps(extra: &str) -> Vec<u32> {
 
 /// Packet k reaches s1 1.6384 us after packet k − 1; s1->h1 sends one every
 /// 8.192 us, five gaps. When packet k arrives, packets 0 ..= ⌊k/5⌋ have
-/// started (the one starting at that instant too), so k − ⌊k/5⌋ − 1 of 1 KB
-/// each wait: its stamp, s0's port being empty. The scheduled port (the
-/// agents need no event-driven ports) and the event-driven one (its queue
-/// traced) stamp alike.
+/// started (the one starting at that instant too), so k − ⌊k/5⌋ − 1 of
+/// 1024 B each wait: its stamp counts them in the seed's 1500 B packets
+/// (§5.3, `BOF_UNIT`), rounded down, s0's port being empty. The scheduled
+/// port (the agents need no event-driven ports) and the event-driven one (its
+/// queue traced) stamp alike.
 #[test]
-fn a_packet_carries_the_kilobytes_it_found_queued_on_its_path() {
-    let want: Vec<u32> = (0..100u32).map(|k| k - (k / 5 + 1).min(k)).collect();
+fn a_packet_carries_the_packets_it_found_queued_on_its_path() {
+    let want: Vec<u32> = (0..100u32)
+        .map(|k| (k - (k / 5 + 1).min(k)) * 1024 / 1500)
+        .collect();
     assert_eq!(stamps(""), want);
     assert_eq!(stamps("[trace]\nqueues = [\"s1->h1\"]"), want);
 }
