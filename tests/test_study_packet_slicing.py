@@ -19,8 +19,8 @@ import pytest
 import dcnsim
 from dcnsim import studies
 from dcnsim.studies import packet_slicing as ps
+from dcnsim.studies.packet_slicing import scenarios
 from dcnsim.studies.packet_slicing.runs import _instant_goodput, bottleneck_bps
-from dcnsim.studies.packet_slicing.scenarios import incast_scenario, testbed_scenario
 from dcnsim.studies.study import check_study_dir
 from simhelp import EXAMPLES, assert_claims_printed, not_reproduced, reproduced
 
@@ -147,8 +147,8 @@ def test_instant_goodput_never_exceeds_the_link_and_keeps_every_byte() -> None:
     assert goodput[:, 1].max() <= 1000.0 + 1e-9
     assert goodput[:, 1].sum() * 1e6 / 8 * 1e-3 == pytest.approx(una[-1] - una[0])
     assert goodput[:, 1].max() == pytest.approx(1000.0)  # the stalled bytes fill bins
-    assert bottleneck_bps(incast_scenario(30, "dctcp", True)) == 1e9
-    assert bottleneck_bps(testbed_scenario(10, False)) == 100e6
+    assert bottleneck_bps(scenarios.incast_scenario(30, "dctcp", True)) == 1e9
+    assert bottleneck_bps(scenarios.testbed_scenario(10, False)) == 100e6
 
 
 def test_the_study_is_listed() -> None:
@@ -160,7 +160,7 @@ def test_tshark_decodes_the_icmp_next_hop_mtu(tmp_path) -> None:
     """30 workers: the switch tells host 1 (the first flow's sender) ⌊38 250 / n⌋ B as
     n grows from 26 to 30 (eq. 11, Y = 76 500 B, ŵ = 2), each an ICMPv4 "fragmentation
     needed" from the switch's address, quoting a TCP segment of the flow."""
-    sc = incast_scenario(30, "dctcp", True).set("trace.pcap", ["sw0->host1"])
+    sc = scenarios.incast_scenario(30, "dctcp", True).set("trace.pcap", ["sw0->host1"])
     results = dcnsim.run(sc)
     path = tmp_path / "sender.pcap"
     path.write_bytes(results.pcaps["sw0->host1"])
@@ -226,7 +226,7 @@ def test_both_studies_of_the_seed_run_its_one_reading() -> None:
     from dcnsim.studies.packet_slicing import scenarios
 
     assert incast.READING is scenarios.READING is packet_slicing_seed.READING
-    a, b = incast.incast_scenario(1500, 30).to_dict(), incast_scenario(30).to_dict()
+    a, b = incast.incast_scenario(1500, 30).to_dict(), scenarios.incast_scenario(30).to_dict()
     assert a["transport"] == b["transport"]
     assert a["network"]["queue"] == b["network"]["queue"]
     assert b["transport"]["profile"] == "ns2_sack" and b["transport"]["ecn_floor"] == 1
@@ -236,7 +236,7 @@ def test_both_studies_of_the_seed_run_its_one_reading() -> None:
         "aqm": {"kind": "threshold", "k": "29200B"},
     }
     # A variant is printed beside it, never instead of it.
-    floor2 = incast_scenario(30, reading=packet_slicing_seed.VARIANTS["floor2"]).to_dict()
+    floor2 = scenarios.incast_scenario(30, reading=packet_slicing_seed.VARIANTS["floor2"]).to_dict()
     assert floor2["transport"] == b["transport"] | {"ecn_floor": 2}
 
 
