@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["TOLERANCES", "compare", "format_metrics"]
+__all__ = ["REFERENCE_COLUMNS", "TOLERANCES", "compare", "format_metrics", "reference_tables"]
 
 #: Default relative tolerances by name (``--tolerance NAME=X``): the issue's bars
 #: where it sets one (round times 1 %, drops 25 %, FCT spread 10 %, FCT median 2 %).
@@ -24,6 +24,27 @@ TOLERANCES: dict[str, float] = {
     "timeouts": 0.25,
     "queue": 0.10,  # the largest queue of any port, in packets
 }
+
+
+#: The columns of the tables a reference's run is read back into (``ns2.py``,
+#: ``ns3.py``), the ones ``compare`` sets beside dcnsim's.
+REFERENCE_COLUMNS = {
+    "flows": ["flow_id", "fct_s", "drops", "retransmits", "timeouts"],
+    "probes": ["probe_id", "latency_s"],
+    "rounds": ["app", "round", "start_s", "end_s", "round_time_s"],
+    "ports": ["port", "packets_dropped", "max_queue_packets", "max_queue_bytes"],
+}
+
+
+def reference_tables(
+    flows: list, probes: list, rounds: list, ports: list
+) -> dict[str, pd.DataFrame]:
+    """A reference run's rows (dicts) as the tables ``compare`` reads, with their columns
+    even when a table has no row."""
+    rows = {"flows": flows, "probes": probes, "rounds": rounds, "ports": ports}
+    return {
+        name: pd.DataFrame(rows[name], columns=cols) for name, cols in REFERENCE_COLUMNS.items()
+    }
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from dcnsim.crosscheck.compare import reference_tables
 from dcnsim.crosscheck.model import (
     Model,
     NotTranslatable,
@@ -522,18 +523,7 @@ def read(model: Model, trace: Path, results: Path) -> dict[str, pd.DataFrame]:
         for a, b in ((nodes.index(link.a), nodes.index(link.b)) for link in model.links)
         if nodes[a] not in model.hosts_set  # switch ports: dcnsim keeps a window in the host
     ]
-    return {
-        "flows": pd.DataFrame(
-            flows, columns=["flow_id", "fct_s", "drops", "retransmits", "timeouts"]
-        ),
-        "probes": pd.DataFrame(probe_rows, columns=["probe_id", "latency_s"]),
-        "rounds": pd.DataFrame(
-            rounds, columns=["app", "round", "start_s", "end_s", "round_time_s"]
-        ),
-        "ports": pd.DataFrame(
-            ports, columns=["port", "packets_dropped", "max_queue_packets", "max_queue_bytes"]
-        ),
-    }
+    return reference_tables(flows, probe_rows, rounds, ports)
 
 
 def profiles() -> tuple[str, ...]:

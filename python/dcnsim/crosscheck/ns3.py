@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from dcnsim.crosscheck.compare import reference_tables
 from dcnsim.crosscheck.model import (
     Model,
     NotTranslatable,
@@ -398,18 +399,7 @@ def read(model: Model, results: Path, flow_ids: list[int]) -> dict[str, pd.DataF
                     "max_queue_bytes": int(rest[3]),
                 }
             )
-    return {
-        "flows": pd.DataFrame(
-            flows, columns=["flow_id", "fct_s", "drops", "retransmits", "timeouts"]
-        ),
-        "probes": pd.DataFrame(probes, columns=["probe_id", "latency_s"]),
-        "rounds": pd.DataFrame(
-            rounds, columns=["app", "round", "start_s", "end_s", "round_time_s"]
-        ),
-        "ports": pd.DataFrame(
-            ports, columns=["port", "packets_dropped", "max_queue_packets", "max_queue_bytes"]
-        ),
-    }
+    return reference_tables(flows, probes, rounds, ports)
 
 
 def notes(model: Model) -> list[str]:
