@@ -16,17 +16,30 @@ if TYPE_CHECKING:
     from dcnsim.results import Results
 
 
+def header_lines(
+    summary: Mapping[str, Any],
+    scenario: Mapping[str, Any],
+    changes: Sequence[tuple[str, Any]] = (),
+    what: str = "",
+) -> list[str]:
+    """The first lines of what a command prints of a run (or an estimate, ``what``
+    saying so after the seed): dcnsim's version, the scenario's name and seed, the
+    scenario by its values and the ``changes`` (``--set``) made to its file."""
+    head = f"dcnsim {summary.get('version', _core.__version__)}"
+    if summary.get("name"):
+        head += f": {summary['name']}"
+    head += f", seed {summary.get('seed')}{what}"
+    lines = [head, f"  scenario     {scenario_line(scenario)}"]
+    if changes:
+        lines.append(f"  set          {changes_line(changes)}")
+    return lines
+
+
 def format_summary(results: Results, changes: Sequence[tuple[str, Any]] = ()) -> str:
     """A short human summary of a run: its header names the scenario by its values
     (``dcnsim.labels``) and the ``changes`` (``--set``) made to its file."""
     s = results.summary
-    head = f"dcnsim {s.get('version', _core.__version__)}"
-    if s.get("name"):
-        head += f": {s['name']}"
-    head += f", seed {s.get('seed')}"
-    lines = [head, f"  scenario     {scenario_line(results.scenario.to_dict())}"]
-    if changes:
-        lines.append(f"  set          {changes_line(changes)}")
+    lines = header_lines(s, results.scenario.to_dict(), changes)
     lines += [
         f"  simulated    {format_seconds(float(s['sim_time_s']))} "
         f"in {format_wall(float(s['wall_s']))} wall",

@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dcnsim import _core
 from dcnsim.estimation import Estimate
 from dcnsim.formats import format_wall
-from dcnsim.labels import changes_line, scenario_line
+from dcnsim.run_text import header_lines
 from dcnsim.scenario import Scenario
 from dcnsim.studies.text import format_table
 
@@ -19,13 +18,12 @@ __all__ = ["format_estimate"]
 
 def format_estimate(est: Estimate, scenario: Scenario, changes: Sequence[tuple[str, Any]]) -> str:
     s = est.summary
-    head = f"dcnsim {_core.__version__}"
-    if s.get("name"):
-        head += f": {s['name']}"
-    head += f", seed {s.get('seed')}: ESTIMATE by link-level decomposition, not a packet-level run"
-    lines = [head, f"  scenario     {scenario_line(scenario.to_dict())}"]
-    if changes:
-        lines.append(f"  set          {changes_line(changes)}")
+    lines = header_lines(
+        {"name": s.get("name"), "seed": s.get("seed")},
+        scenario.to_dict(),
+        changes,
+        ": ESTIMATE by link-level decomposition, not a packet-level run",
+    )
     finished = int(est.flows["fct_s"].notna().sum())
     lines += [
         f"  flows        {s['flows']:,} drawn, {finished:,} estimated to finish by stop_time",
