@@ -35,6 +35,19 @@ pub const OPTION_BYTES: u32 = 4;
 /// ([`TcpHeader::echo`]).
 pub const OPTION_TYPE: u8 = 226;
 
+/// The largest value of the option's one-octet BOF field.
+pub const BOF_MAX: u32 = 255;
+
+/// Bytes per BOF unit: one packet of BOTCP's 1500 bytes (seed §5, §5.3;
+/// the reading is argued in `stage/max_occupancy.rs`, which stamps it).
+pub const BOF_UNIT: u64 = 1500;
+
+/// The BOF value of a buffer holding `bytes`: whole 1500-byte packets, at
+/// most 255.
+pub fn bof(bytes: u64) -> u32 {
+    (bytes / BOF_UNIT).min(u64::from(BOF_MAX)) as u32
+}
+
 /// What a packet is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

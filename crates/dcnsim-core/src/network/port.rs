@@ -14,24 +14,23 @@ mod pause;
 
 use crate::packet::{Arena, Hop, CE, NONE, NOT_ECT};
 use crate::queue::{Aqms, Next, Occupancy, PortContext, Queue, QueueSpec, Queued, Verdict};
-use crate::stage::{max_occupancy, Found, Stages};
+use crate::stage::{Found, StageKind, Stages};
 use crate::units::{Capacity, Rate, Time};
 pub use pause::Paused;
 use std::collections::VecDeque;
 
-/// What a port's stages do on enqueue.
+/// What a port's stages do on enqueue. One byte: `Inline` keeps its kind
+/// in the niche of [`StageKind`] (a test below holds it so).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(u8)]
 pub enum Stamps {
     /// Nothing: most ports.
     #[default]
     None,
-    /// BOTCP's buffer-occupancy stamp (`stage::max_occupancy`) is the
-    /// port's only guard (no other stage on enqueue, no outage): the port
-    /// runs it inline. Through the out-of-line check and the port's stage
-    /// list it cost some 60 instructions per stamped hop
-    /// (docs/performance.md, "BOTCP's cost").
-    Alone,
+    /// A stage of this kind declared [`crate::stage::Stage::STATELESS`]
+    /// is the port's only guard (no other stage on enqueue, no outage):
+    /// the port runs its stamp inline ([`StageKind::stamp`]), not through
+    /// its stage list.
+    Inline(StageKind),
     /// The port's stages, run out of line through its list.
     Stages,
 }
@@ -250,32 +249,27 @@ impl Port {
     pub fn add_outage(&mut self, start: Time, stop: Time) {
         self.outages.push((start, stop));
         self.guarded = true;
-        if self.stamps == Stamps::Alone {
+        if matches!(self.stamps, Stamps::Inline(_)) {
             self.stamps = Stamps::Stages;
         }
     }
 
-    /// A stage of this port rewrites packets on enqueue; `bof`: it is
-    /// BOTCP's buffer-occupancy stamp (`max_occupancy`), which the port
-    /// runs itself while it is the port's only guard ([`Stamps::Alone`]).
-    pub fn add_stamps(&mut self, bof: bool) {
+    /// A stage of this port rewrites packets on enqueue; `stateless`: its
+    /// kind, when it declared a stateless stamp, which the port runs inline
+    /// while it is the port's only guard ([`Stamps::Inline`]).
+    pub fn add_stamps(&mut self, stateless: Option<StageKind>) {
         self.guarded = true;
-        self.stamps = if self.stamps == Stamps::None && bof && self.outages.is_empty() {
-            Stamps::Alone
-        } else {
-            Stamps::Stages
+        self.stamps = match stateless {
+            Some(kind) if self.stamps == Stamps::None && self.outages.is_empty() => {
+                Stamps::Inline(kind)
+            }
+            _ => Stamps::Stages,
         };
     }
 
     /// Whether a stage of this port rewrites packets on enqueue.
     pub fn stamps(&self) -> bool {
         self.stamps != Stamps::None
-    }
-
-    /// Whether BOTCP's stamp is the port's only guard ([`Stamps::Alone`]).
-    #[inline(always)]
-    pub fn stamp_alone(&self) -> bool {
-        self.stamps == Stamps::Alone
     }
 
     /// Whether an arrival must pass an outage window or an on-enqueue stage
@@ -409,8 +403,8 @@ impl Port {
             self.queue.retire(now, self.busy_until <= now);
         }
         if self.guarded() {
-            if self.stamp_alone() {
-                max_occupancy::stamp(pkt, self.found().bytes);
+            if let Stamps::Inline(kind) = self.stamps {
+                kind.stamp(pkt, self.found());
             } else if !self.passes_guards(pkt, now) {
                 self.drops += 1;
                 return Offered::Dropped;
@@ -490,7 +484,7 @@ impl Port {
     /// Whether `pkt` passes the outage windows and the on-enqueue stages
     /// (it finds the port's buffer as it is at `now`); `false`: an outage
     /// drops it or a stage refuses it. Out of line: most ports have
-    /// neither, and BOTCP's stamp alone is run inline ([`Port::stamp_alone`]).
+    /// neither, and a stateless stamp alone is run inline ([`Stamps::Inline`]).
     #[inline(never)]
     fn passes_guards(&mut self, pkt: &mut Hop, now: Time) -> bool {
         if self.is_down(now) {
@@ -667,6 +661,8 @@ mod tests {
         let end = |offset: usize, size: usize| offset + size;
         assert!(end(offset_of!(Port, aqm), size_of::<Aqms>()) <= 64);
         assert!(end(offset_of!(Port, captured), 1) <= 64);
+        assert_eq!(size_of::<Stamps>(), 1, "Inline's kind in StageKind's niche");
+        assert!(end(offset_of!(Port, stamps), size_of::<Stamps>()) <= 64);
         assert_eq!(offset_of!(Port, queue), 64);
         let Queue::Droptail(fifo) = &pt.queue else {
             panic!("a FIFO port")

@@ -17,7 +17,6 @@ use crate::packet::Arena;
 use crate::pcap::Capture;
 use crate::queue::{Aqms, PortAqm};
 use crate::scenario::{PcapTarget, Scenario};
-use crate::stage::StageParams;
 use crate::topology::NodeKind;
 use crate::units::Time;
 
@@ -241,7 +240,7 @@ fn attach_stages(net: &mut Network, sc: &Scenario) -> Vec<serde_json::Value> {
             }
             pt.stages.push(spec.params.build(&ctx));
             if spec.params.on_enqueue() {
-                pt.add_stamps(matches!(spec.params, StageParams::MaxOccupancy(_)));
+                pt.add_stamps(spec.params.stateless());
             }
             if spec.params.shapes() {
                 pt.shape();

@@ -80,7 +80,7 @@ impl Simulation {
             let pt = &mut self.net.ports[port as usize];
             pt.stages.push(PortStage::plugged(S::new(spec, &ctx)));
             if S::ON_ENQUEUE {
-                pt.add_stamps(false);
+                pt.add_stamps(None);
             }
             if S::SHAPES {
                 pt.shape();

@@ -25,14 +25,8 @@
 
 use super::{Found, PortContext, Stage};
 use crate::packet::Hop;
-use crate::units::Time;
+pub use crate::packet::{bof, BOF_MAX, BOF_UNIT};
 use serde::Deserialize;
-
-/// The largest value of the one-octet BOF field.
-pub const BOF_MAX: u32 = 255;
-
-/// Bytes per BOF unit: one packet of the seed's 1500 bytes (§5, §5.3).
-pub const BOF_UNIT: u64 = 1500;
 
 /// No keys: the reading is the seed's.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
@@ -42,33 +36,25 @@ pub struct MaxOccupancySpec {}
 #[derive(Clone, Debug)]
 pub struct MaxOccupancy;
 
-/// The BOF value of a buffer holding `bytes`: whole 1500-byte packets, at
-/// most 255.
-pub fn bof(bytes: u64) -> u32 {
-    (bytes / BOF_UNIT).min(u64::from(BOF_MAX)) as u32
-}
-
 impl Stage for MaxOccupancy {
     type Spec = MaxOccupancySpec;
     const ON_ENQUEUE: bool = true;
+    /// The stamp reads only the packet and the buffer: a port whose only
+    /// guard it is runs it inline. Through the out-of-line check and the
+    /// port's stage list it cost some 60 instructions per stamped hop
+    /// (docs/performance.md, "BOTCP's cost").
+    const STATELESS: bool = true;
 
     fn new(_spec: &MaxOccupancySpec, _ctx: &PortContext) -> MaxOccupancy {
         MaxOccupancy
     }
 
-    fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, _now: Time) -> bool {
-        stamp(pkt, found.bytes);
-        true
-    }
-}
-
-/// The stamp of a packet offered to a port holding `bytes`. A port whose
-/// only guard this stage is calls it inline (`network::port::Stamps::Alone`);
-/// beside other stages or outages it runs through [`Stage::on_enqueue`].
-#[inline(always)]
-pub fn stamp(pkt: &mut Hop, bytes: u64) {
-    if let Some(v) = pkt.option {
-        pkt.option = Some(v.max(bof(bytes)));
+    /// The stamp of a packet offered to a port holding `found`.
+    #[inline(always)]
+    fn stamp(pkt: &mut Hop, found: Found) {
+        if let Some(v) = pkt.option {
+            pkt.option = Some(v.max(bof(found.bytes)));
+        }
     }
 }
 
@@ -76,6 +62,7 @@ pub fn stamp(pkt: &mut Hop, bytes: u64) {
 mod tests {
     use super::*;
     use crate::packet::{Kind, Packet};
+    use crate::units::Time;
 
     #[test]
     fn the_stamp_is_the_larger_of_the_field_and_the_packets_queued() {

@@ -63,6 +63,12 @@ pub trait Stage: Sized {
     const ON_ENQUEUE: bool = false;
     /// Whether the stage holds classes ([`Stage::held`]).
     const SHAPES: bool = false;
+    /// Whether [`Stage::on_enqueue`] is [`Stage::stamp`]: it keeps no state,
+    /// reads only the packet and the buffer as found, and never refuses.
+    /// A port whose only guard such a stage is runs [`Stage::stamp`] inline
+    /// instead of through its stage list (the port's fast path, declared
+    /// here and named by the port only as a [`StageKind`]).
+    const STATELESS: bool = false;
 
     /// Whether an entry of these keys holds classes (a kind that shapes only
     /// in some settings says which; by default [`Stage::SHAPES`]).
@@ -85,9 +91,15 @@ pub trait Stage: Sized {
 
     /// `pkt` is offered to the port at `now`, which holds `found`; may
     /// rewrite it, or refuse it (`false`: the port drops it, a policer).
-    fn on_enqueue(&mut self, _pkt: &mut Hop, _found: Found, _now: Time) -> bool {
+    /// A [`Stage::STATELESS`] kind's is its [`Stage::stamp`].
+    fn on_enqueue(&mut self, pkt: &mut Hop, found: Found, _now: Time) -> bool {
+        Self::stamp(pkt, found);
         true
     }
+
+    /// What a [`Stage::STATELESS`] kind does to `pkt` offered to a port
+    /// holding `found`, without an instance; nothing by default.
+    fn stamp(_pkt: &mut Hop, _found: Found) {}
 
     /// Classes (bit c for class c) that may not start a packet at `now`.
     fn held(&self, _now: Time) -> u8 {
@@ -171,6 +183,15 @@ macro_rules! stages {
         #[strum(serialize_all = "snake_case")]
         pub enum StageKind { $($variant,)* }
 
+        impl StageKind {
+            /// The kind's [`Stage::stamp`], run inline by a port whose only
+            /// guard a [`Stage::STATELESS`] stage of this kind is.
+            #[inline(always)]
+            pub fn stamp(self, pkt: &mut Hop, found: Found) {
+                match self { $(StageKind::$variant => <$ty>::stamp(pkt, found),)* }
+            }
+        }
+
         /// One kind's parameters.
         #[derive(Clone, Debug, PartialEq)]
         pub enum StageParams { $($variant(<$ty as Stage>::Spec),)* }
@@ -204,6 +225,17 @@ macro_rules! stages {
             /// Whether the kind rewrites packets on enqueue.
             pub fn on_enqueue(&self) -> bool {
                 match self { $(StageParams::$variant(_) => <$ty>::ON_ENQUEUE,)* }
+            }
+
+            /// The kind, when its enqueue hook is a [`Stage::STATELESS`]
+            /// stamp a port may run inline.
+            pub fn stateless(&self) -> Option<StageKind> {
+                match self { $(StageParams::$variant(_) => <$ty>::STATELESS.then_some(StageKind::$variant),)* }
+            }
+
+            /// The kind's name, as `kind` is written (`"max_occupancy"`).
+            pub fn name(&self) -> &'static str {
+                match self { $(StageParams::$variant(_) => <StageKind as strum::VariantNames>::VARIANTS[StageKind::$variant as usize],)* }
             }
 
             /// Whether the kind holds classes.
@@ -250,8 +282,8 @@ impl Stages {
 
     /// Run every stage's enqueue hook on `pkt`, which finds `found` at
     /// `now`, until one refuses it (`false`: drop it). A port of one stage
-    /// (QJUMP's NICs) calls it without the loop; BOTCP's stamp alone the
-    /// port runs itself (`network::port::Stamps::Alone`).
+    /// (QJUMP's NICs) calls it without the loop; a [`Stage::STATELESS`]
+    /// stamp alone the port runs inline (`network::port::Stamps::Inline`).
     /// Inline in `run_stamps`, its one caller: out of line, the call cost
     /// each packet through QJUMP's NICs some 22 instructions
     /// (docs/performance.md).
