@@ -14,7 +14,7 @@
 //!   (strict priority).
 
 use dcnsim_core::agent::{Switch, SwitchAgent};
-use dcnsim_core::cc::{Controller, FlowState, Protocol, Window};
+use dcnsim_core::cc::{Controller, Flags, FlowState, Protocol, Window};
 use dcnsim_core::packet::Packet;
 use dcnsim_core::{Output, Scenario, Simulation};
 use std::sync::{Arc, Mutex};
@@ -58,10 +58,6 @@ struct Listens {
 }
 
 impl Controller for Listens {
-    fn inband_option(&self) -> Option<u32> {
-        Some(0)
-    }
-
     fn on_feedback(&mut self, _w: &mut Window, value: u32, _f: &FlowState) {
         self.seen.lock().unwrap().push(value);
     }
@@ -80,8 +76,14 @@ fn run_with(text: &str, stamps: &[(&str, u32)], plugged: bool) -> (Output, Vec<u
     let seen = Arc::new(Mutex::new(Vec::new()));
     if plugged {
         let s = seen.clone();
+        // NewReno's flags, asking for the option (leaving with 0).
+        let flags = Flags {
+            inband_option: Some(0),
+            ..Flags::NEWRENO
+        };
         sim.plug_controller(
             Protocol::Ecn,
+            flags,
             Arc::new(move || Box::new(Listens { seen: s.clone() })),
         );
     }

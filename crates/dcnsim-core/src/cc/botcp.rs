@@ -98,13 +98,9 @@
 //! - *Initial window:* 1 MSS (§3.2: "The initial sending rate of both types
 //!   of flows is 1 MSS"), whatever `transport.init_cwnd` says.
 
-use super::{Build, Controller, FlowState, Window};
-use crate::error::ScenarioError;
-use crate::network::NetworkSpec;
-use crate::stage::max_occupancy::{bof, BOF_MAX, BOF_UNIT};
-use crate::stage::StageParams;
-use crate::topology::{NodeKind, Topology};
-use crate::units::{Bytes, Capacity, Time};
+use super::{Build, Controller, Flags, FlowState, Need, Window};
+use crate::packet::{BOF_MAX, BOF_UNIT};
+use crate::units::{Bytes, Time};
 use serde::Deserialize;
 
 /// `[transport.botcp]`: the seed's constants (§3.2, §4.3; values of §5).
@@ -195,6 +191,12 @@ impl Botcp {
 
 impl Build for Botcp {
     type Settings = BotcpSpec;
+    /// BOF: every segment leaves with the field at 0 for the switches to
+    /// raise.
+    const FLAGS: Flags = Flags {
+        inband_option: Some(0),
+        ..Flags::NEWRENO
+    };
 
     fn new(s: &BotcpSpec) -> Botcp {
         Botcp {
@@ -206,7 +208,7 @@ impl Build for Botcp {
     }
 
     /// The seed's order Bl < Bs < Bm (§3.2), Bm within the BOF octet; the
-    /// port buffer is checked with the network ([`check_fabric`]).
+    /// port buffer is checked with the network ([`Build::needs`]).
     fn check(s: &BotcpSpec) -> Result<(), (&'static str, String)> {
         if s.bl >= s.bs {
             return Err(("bl", format!("must be below bs ({}), got {}", s.bs, s.bl)));
@@ -225,53 +227,26 @@ impl Build for Botcp {
         }
         Ok(())
     }
-}
 
-/// What BOTCP needs of the network, checked when some flow runs it: the
-/// `max_occupancy` stamp on every switch egress port (without it every echo
-/// is 0 and the window grows without bound), and Bm below the switch ports'
-/// buffer Cb in BOF units (§3.2: Bl < Bs < Bm < Cb). A buffer given in
-/// packets holds packets of at most `largest` bytes.
-pub fn check_fabric(
-    s: &BotcpSpec,
-    network: &NetworkSpec,
-    topo: &Topology,
-    largest: u64,
-) -> Result<(), ScenarioError> {
-    let stamped = |p: usize| {
-        network.stages.iter().any(|st| {
-            matches!(st.params, StageParams::MaxOccupancy(_)) && st.ports.contains(&(p as u32))
-        })
-    };
-    let unstamped = topo
-        .ports()
-        .into_iter()
-        .enumerate()
-        .find(|&(p, (node, _, _))| topo.nodes[node].kind != NodeKind::Host && !stamped(p));
-    if let Some((_, (node, peer, _))) = unstamped {
-        return Err(ScenarioError::new(
-            "network.stages",
-            format!(
-                "protocol \"botcp\" needs the max_occupancy stage on every switch port, and {}->{} has none: add [[network.stages]] kind = \"max_occupancy\", ports = \"switches\"",
-                topo.nodes[node].name, topo.nodes[peer].name
-            ),
-        ));
+    /// The `max_occupancy` stamp on every switch egress port, and Bm below
+    /// the switch ports' buffer Cb in BOF units (§3.2: Bl < Bs < Bm < Cb):
+    /// a buffer of at least Bm + 1 whole units.
+    fn needs(s: &BotcpSpec) -> Vec<Need> {
+        vec![
+            Need::SwitchStage {
+                kind: "max_occupancy",
+                why: "without it every echo is 0 and the window grows without bound",
+            },
+            Need::Buffer {
+                bytes: (u64::from(s.bm) + 1) * BOF_UNIT,
+                key: "bm",
+                why: format!(
+                    "must be below the switch ports' buffer in BOF units of {BOF_UNIT} B, got {}",
+                    s.bm
+                ),
+            },
+        ]
     }
-    let buffer = match network.queue.capacity {
-        Capacity::Bytes(b) => b,
-        Capacity::Packets(n) => n.saturating_mul(largest),
-    };
-    let cb = bof(buffer);
-    if s.bm >= cb {
-        return Err(ScenarioError::new(
-            "transport.botcp.bm",
-            format!(
-                "must be below the switch ports' buffer ({} = {cb} BOF units of {BOF_UNIT} B), got {}",
-                network.queue.capacity, s.bm
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Whether the sender fills its window: after an ACK (one per segment) a
@@ -305,12 +280,6 @@ impl Controller for Botcp {
     fn pacing_rate(&self, w: &Window, srtt: Option<Time>) -> Option<f64> {
         let srtt = srtt.filter(|s| *s > Time::ZERO)?.as_secs_f64();
         (w.cwnd < w.mss).then(|| w.cwnd / srtt)
-    }
-
-    /// BOF: every segment leaves with the field at 0 for the switches to
-    /// raise.
-    fn inband_option(&self) -> Option<u32> {
-        Some(0)
     }
 
     /// Procedure 1 on the echo, but a window the sender does not fill is

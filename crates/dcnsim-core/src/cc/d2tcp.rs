@@ -6,8 +6,8 @@
 //! seed §IV uses 0.5..2.0). Flows without a deadline use d = 1 (plain DCTCP);
 //! a flow past its deadline uses d_max.
 
-use super::dctcp::{check_alpha, Alpha, Cut, Marked, ALPHA_INIT, G};
-use super::{Build, FlowState, Window};
+use super::dctcp::{check_alpha, Alpha, Cut, Marked, ALPHA_INIT, FLAGS, G};
+use super::{Build, Flags, FlowState, Window};
 use crate::units::Time;
 use serde::Deserialize;
 
@@ -70,6 +70,7 @@ impl Build for D2tcp {
     type Settings = D2tcpSpec;
     const MOVED: &'static [(&'static str, &'static str)] =
         &[("d2tcp_d_min", "d_min"), ("d2tcp_d_max", "d_max")];
+    const FLAGS: Flags = FLAGS;
 
     fn new(s: &D2tcpSpec) -> D2tcp {
         Marked {

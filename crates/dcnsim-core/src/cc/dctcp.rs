@@ -7,13 +7,20 @@
 //! cuts on ECE (at most once per window) and how it grows; DCTCP cuts to
 //! cwnd·(1 − α/2) and grows as Reno.
 
-use super::{reno, Build, Controller, FlowState, Window};
+use super::{reno, Build, Controller, Flags, FlowState, Window};
 use serde::Deserialize;
 
 /// α's gain g and its initial value (RFC 8257 §3.3: g = 1/16, α starts at 1):
 /// the defaults of every family member's `g` and `alpha_init`.
 pub const G: f64 = 1.0 / 16.0;
 pub const ALPHA_INIT: f64 = 1.0;
+
+/// The family's flags: ECN-capable data, echoed segment by segment.
+pub const FLAGS: Flags = Flags {
+    ecn_capable: true,
+    precise_echo: true,
+    ..Flags::NEWRENO
+};
 
 /// Check α's keys (`g`, `alpha_init`) of a family member's table.
 pub fn check_alpha(g: f64, alpha_init: f64) -> Result<(), (&'static str, String)> {
@@ -86,14 +93,6 @@ pub struct Marked<V> {
 }
 
 impl<V: Cut> Controller for Marked<V> {
-    fn ecn_capable(&self) -> bool {
-        true
-    }
-
-    fn precise_echo(&self) -> bool {
-        true
-    }
-
     fn on_ack(&mut self, w: &mut Window, acked: u64, f: &FlowState) {
         self.v.on_ack(w, acked, f);
     }
@@ -146,6 +145,7 @@ impl Build for Dctcp {
     type Settings = DctcpSpec;
     const MOVED: &'static [(&'static str, &'static str)] =
         &[("dctcp_g", "g"), ("dctcp_alpha_init", "alpha_init")];
+    const FLAGS: Flags = FLAGS;
 
     fn new(s: &DctcpSpec) -> Dctcp {
         Marked {

@@ -2,21 +2,22 @@
 //! until CWR, and the sender halves its window (the default cut) at most once
 //! per window of data.
 
-use super::{Build, Controller, NoSettings};
+use super::{Build, Controller, Flags, NoSettings};
 
 #[derive(Clone, Debug)]
 pub struct Ecn;
 
 impl Build for Ecn {
     type Settings = NoSettings;
+    const FLAGS: Flags = Flags {
+        ecn_capable: true,
+        ..Flags::NEWRENO
+    };
 
     fn new(_s: &NoSettings) -> Ecn {
         Ecn
     }
 }
 
-impl Controller for Ecn {
-    fn ecn_capable(&self) -> bool {
-        true
-    }
-}
+/// Every reaction NewReno's: only the flags differ.
+impl Controller for Ecn {}

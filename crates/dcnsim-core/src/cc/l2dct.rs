@@ -7,8 +7,8 @@
 //! the window is cut by b/2 with b = α^(w_c), so young flows (large w_c) back
 //! off less than old ones.
 
-use super::dctcp::{check_alpha, Alpha, Cut, Marked, ALPHA_INIT, G};
-use super::{reno, Build, FlowState, Window};
+use super::dctcp::{check_alpha, Alpha, Cut, Marked, ALPHA_INIT, FLAGS, G};
+use super::{reno, Build, Flags, FlowState, Window};
 use serde::Deserialize;
 
 /// L²DCT's cut and growth: the flow weight's bounds.
@@ -80,6 +80,7 @@ impl Build for L2dct {
     type Settings = L2dctSpec;
     const MOVED: &'static [(&'static str, &'static str)] =
         &[("l2dct_w_max", "w_max"), ("l2dct_w_min", "w_min")];
+    const FLAGS: Flags = FLAGS;
 
     fn new(s: &L2dctSpec) -> L2dct {
         Marked {

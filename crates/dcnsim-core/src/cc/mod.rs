@@ -23,7 +23,7 @@ mod l2dct;
 mod pfabric;
 mod reno;
 
-pub use botcp::{check_fabric, Botcp, BotcpSpec};
+pub use botcp::{Botcp, BotcpSpec};
 pub use d2tcp::{D2tcp, D2tcpSpec};
 pub use dctcp::{Dctcp, DctcpSpec};
 pub use ecn::Ecn;
@@ -74,19 +74,61 @@ pub struct FlowState {
     pub deadline: Option<Time>,
 }
 
-/// One controller's reactions. Every method has a default: NewReno's.
-pub trait Controller: std::fmt::Debug + Send {
+/// What the TCP machine asks of a controller kind once, for all of its
+/// connections: fixed by the kind ([`Build::FLAGS`]), or given with a
+/// controller a Rust program plugs in (`Simulation::plug_controller`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flags {
     /// Data segments are sent ECN-capable (ECT(0)).
-    fn ecn_capable(&self) -> bool {
-        false
-    }
-
+    pub ecn_capable: bool,
     /// The receiver echoes each CE mark exactly (DCTCP's ACK state machine)
     /// rather than latching ECE until CWR (RFC 3168).
-    fn precise_echo(&self) -> bool {
-        false
-    }
+    pub precise_echo: bool,
+    /// Whether the duplicate-ACK threshold triggers fast retransmit.
+    pub fast_retransmit: bool,
+    /// In-band feedback (BOTCP's buffer-occupancy option, seed §4.1): the
+    /// value every segment of the flow carries in the packet's 4-byte
+    /// option when it leaves, or none (no option, no bytes, no work).
+    /// Switches may rewrite it on the way; the receiver echoes it back (the
+    /// rule: `tcp/receiver.rs`) and [`Controller::on_feedback`] gets the echo.
+    pub inband_option: Option<u32>,
+}
 
+impl Flags {
+    /// NewReno's: not ECN-capable, fast retransmit, no option.
+    pub const NEWRENO: Flags = Flags {
+        ecn_capable: false,
+        precise_echo: false,
+        fast_retransmit: true,
+        inband_option: None,
+    };
+}
+
+/// What a controller kind needs of the rest of the scenario ([`Build::needs`]),
+/// checked by `scenario/` for every protocol some flow runs, whatever the
+/// kind: so a controller names nothing of the network, and the scenario no
+/// controller.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Need {
+    /// A port stage of this kind (as `kind` is written in
+    /// `[[network.stages]]`) on every switch egress port; `why` says what
+    /// goes wrong without it.
+    SwitchStage {
+        kind: &'static str,
+        why: &'static str,
+    },
+    /// Every switch egress port's buffer holds at least `bytes` (a buffer
+    /// given in packets, of the protocol's largest segments); else the key
+    /// `key` of the kind's table is refused with `why`.
+    Buffer {
+        bytes: u64,
+        key: &'static str,
+        why: String,
+    },
+}
+
+/// One controller's reactions. Every method has a default: NewReno's.
+pub trait Controller: std::fmt::Debug + Send {
     /// The window before the first ACK: `init_cwnd` segments (RFC 6928: 10).
     fn initial_window(&self, init_cwnd: u32, mss: f64) -> f64 {
         f64::from(init_cwnd) * mss
@@ -104,11 +146,6 @@ pub trait Controller: std::fmt::Debug + Send {
     /// The window after reacting to ECE (called at most once per window).
     fn ecn_cut(&self, w: &Window, _f: &FlowState) -> f64 {
         w.cwnd / 2.0
-    }
-
-    /// Whether the duplicate-ACK threshold triggers fast retransmit.
-    fn fast_retransmit(&self) -> bool {
-        true
     }
 
     /// Entering fast recovery with `flight` bytes outstanding: set ssthresh
@@ -167,18 +204,9 @@ pub trait Controller: std::fmt::Debug + Send {
     /// it); the controller must move or clear it.
     fn on_timer(&mut self, _w: &mut Window, _f: &FlowState) {}
 
-    /// In-band feedback (BOTCP's buffer-occupancy option, seed §4.1): the
-    /// value every segment of the flow carries in the packet's 4-byte
-    /// option when it leaves, or none (no option, no bytes, no work).
-    /// Switches may rewrite it on the way; the receiver echoes it back (the
-    /// rule: `tcp/receiver.rs`) and [`Controller::on_feedback`] gets the echo.
-    /// Asked once, when the protocol's connection parameters are made.
-    fn inband_option(&self) -> Option<u32> {
-        None
-    }
-
     /// An ACK of an open connection echoed `value`, the option's value as
-    /// the receiver got it (called before the ACK's sends).
+    /// the receiver got it (called before the ACK's sends; only when the
+    /// kind's [`Flags::inband_option`] asked for the option).
     fn on_feedback(&mut self, _w: &mut Window, _value: u32, _f: &FlowState) {}
 }
 
@@ -189,12 +217,20 @@ pub trait Build: Controller + Sized {
     type Settings: DeserializeOwned + Default + Clone + std::fmt::Debug + PartialEq;
     /// Flat keys of `[transport]` that moved into the table: (old, new).
     const MOVED: &'static [(&'static str, &'static str)] = &[];
+    /// What the TCP machine asks of the kind once ([`Flags`]).
+    const FLAGS: Flags = Flags::NEWRENO;
 
     fn new(s: &Self::Settings) -> Self;
 
     /// Check the settings' ranges: the key in the table and the reason.
     fn check(_s: &Self::Settings) -> Result<(), (&'static str, String)> {
         Ok(())
+    }
+
+    /// What the kind under settings `s` needs of the rest of the scenario,
+    /// checked when some flow runs it; nothing by default.
+    fn needs(_s: &Self::Settings) -> Vec<Need> {
+        Vec::new()
     }
 }
 
@@ -223,6 +259,21 @@ macro_rules! controllers {
         impl Cc {
             pub fn new(protocol: Protocol, s: &CcSettings) -> Cc {
                 match protocol { $(Protocol::$variant => Cc::$variant(<$ty as Build>::new(&s.$name)),)* }
+            }
+        }
+
+        impl Protocol {
+            /// Every registered protocol.
+            pub const ALL: &'static [Protocol] = &[$(Protocol::$variant,)*];
+
+            /// The kind's [`Build::FLAGS`].
+            pub fn flags(self) -> Flags {
+                match self { $(Protocol::$variant => <$ty as Build>::FLAGS,)* }
+            }
+
+            /// The kind's [`Build::needs`] under its settings in `s`.
+            pub fn needs(self, s: &CcSettings) -> Vec<Need> {
+                match self { $(Protocol::$variant => <$ty as Build>::needs(&s.$name),)* }
             }
         }
 
@@ -291,12 +342,6 @@ impl Protocol {
 }
 
 impl Cc {
-    pub fn ecn_capable(&self) -> bool {
-        each!(self, c => c.ecn_capable())
-    }
-    pub fn precise_echo(&self) -> bool {
-        each!(self, c => c.precise_echo())
-    }
     pub fn initial_window(&self, init_cwnd: u32, mss: f64) -> f64 {
         each!(self, c => c.initial_window(init_cwnd, mss))
     }
@@ -313,9 +358,6 @@ impl Cc {
     }
     pub fn ecn_cut(&self, w: &Window, f: impl FnOnce() -> FlowState) -> f64 {
         each!(self, c => c.ecn_cut(w, &f()))
-    }
-    pub fn fast_retransmit(&self) -> bool {
-        each!(self, c => c.fast_retransmit())
     }
     pub fn on_dupacks(&mut self, w: &mut Window, flight: u64) {
         each!(self, c => c.on_dupacks(w, flight))
@@ -339,9 +381,6 @@ impl Cc {
     }
     pub fn alpha(&self) -> f64 {
         each!(self, c => c.alpha())
-    }
-    pub fn inband_option(&self) -> Option<u32> {
-        each!(self, c => c.inband_option())
     }
     pub fn on_feedback(&mut self, w: &mut Window, value: u32, f: impl FnOnce() -> FlowState) {
         each!(self, c => c.on_feedback(w, value, &f()))

@@ -16,7 +16,7 @@
 //! The switch half is [`crate::queue::Pfabric`]; the priority every data
 //! segment carries is `transport.priority` (remaining bytes by default).
 
-use super::{reno, Build, Controller, FlowState, Window};
+use super::{reno, Build, Controller, Flags, FlowState, Window};
 use crate::units::Time;
 use serde::Deserialize;
 
@@ -52,6 +52,11 @@ pub struct Pfabric {
 
 impl Build for Pfabric {
     type Settings = PfabricSpec;
+    /// No fast retransmit: losses are recovered by the fixed timeout.
+    const FLAGS: Flags = Flags {
+        fast_retransmit: false,
+        ..Flags::NEWRENO
+    };
 
     fn new(s: &PfabricSpec) -> Pfabric {
         Pfabric { spec: s.clone() }
@@ -84,10 +89,6 @@ impl Controller for Pfabric {
     fn on_ack(&mut self, w: &mut Window, acked: u64, _f: &FlowState) {
         reno::grow(w, acked, 1.0);
         w.cwnd = w.cwnd.min(f64::from(self.spec.max_cwnd) * w.mss);
-    }
-
-    fn fast_retransmit(&self) -> bool {
-        false
     }
 
     fn on_timeout(&mut self, w: &mut Window, _flight: u64) {
@@ -137,7 +138,7 @@ mod tests {
         assert_eq!(w.cwnd, 23.0 * mss);
         p.on_timeout(&mut w, 0);
         assert_eq!((w.cwnd, w.ssthresh), (mss, 11.5 * mss));
-        assert!(!p.fast_retransmit());
+        assert!(!Pfabric::FLAGS.fast_retransmit);
         assert_eq!(p.fixed_rto(), Some(Time::from_us(45)));
         assert_eq!(p.probe_after(), Some(5));
     }

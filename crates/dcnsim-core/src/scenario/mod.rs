@@ -8,6 +8,7 @@
 //! range, and every stream can end.
 
 mod memory;
+mod needs;
 pub(crate) mod traffic;
 
 pub use crate::agent::{AgentKind, AgentSpec, ScenarioView};
@@ -21,7 +22,6 @@ pub use crate::queue::{AqmSpec, QueueKind, QueueSpec, RedProfile};
 pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
 pub use traffic::{FlowSpec, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
 
-use crate::packet::OPTION_BYTES;
 use crate::topology::{built_by, Builder, NodeKind, Topology, TopologySpec};
 use crate::units::{Capacity, Time};
 use serde::Deserialize;
@@ -195,10 +195,7 @@ impl Scenario {
         let transport = TransportSpec::from_value(raw.transport)?;
         check_holds_a_segment(&network, &transport)?;
         let traffic = TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time, &transport)?;
-        if traffic.uses(Protocol::Botcp, transport.protocol) {
-            let largest = transport.mss.0 + transport.header.0 + u64::from(OPTION_BYTES);
-            crate::cc::check_fabric(&transport.cc.botcp, &network, &topology, largest)?;
-        }
+        needs::check(&traffic, &transport, &network, &topology)?;
         for (i, port) in raw.trace.queues.iter().enumerate() {
             let Some(index) = topology.port_by_name(port) else {
                 return Err(ScenarioError::new(

@@ -6,7 +6,7 @@
 
 use super::Simulation;
 use crate::app::Origin;
-use crate::cc::Protocol;
+use crate::cc::{Flags, Protocol};
 use crate::engine::Event;
 use crate::forwarding::five_tuple_hash;
 use crate::packet::{Kind, Packet, CE, ECT0, NOT_ECT};
@@ -133,12 +133,13 @@ pub struct NewFlow {
 
 impl Simulation {
     /// Run the flows of `protocol` with controllers `make` makes instead of
-    /// the registered one: a controller a Rust program declares, as
+    /// the registered one, asking `flags` of the TCP machine (ECN, the echo,
+    /// fast retransmit, the in-band option): a controller a Rust program declares, as
     /// [`Simulation::attach_agent`] attaches a switch agent. Call it before
     /// [`Simulation::run`]: the connections of flows the scenario lists,
     /// made already, are made again with it.
-    pub fn plug_controller(&mut self, protocol: Protocol, make: MakeController) {
-        let params = Params::plugged(make, &self.hosts.transport);
+    pub fn plug_controller(&mut self, protocol: Protocol, flags: Flags, make: MakeController) {
+        let params = Params::plugged(make, flags, &self.hosts.transport);
         self.hosts.params.retain(|(p, _)| *p != protocol);
         self.hosts.params.push((protocol, params.clone()));
         for f in self

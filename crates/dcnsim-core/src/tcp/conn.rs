@@ -6,58 +6,35 @@
 use super::prr::Prr;
 use super::rack::Rack;
 use super::recovery::Undo;
-use super::spec::{PrioScheme, Recovery, SsthreshFrom, TransportSpec};
+use super::spec::{Recovery, TransportSpec};
 use super::{Outcome, Seg, State, Stats, NO_TS};
-use crate::cc::{Cc, Controller, FlowState, Protocol, Window};
+use crate::cc::{Cc, Controller, Flags, FlowState, Protocol, Window};
 use crate::units::{Capacity, Time};
 use std::sync::Arc;
 
-/// Parameters copied from `[transport]` (one protocol's view), shared by
-/// that protocol's connections ([`Params::new`]): kept in every connection
-/// they took two of its cache lines, which the event loop loads for every
-/// segment delivered (docs/performance.md).
+/// What one protocol's connections share ([`Params::new`]): `[transport]`
+/// itself, the kind's [`Flags`], and the few values derived from them once.
+/// Kept in every connection they took two of its cache lines, which the
+/// event loop loads for every segment delivered (docs/performance.md).
 pub struct Params {
-    pub(super) init_cwnd: u32,
-    pub(super) min_rto: Time,
-    pub(super) max_rto: Time,
+    /// `[transport]` as validated: a key is read here, never copied.
+    pub(super) t: TransportSpec,
+    /// What the controller kind asks of the machine.
+    pub(super) flags: Flags,
+    /// `initial_rto`, clamped to `[min_rto, max_rto]`.
     pub(super) initial_rto: Time,
+    /// `rto_granularity` in picoseconds.
     pub(super) granularity: f64,
-    pub(super) dupthresh: u32,
+    /// Limited transmit, only with fast retransmit.
     pub(super) limited_transmit: bool,
-    /// Fast recovery by PRR (RFC 6937) instead of the classic one.
-    pub(super) prr: bool,
-    /// Reno's recovery ([`Recovery::Reno`]) instead of NewReno's.
-    pub(super) reno: bool,
-    pub(super) ssthresh_from: SsthreshFrom,
-    pub(super) rto_keeps_ssthresh: bool,
-    /// The least window an ECE cut leaves, in segments.
-    pub(super) ecn_floor: f64,
-    pub(super) undo: bool,
     /// SACK blocks per ACK, 0 without SACK.
     pub(super) sack_blocks: u32,
-    pub(super) dsack: bool,
-    pub(super) dsack_undo: bool,
     /// IPv4 + TCP header bytes (SACK option aside).
     pub(super) header: u32,
     /// The receiver's window in bytes (`u64::MAX`: none).
     pub(super) rwnd: u64,
-    pub(super) delayed_ack: bool,
-    pub(super) delack_timeout: Time,
-    pub(super) quick_acks: u32,
-    pub(super) handshake: bool,
-    pub(super) oneway_syn: bool,
-    pub(super) nagle: bool,
-    pub(super) idle_restart: bool,
     /// ns-2's estimator in whole ticks: the tick, 0.0 when off.
     pub(super) tick: f64,
-    pub(super) host_limit: u32,
-    pub(super) ecn: bool,
-    pub(super) precise_echo: bool,
-    pub(super) prio: PrioScheme,
-    pub(super) pacing: bool,
-    /// The in-band option's value segments leave with, if the controller
-    /// asked for one ([`crate::cc::Controller::inband_option`]).
-    pub(super) option: Option<u32>,
     /// What makes a plugged controller ([`Params::plugged`]).
     plug: Option<MakeController>,
 }
@@ -69,55 +46,45 @@ pub type MakeController = Arc<dyn Fn() -> Box<dyn Controller> + Send + Sync>;
 impl Params {
     /// The parameters of `protocol`'s connections under `t`.
     pub fn new(protocol: Protocol, t: &TransportSpec) -> Arc<Params> {
-        Params::with(&Cc::new(protocol, &t.cc), None, t)
+        Params::with(protocol.flags(), None, t)
     }
 
     /// The parameters of connections whose controllers `make` makes (a
-    /// controller not in the registry), under `t`.
-    pub fn plugged(make: MakeController, t: &TransportSpec) -> Arc<Params> {
-        Params::with(&Cc::Plugged(make()), Some(make), t)
+    /// controller not in the registry, asking `flags` of the machine),
+    /// under `t`.
+    pub fn plugged(make: MakeController, flags: Flags, t: &TransportSpec) -> Arc<Params> {
+        Params::with(flags, Some(make), t)
     }
 
-    fn with(cc: &Cc, plug: Option<MakeController>, t: &TransportSpec) -> Arc<Params> {
+    fn with(flags: Flags, plug: Option<MakeController>, t: &TransportSpec) -> Arc<Params> {
         Arc::new(Params {
-            init_cwnd: t.init_cwnd,
-            min_rto: t.min_rto,
-            max_rto: t.max_rto,
+            t: t.clone(),
+            flags,
             initial_rto: t.initial_rto.max(t.min_rto).min(t.max_rto),
             granularity: t.rto_granularity.0 as f64,
-            dupthresh: t.dupack_threshold,
-            limited_transmit: t.limited_transmit && cc.fast_retransmit(),
-            prr: t.recovery == Recovery::Prr,
-            reno: t.recovery == Recovery::Reno,
-            ssthresh_from: t.ssthresh_from,
-            rto_keeps_ssthresh: t.rto_keeps_ssthresh,
-            ecn_floor: t.ecn_floor,
-            undo: t.undo,
+            limited_transmit: t.limited_transmit && flags.fast_retransmit,
             sack_blocks: if t.sack { t.sack_blocks } else { 0 },
-            dsack: t.dsack,
-            dsack_undo: t.dsack_undo,
             header: t.header.0 as u32,
             rwnd: t.rwnd.map_or(u64::MAX, |c| capacity_bytes(c, t)),
-            delayed_ack: t.delayed_ack,
-            delack_timeout: t.delayed_ack_timeout,
-            quick_acks: t.quick_acks,
-            handshake: t.handshake,
-            oneway_syn: t.oneway_syn,
-            nagle: t.nagle,
-            idle_restart: t.idle_restart,
             tick: if t.rto_ticks {
                 t.rto_granularity.0 as f64
             } else {
                 0.0
             },
-            host_limit: t.host_queue_limit,
-            ecn: cc.ecn_capable(),
-            precise_echo: cc.precise_echo(),
-            prio: t.priority,
-            pacing: t.pacing,
-            option: cc.inband_option(),
             plug,
         })
+    }
+
+    /// Fast recovery by PRR (RFC 6937) instead of the classic one.
+    #[inline]
+    pub(super) fn prr(&self) -> bool {
+        self.t.recovery == Recovery::Prr
+    }
+
+    /// Reno's recovery ([`Recovery::Reno`]) instead of NewReno's.
+    #[inline]
+    pub(super) fn reno(&self) -> bool {
+        self.t.recovery == Recovery::Reno
     }
 }
 
@@ -255,7 +222,7 @@ impl Conn {
             snd_max: 0,
             data_end: 1 + size,
             win: Window::new(
-                cc.initial_window(p.init_cwnd, f64::from(mss)),
+                cc.initial_window(p.t.init_cwnd, f64::from(mss)),
                 t.initial_ssthresh
                     .map_or(f64::INFINITY, |c| capacity_bytes(c, t) as f64),
                 f64::from(mss),
@@ -362,7 +329,7 @@ impl Conn {
     /// The application opens the connection and hands over its data.
     pub fn open(&mut self, now: Time, out: &mut Vec<Seg>) {
         debug_assert_eq!(self.state, State::Closed);
-        if self.p.handshake || self.p.oneway_syn {
+        if self.p.t.handshake || self.p.t.oneway_syn {
             self.state = State::SynSent;
             self.send_syn(out);
             self.snd_nxt = 1;
@@ -382,7 +349,7 @@ impl Conn {
     pub(super) fn emit(&mut self, out: &mut Vec<Seg>, mut seg: Seg) {
         self.stats.packets_sent += 1;
         self.host_queued += u32::from(seg.to_receiver);
-        if self.p.option.is_some() {
+        if self.p.flags.inband_option.is_some() {
             self.carry_option(&mut seg);
         }
         out.push(seg);
@@ -407,7 +374,7 @@ impl Conn {
     /// Sequence number after the last one the sender must get acknowledged:
     /// the FIN's, once the application has closed.
     pub(super) fn final_seq(&self) -> u64 {
-        self.data_end + u64::from(self.p.handshake && self.closing)
+        self.data_end + u64::from(self.p.t.handshake && self.closing)
     }
 
     /// Keep the connection open after its data, for [`Conn::append`].

@@ -37,7 +37,7 @@ impl Conn {
             self.rcv_nxt = self.rcv_nxt.max(1);
             self.last_ack_sent = self.rcv_nxt;
             self.ts_recent = a.sent;
-            let ecn_setup = if self.p.ecn { ECE } else { 0 };
+            let ecn_setup = if self.p.flags.ecn_capable { ECE } else { 0 };
             self.emit(
                 out,
                 Seg::control(false, 0, 1, SYN | ACK | ecn_setup, a.sent),
@@ -52,13 +52,13 @@ impl Conn {
             self.stats.data_packets_received += 1;
         }
         // ECN echo.
-        if self.p.precise_echo {
+        if self.p.flags.precise_echo {
             if a.ce != self.ece && self.unacked_segments > 0 {
                 // DCTCP: acknowledge what came before with the old CE state.
                 self.send_ack(0, out);
             }
             self.ece = a.ce;
-        } else if self.p.ecn {
+        } else if self.p.flags.ecn_capable {
             if seg.hdr.flags & CWR != 0 {
                 self.ece = false;
             }
@@ -74,9 +74,9 @@ impl Conn {
             self.fin_seq = Some(e - 1);
         }
         let mut immediate = fin
-            || !self.p.delayed_ack
-            || self.stats.data_packets_received <= u64::from(self.p.quick_acks);
-        if self.p.dsack && seg.payload > 0 {
+            || !self.p.t.delayed_ack
+            || self.stats.data_packets_received <= u64::from(self.p.t.quick_acks);
+        if self.p.t.dsack && seg.payload > 0 {
             // RFC 2883 §4: the duplicate part of the segment, below rcv_nxt
             // or inside a block already held.
             let held = self
@@ -130,7 +130,7 @@ impl Conn {
         } else if immediate || self.unacked_segments >= 2 {
             self.send_ack(0, out);
         } else if self.delack_at.is_none() {
-            self.delack_at = Some(now + self.p.delack_timeout);
+            self.delack_at = Some(now + self.p.t.delayed_ack_timeout);
         }
         completed
     }
@@ -181,7 +181,7 @@ impl Conn {
     /// A segment of a flow with the in-band option leaves: it carries the
     /// controller's value, and one of the receiver's carries the echo.
     pub(super) fn carry_option(&mut self, seg: &mut Seg) {
-        seg.option = self.p.option;
+        seg.option = self.p.flags.inband_option;
         if !seg.to_receiver {
             seg.hdr.echo = self.echo;
             self.echo_fresh = false;

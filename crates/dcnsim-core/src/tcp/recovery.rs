@@ -35,9 +35,9 @@ impl Conn {
         let Some(rack) = &mut self.rack else {
             return;
         };
-        let wnd = rack.reo_wnd(self.in_recovery, self.p.dupthresh, srtt);
+        let wnd = rack.reo_wnd(self.in_recovery, self.p.t.dupack_threshold, srtt);
         self.reo_at = rack.detect_loss(now, wnd);
-        if rack.has_lost() && !self.in_recovery && self.cc.fast_retransmit() {
+        if rack.has_lost() && !self.in_recovery && self.p.flags.fast_retransmit {
             self.tlp_at = None;
             self.enter_recovery(now);
         }
@@ -47,7 +47,7 @@ impl Conn {
     /// (DupThresh − 1)·SMSS bytes above it are SACKed. Every unSACKed byte
     /// below the point returned is lost (`snd_una`: none is).
     pub(super) fn lost_point(&self) -> u64 {
-        let threshold = u64::from(self.p.dupthresh - 1) * u64::from(self.mss);
+        let threshold = u64::from(self.p.t.dupack_threshold - 1) * u64::from(self.mss);
         let mut above = 0;
         for &(s, e) in self.sacked.iter().rev() {
             above += e - s;
@@ -79,7 +79,7 @@ impl Conn {
     /// controller's halving gives `(int)(window() / 2)` segments (ns-2.35
     /// `TcpAgent::slowdown`; Linux `cwnd >> 1`).
     pub(super) fn ssthresh_base(&self, flight: u64) -> u64 {
-        match self.p.ssthresh_from {
+        match self.p.t.ssthresh_from {
             SsthreshFrom::Flight => flight,
             SsthreshFrom::Pipe => self.pipe(),
             SsthreshFrom::Window => {
@@ -133,12 +133,12 @@ impl Conn {
     /// `snd_max`; with SACK cwnd = ssthresh, no inflation (RFC 6675 §5 steps
     /// 4.2-4.3).
     pub(super) fn enter_recovery(&mut self, now: Time) {
-        if self.p.undo || self.p.dsack_undo {
+        if self.p.t.undo || self.p.t.dsack_undo {
             self.undo = Some(Undo {
                 cwnd: self.win.cwnd,
                 ssthresh: self.win.ssthresh,
                 retransmitted_at: now,
-                eifel: self.p.undo,
+                eifel: self.p.t.undo,
                 high: self.snd_max,
                 retrans: 0,
                 dsacked: 0,
@@ -151,7 +151,7 @@ impl Conn {
         self.ecn_recover = self.snd_max;
         self.in_recovery = true;
         self.cut_by_dupacks = true;
-        if self.p.prr {
+        if self.p.prr() {
             // RFC 6937: RecoverFS is the pipe now; the ACK's own share
             // follows once the fast retransmit is out (`Conn::on_ack`).
             self.prr = Some(Box::new(Prr::new(self.pipe())));
@@ -175,7 +175,7 @@ impl Conn {
     /// retransmission of the recovery proved unnecessary; when all of them
     /// have, the recovery was spurious (RFC 3708 §3).
     pub(super) fn count_dsack(&mut self, left: u64) {
-        if !self.p.dsack_undo {
+        if !self.p.t.dsack_undo {
             return;
         }
         if let Some(u) = &mut self.undo {

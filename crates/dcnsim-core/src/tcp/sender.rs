@@ -14,7 +14,11 @@ use crate::units::Time;
 impl Conn {
     pub(super) fn send_syn(&mut self, out: &mut Vec<Seg>) {
         // An ECN-setup SYN carries ECE and CWR (RFC 3168 §6.1.1).
-        let ecn_setup = if self.p.ecn { ECE | CWR } else { 0 };
+        let ecn_setup = if self.p.flags.ecn_capable {
+            ECE | CWR
+        } else {
+            0
+        };
         self.emit(out, Seg::control(true, 0, 0, SYN | ecn_setup, NO_TS));
     }
 
@@ -57,13 +61,13 @@ impl Conn {
         } else {
             0
         };
-        let prio = match (payload, self.p.prio) {
+        let prio = match (payload, self.p.t.priority) {
             (0, _) => 0,
             (_, PrioScheme::Remaining) => self.data_end - self.snd_una.max(1),
             (_, PrioScheme::Size) => self.size,
             (_, PrioScheme::Sent) => self.stats.bytes_sent,
         };
-        if self.p.idle_restart {
+        if self.p.t.idle_restart {
             self.last_sent = now;
         }
         self.emit(
@@ -79,7 +83,7 @@ impl Conn {
                     echo: None,
                 },
                 payload,
-                ect: self.p.ecn && payload > 0,
+                ect: self.p.flags.ecn_capable && payload > 0,
                 prio,
                 option: None,
             },
@@ -114,7 +118,7 @@ impl Conn {
             } else {
                 0
             };
-            if self.p.nagle && hole.is_none() && self.nagle_holds(seq, len) {
+            if self.p.t.nagle && hole.is_none() && self.nagle_holds(seq, len) {
                 break;
             }
             let in_flight = self.snd_nxt - self.snd_una;
@@ -132,7 +136,7 @@ impl Conn {
             if blocked {
                 break;
             }
-            if self.host_queued >= self.p.host_limit {
+            if self.host_queued >= self.p.t.host_queue_limit {
                 self.host_blocked = true;
                 break;
             }
@@ -147,7 +151,7 @@ impl Conn {
                 if over_cwnd && in_flight > 0 && !sack_recovery {
                     self.limited_sent += len;
                 }
-                if self.p.idle_restart {
+                if self.p.t.idle_restart {
                     self.restart_after_idle(now, len);
                 }
                 self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
@@ -195,7 +199,7 @@ impl Conn {
             (now - self.last_sent).0 as f64
         };
         if idle > self.rto_estimate() {
-            self.win.cwnd = f64::from(self.p.init_cwnd) * self.win.mss;
+            self.win.cwnd = f64::from(self.p.t.init_cwnd) * self.win.mss;
         }
     }
 
@@ -216,6 +220,7 @@ impl Conn {
         self.paced = own.map(|_| (now, bytes));
         let rate = own.or_else(|| {
             self.p
+                .t
                 .pacing
                 .then(|| linux_pacing_rate(&self.win, self.srtt_time()))
                 .flatten()
@@ -252,7 +257,7 @@ impl Conn {
                 self.state = State::Open;
                 self.snd_una = 1;
                 self.rto_at = None;
-                if self.p.handshake {
+                if self.p.t.handshake {
                     // The third packet of the handshake (ns-2's one-way
                     // SYN has none: the data follows its ACK).
                     self.emit(out, Seg::control(true, 1, 1, ACK, NO_TS));
@@ -266,7 +271,7 @@ impl Conn {
 
     pub(super) fn on_ack(&mut self, now: Time, a: &Arrival, out: &mut Vec<Seg>) {
         let seg = a.seg;
-        let ece = seg.hdr.flags & ECE != 0 && self.p.ecn;
+        let ece = seg.hdr.flags & ECE != 0 && self.p.flags.ecn_capable;
         let ack = seg.hdr.ack.min(self.snd_max);
         if self.probing {
             // Probe mode ends with any ACK (pFabric §4.2): back to slow start
@@ -279,7 +284,7 @@ impl Conn {
         // PRR's DeliveredData: the change in snd_una plus in SACKed bytes
         // (RFC 6937 §3), counted from before this ACK's blocks.
         let una_before = self.snd_una;
-        let sacked_before = if self.p.prr { self.sacked_bytes() } else { 0 };
+        let sacked_before = if self.p.prr() { self.sacked_bytes() } else { 0 };
         let dsack = if self.p.sack_blocks > 0 {
             dsack_block(&seg.hdr.sack, seg.hdr.ack)
         } else {
@@ -313,7 +318,7 @@ impl Conn {
                 // §3.2); restore the window it cut (RFC 4015 §3).
                 if ts_echo.is_some_and(|e| e < u.retransmitted_at) {
                     self.restore(u);
-                } else if self.p.dsack_undo {
+                } else if self.p.t.dsack_undo {
                     self.undo = Some(Undo { eifel: false, ..u });
                 } else {
                     self.undo = None;
@@ -331,14 +336,14 @@ impl Conn {
             let mut grow = true;
             if self.in_recovery {
                 grow = false;
-                if ack >= self.recover || self.p.reno {
+                if ack >= self.recover || self.p.reno() {
                     // Reno leaves on any new ACK and opens the window on it
                     // (ns-2.35 `FullTcpAgent::pack_action`, open_cwnd_on_pack_).
                     self.in_recovery = false;
                     self.prr = None;
                     left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
-                    grow = self.p.reno;
+                    grow = self.p.reno();
                 } else if self.p.sack_blocks > 0 {
                     // SACK recovery sends by pipe (`send_window`).
                     self.arm_rto(now);
@@ -355,7 +360,7 @@ impl Conn {
             self.in_loss &= self.snd_una < self.recover;
             if ece && self.snd_una > self.ecn_recover && !self.in_recovery {
                 grow = false;
-                let floor = self.p.ecn_floor * self.win.mss;
+                let floor = self.p.t.ecn_floor * self.win.mss;
                 let (cc, win, fs) = self.controller(now);
                 let cut = cc.ecn_cut(win, fs).max(floor);
                 self.win.cwnd = cut;
@@ -370,7 +375,7 @@ impl Conn {
             }
             if self.snd_una >= self.final_seq() {
                 self.rto_at = None;
-                if !self.p.handshake && self.closing {
+                if !self.p.t.handshake && self.closing {
                     self.finish(now);
                 }
             } else if self.snd_una == self.snd_max {
@@ -389,16 +394,17 @@ impl Conn {
             let sack_lost = self.p.sack_blocks > 0 && self.lost_point() > self.snd_una;
             if !self.in_recovery
                 && self.rack.is_none()
-                && (self.dupacks == self.p.dupthresh || sack_lost)
-                && (ack > self.recover || (self.p.reno && self.cut_by_dupacks))
-                && self.cc.fast_retransmit()
+                && (self.dupacks == self.p.t.dupack_threshold || sack_lost)
+                && (ack > self.recover || (self.p.reno() && self.cut_by_dupacks))
+                && self.p.flags.fast_retransmit
             {
                 self.enter_recovery(now);
                 let next = self.send_segment(now, self.snd_una, out);
                 if self.p.sack_blocks > 0 {
                     self.high_rxt = next;
                 } else {
-                    self.win.cwnd = self.win.ssthresh + f64::from(self.p.dupthresh) * self.win.mss;
+                    self.win.cwnd =
+                        self.win.ssthresh + f64::from(self.p.t.dupack_threshold) * self.win.mss;
                 }
                 self.arm_rto(now);
             } else if self.in_recovery && self.p.sack_blocks == 0 {

@@ -1185,7 +1185,7 @@ fn a_controllers_own_timer_is_the_connections_deadline_and_is_called_on_time() {
         None,
         t.protocol,
         &t,
-        Params::plugged(make, &t),
+        Params::plugged(make, crate::cc::Flags::NEWRENO, &t),
     );
     let mut out = Vec::new();
     conn.open(Time::ZERO, &mut out);
@@ -1210,11 +1210,13 @@ struct Listens {
     seen: std::sync::Arc<std::sync::Mutex<Vec<u32>>>,
 }
 
-impl crate::cc::Controller for Listens {
-    fn inband_option(&self) -> Option<u32> {
-        Some(0)
-    }
+/// `Listens` asks for the option, leaving with 0.
+const LISTENS: crate::cc::Flags = crate::cc::Flags {
+    inband_option: Some(0),
+    ..crate::cc::Flags::NEWRENO
+};
 
+impl crate::cc::Controller for Listens {
     fn on_feedback(&mut self, _w: &mut Window, value: u32, _f: &crate::cc::FlowState) {
         self.seen.lock().unwrap().push(value);
     }
@@ -1248,7 +1250,7 @@ fn the_receiver_echoes_the_largest_option_since_its_last_ack_to_the_controller()
         None,
         t.protocol,
         &t,
-        Params::plugged(make, &t),
+        Params::plugged(make, LISTENS, &t),
     );
     let mut out = Vec::new();
     conn.open(Time::ZERO, &mut out);

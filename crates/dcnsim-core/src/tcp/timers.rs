@@ -85,7 +85,7 @@ impl Conn {
             return fixed;
         }
         let backed = self.rto.0.saturating_mul(1u64 << self.backoff.min(30));
-        Time(backed.min(self.p.max_rto.0))
+        Time(backed.min(self.p.t.max_rto.0))
     }
 
     pub(super) fn arm_rto(&mut self, now: Time) {
@@ -202,9 +202,9 @@ impl Conn {
         }
         let floor = Time((2.0 * self.p.tick) as u64);
         self.rto = Time(self.rto_estimate().round() as u64)
-            .max(self.p.min_rto)
+            .max(self.p.t.min_rto)
             .max(floor)
-            .min(self.p.max_rto);
+            .min(self.p.t.max_rto);
     }
 
     /// ns-2.35 `TcpAgent::rtt_update` (tcp/tcp.cc lines 565–604) with
@@ -269,7 +269,7 @@ impl Conn {
                     let base = self.ssthresh_base(self.flight());
                     let kept = self.win.ssthresh;
                     self.cc.on_timeout(&mut self.win, base);
-                    if self.in_loss && self.p.rto_keeps_ssthresh {
+                    if self.in_loss && self.p.t.rto_keeps_ssthresh {
                         self.win.ssthresh = kept;
                     }
                 }
