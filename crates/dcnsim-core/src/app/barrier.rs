@@ -180,10 +180,6 @@ impl App for Barrier {
         }])
     }
 
-    fn protocol(spec: &BarrierSpec) -> Option<Protocol> {
-        spec.protocol
-    }
-
     fn load(spec: &BarrierSpec) -> Load {
         let k = spec.hosts.len() as f64;
         Load {

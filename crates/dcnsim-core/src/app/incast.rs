@@ -231,10 +231,6 @@ impl App for Incast {
         }])
     }
 
-    fn protocol(spec: &IncastSpec) -> Option<Protocol> {
-        spec.protocol
-    }
-
     fn load(spec: &IncastSpec) -> Load {
         let workers = spec.workers.len() as f64;
         let rounds = f64::from(spec.rounds);

@@ -204,19 +204,18 @@ pub trait App: Application + Sized + 'static {
     /// What an instance costs over the run.
     fn load(spec: &Self::Spec) -> Load;
 
-    /// The protocol its flows run (`None`: `transport.protocol`), for the
-    /// checks a protocol needs of the network (BOTCP's stamp).
-    fn protocol(spec: &Self::Spec) -> Option<Protocol>;
-
     /// An instance, with its own random stream.
     fn new(spec: &Self::Spec, rng: Xoshiro256PlusPlus) -> Self;
 }
 
 macro_rules! apps {
     ($($variant:ident($ty:ty),)*) => {
-        /// One application instance's settings, of its kind.
+        /// One application instance's settings, of its kind, and the
+        /// protocol its flows run: its entry's `protocol` key, read here
+        /// once for every kind (`None`: `transport.protocol`; a kind without
+        /// flows has no such key).
         #[derive(Clone, Debug, PartialEq)]
-        pub enum AppSpec { $($variant(<$ty as App>::Spec),)* }
+        pub enum AppSpec { $($variant(<$ty as App>::Spec, Option<Protocol>),)* }
 
         /// The `[[traffic.KEY]]` tables of the registered kinds, in registry
         /// order.
@@ -227,9 +226,13 @@ macro_rules! apps {
             /// [`KEYS`]).
             fn parse_kind(key: &str, value: Value, path: &str, given: &Given)
                 -> Result<Vec<AppSpec>, ScenarioError> {
+                // The kind's own parse has checked the key, if it has one.
+                let protocol = value
+                    .get("protocol")
+                    .and_then(|p| serde_json::from_value::<Protocol>(p.clone()).ok());
                 $(if key == <$ty as App>::KEY {
                     return Ok(<$ty>::parse(value, path, given)?
-                        .into_iter().map(AppSpec::$variant).collect());
+                        .into_iter().map(|s| AppSpec::$variant(s, protocol)).collect());
                 })*
                 unreachable!("{key} is a registered key")
             }
@@ -237,32 +240,35 @@ macro_rules! apps {
             /// Its kind's name (`ops.parquet` `application`, `flows.parquet`
             /// `origin`).
             pub fn name(&self) -> &'static str {
-                match self { $(AppSpec::$variant(_) => <$ty as App>::NAME,)* }
+                match self { $(AppSpec::$variant(..) => <$ty as App>::NAME,)* }
             }
 
             /// Its kind's table (`[[traffic.KEY]]`).
             pub fn key(&self) -> &'static str {
-                match self { $(AppSpec::$variant(_) => <$ty as App>::KEY,)* }
+                match self { $(AppSpec::$variant(..) => <$ty as App>::KEY,)* }
             }
 
             /// Its kind's place in the registry.
             pub fn kind(&self) -> usize {
                 let mut i = 0;
-                $(if let AppSpec::$variant(_) = self { return i; } i += 1;)*
+                $(if let AppSpec::$variant(..) = self { return i; } i += 1;)*
                 unreachable!("{i} kinds")
             }
 
             pub fn load(&self) -> Load {
-                match self { $(AppSpec::$variant(s) => <$ty>::load(s),)* }
+                match self { $(AppSpec::$variant(s, _) => <$ty>::load(s),)* }
             }
 
+            /// The protocol its flows run (`None`: `transport.protocol`),
+            /// for the checks a protocol needs of the rest of the scenario
+            /// (`crate::cc::Need`).
             pub fn protocol(&self) -> Option<Protocol> {
-                match self { $(AppSpec::$variant(s) => <$ty>::protocol(s),)* }
+                match self { $(AppSpec::$variant(_, p) => *p,)* }
             }
 
             /// A fresh instance.
             pub fn build(&self, rng: Xoshiro256PlusPlus) -> Box<dyn Application> {
-                match self { $(AppSpec::$variant(s) => Box::new(<$ty>::new(s, rng)),)* }
+                match self { $(AppSpec::$variant(s, _) => Box::new(<$ty>::new(s, rng)),)* }
             }
         }
     };

@@ -18,7 +18,6 @@
 use super::keys::{check_class, check_host, end_of, host_list};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op};
 use crate::app::keys::check_size;
-use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
 use crate::units::{Bytes, Time};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -155,11 +154,6 @@ impl App for Periodic {
             stop,
             class: c.class,
         }])
-    }
-
-    /// Datagrams only: no flow, so the run's protocol stands for it.
-    fn protocol(_spec: &PeriodicSpec) -> Option<Protocol> {
-        None
     }
 
     fn load(spec: &PeriodicSpec) -> Load {

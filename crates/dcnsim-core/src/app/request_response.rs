@@ -252,10 +252,6 @@ impl App for RequestResponse {
         }])
     }
 
-    fn protocol(spec: &RequestResponseSpec) -> Option<Protocol> {
-        spec.protocol
-    }
-
     fn load(spec: &RequestResponseSpec) -> Load {
         let clients = spec.clients.len() as f64;
         // Until stop: at most one request per think time (or per 10 us).

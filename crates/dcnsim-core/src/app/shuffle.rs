@@ -158,10 +158,6 @@ impl App for Shuffle {
         }])
     }
 
-    fn protocol(spec: &ShuffleSpec) -> Option<Protocol> {
-        spec.protocol
-    }
-
     fn load(spec: &ShuffleSpec) -> Load {
         let jobs = f64::from(spec.jobs);
         Load {

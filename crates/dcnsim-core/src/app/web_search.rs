@@ -171,10 +171,6 @@ impl App for WebSearch {
         }])
     }
 
-    fn protocol(spec: &WebSearchSpec) -> Option<Protocol> {
-        spec.protocol
-    }
-
     fn load(spec: &WebSearchSpec) -> Load {
         let queries = f64::from(spec.queries);
         Load {

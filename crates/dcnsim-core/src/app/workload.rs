@@ -231,10 +231,6 @@ impl App for Workload {
             .collect())
     }
 
-    fn protocol(spec: &WorkloadSpec) -> Option<Protocol> {
-        spec.protocol
-    }
-
     fn load(spec: &WorkloadSpec) -> Load {
         let span = spec.stop.0.saturating_sub(spec.start.0) as f64;
         Load {

@@ -178,7 +178,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        let crate::app::AppSpec::Workload(w) = &sc.traffic.apps[0] else {
+        let crate::app::AppSpec::Workload(w, _) = &sc.traffic.apps[0] else {
             panic!("workloads come first: {:?}", sc.traffic.apps);
         };
         let arrivals = 1e9 / w.mean_gap.0 as f64;
