@@ -267,9 +267,14 @@ pub const MIN_PMTU: u64 = 64;
 
 /// `transport.profile`: whose TCP defaults the keys start from. Each profile
 /// is a table of `[transport]` keys in `profiles.toml`, every value cited to
-/// its source there and in docs/scenario.md.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+/// its source there and in docs/scenario.md. Add one as a variant here and
+/// its table there: a variant without its table (or a table without its
+/// variant) fails `every_profile_has_its_table_and_every_table_a_profile`.
+#[derive(
+    Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, strum::VariantNames,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Profile {
     /// dcnsim's own defaults ([`TransportSpec::default`]).
     #[default]
@@ -293,23 +298,31 @@ const PROFILES: &str = include_str!("profiles.toml");
 
 impl Profile {
     /// The profile's `[transport]` keys: its table, over its `base`'s.
+    /// Every variant has its table (a test holds it so): a missing one is a
+    /// defect of the build, not of the scenario.
     fn keys(self) -> Map<String, Value> {
         let all: Map<String, Value> =
             toml::from_str(PROFILES).expect("profiles.toml is valid TOML");
-        let table = |name: &str| match all.get(name) {
-            Some(Value::Object(keys)) => keys.clone(),
-            _ => Map::new(),
-        };
         let value = serde_json::to_value(self).expect("a profile name");
-        let mut keys = table(value.as_str().expect("a profile name"));
-        match keys.remove("base") {
-            Some(Value::String(base)) => {
-                let mut merged = table(&base);
-                merged.extend(keys);
-                merged
-            }
-            _ => keys,
+        profile_keys(&all, value.as_str().expect("a profile name"))
+    }
+}
+
+/// The keys of profile `name` among the tables `all`: its table, over its
+/// `base`'s.
+fn profile_keys(all: &Map<String, Value>, name: &str) -> Map<String, Value> {
+    let table = |name: &str| match all.get(name) {
+        Some(Value::Object(keys)) => keys.clone(),
+        _ => panic!("profiles.toml has no [{name}] table"),
+    };
+    let mut keys = table(name);
+    match keys.remove("base") {
+        Some(Value::String(base)) => {
+            let mut merged = table(&base);
+            merged.extend(keys);
+            merged
         }
+        _ => keys,
     }
 }
 
@@ -486,6 +499,58 @@ mod tests {
         assert_eq!(
             TransportSpec::from_value(json!({"profile": "dcnsim"})).unwrap(),
             TransportSpec::default()
+        );
+    }
+
+    /// A profile variant without its table in profiles.toml would silently
+    /// get dcnsim's defaults; a table without its variant could never be
+    /// named. Every `base` names a table, and every profile is valid.
+    #[test]
+    fn every_profile_has_its_table_and_every_table_a_profile() {
+        use strum::VariantNames;
+        let all: Map<String, Value> = toml::from_str(PROFILES).unwrap();
+        let mut tables: Vec<&str> = all.keys().map(String::as_str).collect();
+        let mut names = Profile::VARIANTS.to_vec();
+        tables.sort_unstable();
+        names.sort_unstable();
+        assert_eq!(
+            tables, names,
+            "profiles.toml's tables against Profile's variants"
+        );
+        for (name, keys) in &all {
+            if let Some(base) = keys.get("base") {
+                let base = base.as_str().expect("base is a profile name");
+                assert!(
+                    all.contains_key(base),
+                    "[{name}] base = \"{base}\" has no table"
+                );
+            }
+            let spec = TransportSpec::from_value(json!({ "profile": name }));
+            assert!(spec.is_ok(), "profile {name}: {}", spec.unwrap_err());
+        }
+    }
+
+    /// The "to add a TCP profile" recipe (docs/architecture.md), as a tiny
+    /// example: a table over a base, as a new one is written in
+    /// profiles.toml, gives its base's keys with its own over them.
+    #[test]
+    fn a_profile_table_over_its_base_sets_its_keys_over_the_bases() {
+        let mut all: Map<String, Value> = toml::from_str(PROFILES).unwrap();
+        let mine: Map<String, Value> =
+            toml::from_str("[mine]\nbase = \"ns3\"\ninit_cwnd = 4\n").unwrap();
+        all.extend(mine);
+        let keys = profile_keys(&all, "mine");
+        let t = TransportSpec::from_value(Value::Object(keys)).unwrap();
+        let ns3 = TransportSpec::from_value(json!({"profile": "ns3"})).unwrap();
+        assert_eq!(t.init_cwnd, 4, "its own key");
+        assert_ne!(ns3.init_cwnd, 4);
+        assert_eq!(
+            TransportSpec {
+                init_cwnd: 4,
+                ..ns3
+            },
+            t,
+            "every other key its base's"
         );
     }
 
