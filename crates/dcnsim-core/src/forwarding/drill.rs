@@ -22,8 +22,12 @@ pub struct DrillSpec {
     pub m: u32,
 }
 
-/// DRILL(2, 1), the paper's choice (§3.1: more samples or memory make the
-/// choices synchronize and oscillate).
+/// DRILL(2, 1), **not verified against the paper's text**: written as the
+/// paper's recommended setting (§3.1, as remembered: more samples or more
+/// memory make the switches' choices synchronize and oscillate). A search of
+/// the stored public pages (issue 44's second round) found the paper
+/// (documents.pub copy of the SIGCOMM '17 PDF) but only its abstract, not
+/// §3.1; the choice of d and m is unconfirmed.
 fn two() -> u32 {
     2
 }

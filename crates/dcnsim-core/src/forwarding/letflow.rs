@@ -21,8 +21,15 @@ pub struct LetflowSpec {
     pub flowlet_gap: Time,
 }
 
-/// 500 µs: the flowlet timeout of LetFlow's evaluation, as of CONGA's
-/// (Alizadeh et al., SIGCOMM 2014, §6) before it.
+/// 500 µs, **not verified against the paper**: the value was written from
+/// memory of the LetFlow and CONGA (Alizadeh et al., SIGCOMM 2014)
+/// evaluations. A search of the stored public pages (issue 44's second
+/// round) found the paper's text (vdocuments.net, paperzz.com and scribd
+/// copies of the NSDI '17 PDF) but only its opening, not the section that
+/// gives the timeout; third-party ns-3 ports of LetFlow found in the code
+/// search (`Ipv4LetFlowRouting`) default to 50 µs, an implementation's
+/// choice, not the paper's. Set `flowlet_gap` to the value of the setup
+/// compared against.
 fn default_gap() -> Time {
     Time::from_us(500)
 }
