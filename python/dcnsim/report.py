@@ -134,21 +134,10 @@ def write_sweep_report(directory: str | os.PathLike[str], sweep: Sweep) -> Path:
     return out
 
 
-def unfinished_flows(directory: Path) -> pd.DataFrame:
-    """Per run of a sweep that kept ``flows``: its TCP flows, how many did not finish and
-    which (``dcnsim.unfinished.runs_sql``); empty when no run kept ``flows``."""
-    from dcnsim.store import query
-    from dcnsim.unfinished import runs_sql
-
-    if not any((directory / "runs").glob("run=*/flows.parquet")):
-        return pd.DataFrame(columns=["run", "tcp_flows", "unfinished", "ids"])
-    return query(directory, runs_sql())
-
-
 def _unfinished_section(directory: Path, catalog: pd.DataFrame, varied: Sequence[str]) -> Section:
     """The report's account of the flows left out of every FCT and slowdown figure:
     per run its grid values, TCP flows, how many did not finish and which."""
-    from dcnsim.unfinished import WARN_SHARE, named
+    from dcnsim.unfinished import WARN_SHARE, named, unfinished_flows
 
     counts = unfinished_flows(directory)
     heading = "Unfinished flows (left out of every FCT and slowdown statistic)"

@@ -9,9 +9,18 @@ and one line warns when more than ``WARN_SHARE`` of a run's TCP flows did not fi
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-__all__ = ["WARN_SHARE", "excluded", "named", "runs_sql", "sweep_warning", "warning"]
+__all__ = [
+    "WARN_SHARE",
+    "excluded",
+    "named",
+    "runs_sql",
+    "sweep_warning",
+    "unfinished_flows",
+    "warning",
+]
 
 #: The share of a run's TCP flows left unfinished above which a run, a sweep or a
 #: figure warns in one line (1 %: a percentile above p99 is then unknowable).
@@ -60,8 +69,6 @@ def named(ids: Any, listed: int = 10) -> str:
 def sweep_warning(directory: Any) -> list[str]:
     """One warning line when the sweep's runs left more than ``WARN_SHARE`` of their TCP
     flows unfinished, naming the worst run (the report lists them all)."""
-    from dcnsim.report import unfinished_flows
-
     counts = unfinished_flows(directory)
     line = warning(int(counts["unfinished"].sum()), int(counts["tcp_flows"].sum()), " of the sweep")
     if line is None:
@@ -72,3 +79,15 @@ def sweep_warning(directory: Any) -> list[str]:
         f"{line}; worst run {row['run']}: {int(row['unfinished']):,} of "
         f"{int(row['tcp_flows']):,} (--report lists every run's)\n"
     ]
+
+
+def unfinished_flows(directory: Path) -> Any:
+    """Per run of a sweep that kept ``flows``: its TCP flows, how many did not finish and
+    which (``dcnsim.unfinished.runs_sql``); empty when no run kept ``flows``."""
+    import pandas as pd
+
+    from dcnsim.store import query
+
+    if not any((directory / "runs").glob("run=*/flows.parquet")):
+        return pd.DataFrame(columns=["run", "tcp_flows", "unfinished", "ids"])
+    return query(directory, runs_sql())
