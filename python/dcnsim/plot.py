@@ -30,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from dcnsim.columns import display_unit
-from dcnsim.formats import format_seconds
 from dcnsim.studies.figures import pyplot, save
 
 __all__ = ["BUCKETS", "BUSIEST", "plot_run"]
@@ -172,11 +171,13 @@ def _links(links: pd.DataFrame, path: Path) -> list[Path]:
         values = rows["utilisation"].to_numpy()
         lines.stairs(values, edges, label=str(port), lw=0.9)
     lines.axhline(1.0, color="black", ls="--", lw=0.7, label="line rate")
-    lines.set_ylim(0, 1.08)
+    # Room above the line rate for the legend, off the lines.
+    lines.set_ylim(0, 1.5)
+    lines.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     lines.set_ylabel("utilisation")
     lines.grid(True, alpha=0.3)
     shown = min(BUSIEST, len(order))
-    lines.legend(fontsize=7, loc="upper right", ncol=2)
+    lines.legend(fontsize=7, loc="upper center", ncol=3)
     lines.set_title(
         f"link utilisation per {_interval(links)} interval: "
         f"the {shown} busiest of {len(order):,} ports",
@@ -198,5 +199,7 @@ def _links(links: pd.DataFrame, path: Path) -> list[Path]:
 
 
 def _interval(links: pd.DataFrame) -> str:
-    """The interval of ``trace.links``, as written: the first row's."""
-    return format_seconds(float(links["interval_s"].iloc[0]))
+    """The interval of ``trace.links`` (the first row's: ``200 µs``)."""
+    seconds = float(links["interval_s"].iloc[0])
+    factor, unit = display_unit("s", seconds)
+    return f"{seconds / factor:.6g} {unit}"
