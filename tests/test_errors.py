@@ -159,6 +159,12 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          "forwarding.flowlet_gap", "a delay of 10000000 s is beyond the 1 s bound"),
         ("letflow-gap-of-zero", with_("forwarding", {"policy": "letflow", "flowlet_gap": "0us"}),
          "forwarding.flowlet_gap", "must be positive"),
+        # Issue 49: links.parquet's interval.
+        ("link-interval-of-zero", with_("trace", {"links": "0us"}), "trace.links",
+         "an interval of 0 counts nothing"),
+        ("link-rows-beyond-the-bound",
+         with_("stop_time", "1s", with_("trace", {"links": "1ns"})), "trace.links",
+         "rows, more than 100000000: give a longer interval"),
     ],
     "Units": [
         ("unit-typo", with_("topology.link.rate", "10Gps"), "topology.link.rate",

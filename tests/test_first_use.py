@@ -11,8 +11,9 @@ import pytest
 from PIL import Image
 
 import dcnsim
+from dcnsim.studies import STUDIES
 from dcnsim.studies.runner import BarProgress
-from dcnsim.studies.text import LINE_WIDTH, Claim, claim_lines
+from dcnsim.studies.text import LINE_WIDTH, Claim, claim_lines, format_table
 from dcnsim.suggest import with_hint
 from simhelp import REPO, assert_one_error_line, cli
 
@@ -150,6 +151,43 @@ def test_claim_lines_fit_in_100_columns_with_seed_ours_and_verdict():
     assert all(len(line) <= LINE_WIDTH for line in lines), lines
     assert lines[1].startswith("  [yes]") and "1.2 ms" in lines[1] and "1.31 ms" in lines[1]
     assert lines[1].endswith("…") and lines[2].startswith("  [within noise]")
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_every_studys_printed_text_fits_100_columns(name):
+    """What ``dcnsim study NAME`` prints of the study's checked-in runs (its tables,
+    prose and claim lines), plain and ``--verbose``: no line wider than LINE_WIDTH."""
+    runs = pd.read_csv(REPO / "docs" / "results" / f"{name}.csv", keep_default_na=True)
+    for verbose in (False, True):
+        _, text = STUDIES[name].printed(runs, verbose)
+        wide = [line for line in text.splitlines() if len(line) > LINE_WIDTH]
+        assert not wide, f"{name} (verbose={verbose}): {len(wide)} lines, e.g. {wide[0]!r}"
+
+
+def test_a_wide_table_prints_in_blocks_each_led_by_the_key_columns():
+    table = pd.DataFrame(
+        {"scheme": ["TCP", "pFabric"], "load": ["10%", "90%"],
+         **{f"column {i}": [1.5 * i, 2.5 * i] for i in range(12)},
+         "note": ["a long note " * 20, "short"]}
+    )  # fmt: skip
+    text = format_table(table, keys=2)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= LINE_WIDTH
+    heads = [line for line in lines if line.startswith("scheme")]
+    assert len(heads) > 1 and all(h.startswith("scheme   load") for h in heads), heads
+    # Every column is printed once, every row named in every block.
+    assert sum(h.count("column ") for h in heads) == 12 and sum("note" in h for h in heads) == 1
+    assert sum(line.split()[:2] == ["pFabric", "90%"] for line in lines) == len(heads)
+    assert "…" in text and "short" in text
+    # By default the first column alone names the rows.
+    default = [line for line in format_table(table).splitlines() if line.startswith("scheme")]
+    assert default[0].startswith("scheme   load") and default[1].startswith("scheme   column")
+    # A table that fits prints as one block, as before.
+    narrow = format_table(table[["scheme", "load", "column 1"]])
+    assert narrow.splitlines() == [
+        "scheme   load  column 1", "-------  ----  --------",
+        "TCP       10%       1.5", "pFabric   90%       2.5",
+    ]  # fmt: skip
 
 
 def test_a_study_progress_bar_over_several_batches_ends_at_100_percent(capsys):

@@ -34,6 +34,7 @@ ROWS = {
     "rounds": "incast rounds",
     "queues": "queue samples",
     "flow_trace": "trace samples",
+    "links": "link intervals",
     "summary": "runs",
 }
 #: Units shown instead of a base unit, largest first: (factor, name).

@@ -11,10 +11,12 @@ SVG and PDF (``studies.figures.save``) into ``DIR/plots/`` (or ``--out``):
 - ``latency_cdf``: the CDF of the probe packets' one-way latency (``probes.parquet``),
   a line per number of hops; a packet lost or still in flight lies above the curve;
 - ``queues``: the queue length of every port of ``trace.queues`` over time
-  (``queues.parquet``), a step line per port.
-
-(Link utilisation over time needs per-port byte counters per interval from the core,
-not written yet: issue 49.)
+  (``queues.parquet``), a step line per port;
+- ``link_utilisation``: the utilisation of the links over time (``links.parquet``,
+  ``trace.links``): above, a step line per port for the busiest ports
+  (``BUSIEST``, by bytes sent over the run), the line rate dashed at 1; below, every
+  port as a row of a heat map, busiest at the top, so a fat-tree's hundreds of
+  links fit one picture.
 
 A figure whose table is missing or empty is skipped, and the command says so.
 """
@@ -30,11 +32,15 @@ import pandas as pd
 from dcnsim.columns import display_unit
 from dcnsim.studies.figures import pyplot, save
 
-__all__ = ["BUCKETS", "plot_run"]
+__all__ = ["BUCKETS", "BUSIEST", "plot_run"]
 
 #: Flow-size buckets (upper bounds in bytes, names): short flows up to 100 KB, medium
 #: up to 10 MB, long beyond (pFabric, SIGCOMM 2013, Fig. 4; HPCC's FCT scripts).
 BUCKETS = ((100e3, "< 100 KB"), (10e6, "100 KB - 10 MB"), (np.inf, ">= 10 MB"))
+
+
+#: Ports drawn one line each in ``link_utilisation``'s upper panel.
+BUSIEST = 8
 
 
 def plot_run(
@@ -68,6 +74,11 @@ def plot_run(
         skipped.append("queues: no queues.parquet rows (the scenario's trace.queues names ports)")
     else:
         written += _queues(queues, target / "queues.png")
+    links = _table(run_dir, "links")
+    if links is None or not len(links):
+        skipped.append("link_utilisation: no links.parquet rows (the scenario's trace.links)")
+    else:
+        written += _links(links, target / "link_utilisation.png")
     return written, skipped
 
 
@@ -140,3 +151,55 @@ def _queues(queues: pd.DataFrame, path: Path) -> list[Path]:
     ax.legend(fontsize=8)
     ax.set_title("queue length of the traced ports (trace.queues)", fontsize=10)
     return save(fig, path)
+
+
+def _links(links: pd.DataFrame, path: Path) -> list[Path]:
+    plt = pyplot()
+    fig, (lines, heat) = plt.subplots(
+        2, 1, figsize=(6.4, 6.4), sharex=True, gridspec_kw={"height_ratios": [1, 1.2]}
+    )
+    end = float((links["time_s"] + links["interval_s"]).max())
+    factor, unit = display_unit("s", end)
+    # Ports by bytes sent over the run, busiest first (ties: ports.parquet's order).
+    order = (
+        links.groupby("port", sort=False)["bytes"].sum().sort_values(ascending=False, kind="stable")
+    )
+    for port in order.index[:BUSIEST]:
+        rows = links[links["port"] == port]
+        # One step per interval, drawn to its end (the last may be shorter).
+        edges = np.append(rows["time_s"].to_numpy(), end) / factor
+        values = rows["utilisation"].to_numpy()
+        lines.stairs(values, edges, label=str(port), lw=0.9)
+    lines.axhline(1.0, color="black", ls="--", lw=0.7, label="line rate")
+    # Room above the line rate for the legend, off the lines.
+    lines.set_ylim(0, 1.5)
+    lines.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    lines.set_ylabel("utilisation")
+    lines.grid(True, alpha=0.3)
+    shown = min(BUSIEST, len(order))
+    lines.legend(fontsize=7, loc="upper center", ncol=3)
+    lines.set_title(
+        f"link utilisation per {_interval(links)} interval: "
+        f"the {shown} busiest of {len(order):,} ports",
+        fontsize=10,
+    )
+    grid = links.pivot(index="port", columns="time_s", values="utilisation").loc[order.index]
+    edges = np.append(grid.columns.to_numpy(), end) / factor
+    image = heat.pcolormesh(
+        edges, np.arange(len(grid) + 1), grid.to_numpy(), vmin=0.0, vmax=1.0, cmap="viridis"
+    )
+    heat.invert_yaxis()
+    heat.set_ylabel("ports, busiest at the top")
+    if len(grid) <= 24:
+        heat.set_yticks(np.arange(len(grid)) + 0.5, [str(p) for p in grid.index], fontsize=6)
+    heat.set_xlabel(f"time ({unit})")
+    # Below the map, so both panels keep the same time axis.
+    fig.colorbar(image, ax=heat, label="utilisation", orientation="horizontal", aspect=40)
+    return save(fig, path)
+
+
+def _interval(links: pd.DataFrame) -> str:
+    """The interval of ``trace.links`` (the first row's: ``200 µs``)."""
+    seconds = float(links["interval_s"].iloc[0])
+    factor, unit = display_unit("s", seconds)
+    return f"{seconds / factor:.6g} {unit}"

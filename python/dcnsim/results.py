@@ -55,6 +55,7 @@ OUTPUT_FILES = (
     "rounds.parquet",
     "agent_rows.parquet",
     "flow_trace.parquet",
+    "links.parquet",
     "summary.json",
     "scenario.toml",
 )
@@ -70,6 +71,7 @@ RECORDED = {
     "probes": ("probes.parquet", None),
     "queues": ("queues.parquet", "trace.queues"),
     "flow_trace": ("flow_trace.parquet", "trace.flows"),
+    "links": ("links.parquet", "trace.links"),
 }
 
 #: Rows held (in the core, across all recorded tables) before they leave for the
@@ -92,7 +94,8 @@ class Results:
     counters and the largest queue seen) and ``rounds`` (one row per finished incast
     round, a view of its operations) are DataFrames; ``traces`` maps
     a trace name to a DataFrame: ``"queues"`` (``trace.queues``) and ``"flows"``
-    (``trace.flows``, cwnd and sequence numbers); ``pcaps`` maps each name of
+    (``trace.flows``, cwnd and sequence numbers); ``links`` is every port's packets,
+    bytes and utilisation per interval of ``trace.links``; ``pcaps`` maps each name of
     ``trace.pcap`` to the bytes of its pcap file; ``summary`` is the run's counters
     and timings. Columns are those of ``docs/scenario.md`` ("Outputs"), in that order.
 
@@ -125,8 +128,8 @@ class Results:
 
     def columns(self, name: str) -> Mapping[str, Any]:
         """The columns of table ``name`` (``flows``, ``ops``, ``ports``, ``rounds``,
-        ``agent_rows``; of a run kept in memory also ``probes``, ``queues`` and
-        ``flow_trace``) as the core returned them: a mapping of column name to numpy
+        ``agent_rows``; of a run kept in memory also ``probes``, ``queues``,
+        ``flow_trace`` and ``links``) as the core returned them: a mapping of column name to numpy
         array (strings as lists), each made when asked for, with ``rows``, the number
         of rows; no DataFrame made."""
         return self._columns[name]
@@ -156,6 +159,12 @@ class Results:
     @property
     def probes(self) -> pd.DataFrame:
         return self._recorded("probes")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """Every port's packets, bytes and link utilisation per interval of
+        ``trace.links`` (no rows without it)."""
+        return self._recorded("links")
 
     @property
     def traces(self) -> dict[str, pd.DataFrame]:

@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 #: The tables a run may keep: the core's tables, by name.
-TABLES = ("flows", "ops", "probes", "ports", "rounds", "queues", "flow_trace")
+TABLES = ("flows", "ops", "probes", "ports", "rounds", "queues", "flow_trace", "links")
 _KEYS = ("name", "base", "seeds", "tables", "grid", "zip", "figures", "slurm")
 #: Seeds of a sweep that does not say: 1..5.
 DEFAULT_SEEDS = 5

@@ -42,6 +42,9 @@ pub enum Event {
     AgentSend,
     /// A switch agent's timer (its index among the agents' timers).
     AgentTimer(u32),
+    /// The end of an interval of `trace.links`: every port's counters are
+    /// read (`sim/links.rs`).
+    LinkSample,
 }
 
 /// Buckets start 2^16 ps (65.5 ns) wide: a few tens of events on a loaded
@@ -172,6 +175,11 @@ impl EventQueue {
     #[inline(always)]
     fn put_in_ring(&mut self, bucket: u64, slot: Slot) {
         self.ring.push((bucket % RING as u64) as usize, slot);
+    }
+
+    /// Whether no event is pending.
+    pub fn is_empty(&self) -> bool {
+        self.head == self.current.len() && self.ring.is_empty() && self.far.is_empty()
     }
 
     /// Remove the next event and advance the clock to it.

@@ -157,6 +157,9 @@ pub struct Output {
     pub agent_rows: Table,
     /// cwnd and sequence numbers of traced TCP flows over time.
     pub flow_trace: Table,
+    /// Every port's packets and bytes per interval of `trace.links`, and its
+    /// link's utilisation (`sim/links.rs`).
+    pub links: Table,
     /// Packet captures: (requested host or port name, pcap file bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
 }

@@ -245,7 +245,7 @@ fn progress_to_py<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyD
 /// parsed (bytes by term, largest first) before anything is built, and raises
 /// to refuse the run. `hook(progress: dict)` is called about every quarter
 /// second. With `chunk_rows`, the recorded rows (`probes`, `queues`,
-/// `flow_trace`) leave the core in chunks of about `chunk_rows` rows as the
+/// `flow_trace`, `links`) leave the core in chunks of about `chunk_rows` rows as the
 /// run goes and those tables come back empty: a table named in `recorded`
 /// (name → (Parquet file, whether written even if left empty)) goes to its
 /// file, the others are dropped; `written` lists the files made. Every run
@@ -344,6 +344,7 @@ fn run<'py>(
     d.set_item("rounds", table_to_py(py, out.rounds)?)?;
     d.set_item("agent_rows", table_to_py(py, out.agent_rows)?)?;
     d.set_item("flow_trace", table_to_py(py, out.flow_trace)?)?;
+    d.set_item("links", table_to_py(py, out.links)?)?;
     let pcaps = PyDict::new(py);
     for (name, bytes) in out.pcaps {
         pcaps.set_item(name, PyBytes::new(py, &bytes))?;

@@ -24,15 +24,11 @@ def pyplot() -> Any:
     return plt
 
 
-def save(fig: Any, path: Path, dpi: int | None = None, svg: bool = True) -> list[Path]:
-    """Write ``fig`` as ``path`` (its ``.png``) and beside it as ``.svg`` and ``.pdf``,
-    each whole (by rename), without the creation date (the same figure gives the same
-    files), and free it. Returns the files written, in ``FORMATS`` order.
-
-    ``dpi`` and ``svg`` are what callers passed before every figure had the three
-    formats at ``PNG_DPI``; they change nothing (issue 49) and go once the studies'
-    figure modules, edited in parallel this round, stop passing them."""
-    del dpi, svg
+def save(fig: Any, path: Path) -> list[Path]:
+    """Write ``fig`` as ``path`` (its ``.png``, at ``PNG_DPI``) and beside it as
+    ``.svg`` and ``.pdf``, each whole (by rename), without the creation date (the same
+    figure gives the same files), and free it. Returns the files written, in
+    ``FORMATS`` order."""
     from dcnsim import outdir
 
     plt = pyplot()

@@ -21,7 +21,7 @@ from dcnsim.report import figure, machine, page, table_html
 from dcnsim.scenario import Scenario
 from dcnsim.studies.figures import FORMATS
 from dcnsim.studies.runner import Progress, recorded_scenarios
-from dcnsim.studies.text import Claim, claims_table, marked_quick, quick_undecided
+from dcnsim.studies.text import Claim, claims_table, fit_lines, marked_quick, quick_undecided
 
 __all__ = [
     "Study",
@@ -61,6 +61,13 @@ class Study:
     #: the start of the claim's text -> why the quick grid cannot decide it. On the
     #: quick variant their verdict is ``quick grid cannot decide``, with the reason.
     quick_undecided: Mapping[str, str] = field(default_factory=dict)
+
+    def printed(self, runs: pd.DataFrame, verbose: bool = False) -> tuple[pd.DataFrame, str]:
+        """The main table and the text ``dcnsim study`` prints, every line within
+        ``LINE_WIDTH`` columns: ``tables``' text with its prose lines wrapped (its
+        tables fit already, ``format_table``)."""
+        table, text = self.tables(runs, verbose)
+        return table, fit_lines(text)
 
 
 @dataclass(frozen=True)
@@ -105,7 +112,7 @@ def run_study(
         "jobs": jobs or os.cpu_count() or 1,
     }
     with quick_undecided(study.quick_undecided if quick else {}):
-        table, text = study.tables(detail, verbose)
+        table, text = study.printed(detail, verbose)
         claims = marked_quick(study.claims(detail))
     return StudyOutput(study, text, table, detail, claims, scenarios, timing)
 

@@ -220,6 +220,28 @@ def _claim_rows(claims: Sequence[Claim], what: str) -> list[str]:
     return [head, *(row(f"[{c.verdict}]", c.seed, c.dcnsim, c.claim) for c in claims)]
 
 
+def fit_lines(text: str, width: int = LINE_WIDTH) -> str:
+    """``text`` with every line longer than ``width`` wrapped at spaces, its
+    continuation lines indented two columns more than the line began (a study's prose:
+    its setting, its reading of the seed, its notes)."""
+    import textwrap
+
+    lines = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        lines += textwrap.wrap(
+            line.strip(),
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent + "  ",
+            break_on_hyphens=False,
+        )
+    return "\n".join(lines)
+
+
 def _fit(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` columns with ``…`` when longer."""
     text = " ".join(str(text).split())
@@ -242,24 +264,57 @@ def claims_table(claims: Sequence[Claim], checks: bool = False) -> pd.DataFrame:
     )
 
 
-def format_table(table: pd.DataFrame) -> str:
-    """A plain-text table: a header row, a rule, one line per row; numbers to the right."""
+def format_table(table: pd.DataFrame, width: int = LINE_WIDTH, keys: int = 1) -> str:
+    """A plain-text table: a header row, a rule, one line per row; numbers to the right.
+
+    Within ``width`` columns: a table wider is printed in blocks of its columns, one
+    under the other (a blank line between), each led by the table's first ``keys``
+    columns (those naming a row) so every row stays named; a cell
+    too wide for any block is cut with ``…`` (whole in the study's ``runs.csv``)."""
     columns = [str(c) for c in table.columns]
     cells = [[_cell(v) for v in row] for row in table.itertuples(index=False)]
+    if not columns:
+        return ""
+
+    def natural(j: int) -> int:
+        return max([len(columns[j]), *(len(row[j]) for row in cells)])
+
+    # The key columns, at most half the line (else the first alone, cut to a third);
+    # any other column cut to what a block leaves beside them.
+    lead = max(1, min(keys, len(columns) - 1))
+    used = sum(natural(j) + 2 for j in range(lead)) - 2
+    if used > width // 2:
+        lead, used = 1, min(natural(0), width // 3)
+    widest = [used] * lead + [width - used - 2] * (len(columns) - lead)
+    columns = [_cut(c, w) for c, w in zip(columns, widest, strict=True)]
+    cells = [[_cut(v, w) for v, w in zip(row, widest, strict=True)] for row in cells]
     numeric = [
         all(_looks_numeric(row[j]) for row in cells) and len(cells) > 0 for j in range(len(columns))
     ]
-    widths = [max([len(c), *(len(row[j]) for row in cells)]) for j, c in enumerate(columns)]
+    widths = [natural(j) for j in range(len(columns))]
 
-    def line(values: Sequence[str]) -> str:
-        parts = [
-            v.rjust(w) if num else v.ljust(w)
-            for v, w, num in zip(values, widths, numeric, strict=True)
-        ]
-        return "  ".join(parts).rstrip()
+    def block(picked: list[int]) -> str:
+        def line(values: Sequence[str]) -> str:
+            parts = [
+                values[j].rjust(widths[j]) if numeric[j] else values[j].ljust(widths[j])
+                for j in picked
+            ]
+            return "  ".join(parts).rstrip()
 
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(columns), rule, *(line(row) for row in cells)])
+        rule = "  ".join("-" * widths[j] for j in picked)
+        return "\n".join([line(columns), rule, *(line(row) for row in cells)])
+
+    blocks: list[list[int]] = [list(range(lead))]
+    for j in range(lead, len(columns)):
+        if sum(widths[i] + 2 for i in blocks[-1]) + widths[j] > width and len(blocks[-1]) > lead:
+            blocks.append(list(range(lead)))
+        blocks[-1].append(j)
+    return "\n\n".join(block(b) for b in blocks)
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns with ``…`` when longer (its spacing kept)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _cell(value: Any) -> str:

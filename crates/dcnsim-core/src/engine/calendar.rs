@@ -260,6 +260,11 @@ impl Ring {
         self.take_with(i, |ring, b| ring.copy_out(b, into));
     }
 
+    /// Whether no bucket holds an event.
+    pub(super) fn is_empty(&self) -> bool {
+        self.occupied.iter().all(|&w| w == 0)
+    }
+
     /// Make bucket `i`'s events the contents of `into`, sorted stably by
     /// key ([`sort_stably`], its counting pass reading the chunks: no copy
     /// in between).

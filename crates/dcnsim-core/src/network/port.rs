@@ -635,6 +635,25 @@ impl Port {
             self.sent_bytes -= bytes;
         }
     }
+
+    /// Packets that started serializing by `t` (not before the last event,
+    /// nor after the run's end, before [`Port::settle`]) and the bytes
+    /// serialized by then: the counters less what a scheduled port committed
+    /// to start after `t`, less the part of the packet on the wire at `t`
+    /// still to go (the one that ends where the first of those starts, or
+    /// at `busy_until`). `links.parquet` (`sim/links.rs`) takes differences.
+    pub fn sent_by(&self, t: Time) -> (u64, f64) {
+        let ((packets, bytes), next) = match self.scheduled() {
+            true => (self.queue.unstarted_after(t), self.queue.start_after(t)),
+            false => ((0, 0), None),
+        };
+        let wire_free = next.unwrap_or(self.busy_until);
+        let to_go = Time(wire_free.0.saturating_sub(t.0)).as_secs_f64() * self.rate.bps() / 8.0;
+        (
+            self.sent_packets - packets,
+            (self.sent_bytes - bytes) as f64 - to_go,
+        )
+    }
 }
 
 #[cfg(test)]

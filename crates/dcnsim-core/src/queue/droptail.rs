@@ -177,6 +177,12 @@ impl DropTail {
             .filter(|d| d.start > t)
             .fold((0, 0), |(n, b), d| (n + 1, b + u64::from(d.size)))
     }
+
+    /// When the first packet committed to start after `t` starts (the
+    /// starts grow along the table).
+    pub fn start_after(&self, t: Time) -> Option<Time> {
+        self.departures.iter().map(|d| d.start).find(|&s| s > t)
+    }
 }
 
 /// The fast paths of a port whose queue is a FIFO, as the port asks for
@@ -303,6 +309,14 @@ impl Queue {
         match self {
             Queue::Droptail(fifo) => fifo.unstarted_after(t),
             _ => (0, 0),
+        }
+    }
+
+    /// [`DropTail::start_after`] on a scheduled port.
+    pub fn start_after(&self, t: Time) -> Option<Time> {
+        match self {
+            Queue::Droptail(fifo) => fifo.start_after(t),
+            _ => None,
         }
     }
 }
@@ -450,6 +464,9 @@ mod tests {
         d.commit(Time(20), 100);
         assert!(!d.admits(64));
         assert_eq!(d.unstarted_after(Time(10)), (1, 100));
+        assert_eq!(d.start_after(Time(10)), Some(Time(20)));
+        assert_eq!(d.start_after(Time(9)), Some(Time(10)));
+        assert_eq!(d.start_after(Time(20)), None);
         d.retire(Time(9), false);
         assert_eq!((d.packets(), d.bytes()), (2, 1600));
         // A packet starting exactly now has left the queue.

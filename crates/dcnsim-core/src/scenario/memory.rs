@@ -55,6 +55,10 @@ impl Scenario {
             .map(|s| span(s.start, s.stop) * s.rate.0 as f64 / (8.0 * f64::from(s.size.max(1))))
             .sum();
         recorded += probes as f64;
+        // `trace.links`: a row per port per interval (of a run of known length).
+        if let (Some(interval), Some(stop)) = (self.trace.links, self.stop_time) {
+            recorded += (ports * stop.0.div_ceil(interval.0)) as f64;
+        }
         if let Some(held) = held_rows {
             recorded = recorded.min(held as f64);
         }

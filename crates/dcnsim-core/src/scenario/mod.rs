@@ -40,6 +40,47 @@ pub struct TraceSpec {
     /// Hosts (by name, e.g. `"h3"`) or ports (`"node->peer"`) to capture as pcap.
     #[serde(default)]
     pub pcap: Vec<String>,
+    /// The interval at which every port's packets and bytes are counted
+    /// (`links.parquet`, `sim/links.rs`); none: not counted.
+    #[serde(default)]
+    pub links: Option<Time>,
+}
+
+/// The most rows `trace.links` may ask for when the run's length is known
+/// (ports times intervals to `stop_time`): 10^8 rows, about 1 GB of
+/// `links.parquet` (the rows stream out in chunks, so memory is not the
+/// bound; a file larger than this is a finer interval than anyone plots).
+pub const MAX_LINK_ROWS: u64 = 100_000_000;
+
+/// `trace.links`: an interval after 0 that, over a run of known length,
+/// asks for at most [`MAX_LINK_ROWS`] rows.
+fn check_link_interval(
+    interval: Option<Time>,
+    stop: Option<Time>,
+    topology: &Topology,
+) -> Result<(), ScenarioError> {
+    let Some(interval) = interval else {
+        return Ok(());
+    };
+    if interval == Time::ZERO {
+        return Err(ScenarioError::new(
+            "trace.links",
+            "an interval of 0 counts nothing: give a time after 0 (e.g. \"100us\"), or leave the key out",
+        ));
+    }
+    let ports = 2 * topology.links.len() as u64;
+    if let Some(stop) = stop {
+        let rows = ports.saturating_mul(stop.0.div_ceil(interval.0));
+        if rows > MAX_LINK_ROWS {
+            return Err(ScenarioError::new(
+                "trace.links",
+                format!(
+                    "{interval} over stop_time {stop} on {ports} ports is {rows} rows, more than {MAX_LINK_ROWS}: give a longer interval"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -196,6 +237,7 @@ impl Scenario {
         check_holds_a_segment(&network, &transport)?;
         let traffic = TrafficSpec::from_value(raw.traffic, &topology, raw.stop_time, &transport)?;
         needs::check(&traffic, &transport, &network, &topology)?;
+        check_link_interval(raw.trace.links, raw.stop_time, &topology)?;
         for (i, port) in raw.trace.queues.iter().enumerate() {
             let Some(index) = topology.port_by_name(port) else {
                 return Err(ScenarioError::new(

@@ -3,6 +3,7 @@
 //! (whose names are already resolved to indices).
 
 use super::hosts::Hosts;
+use super::links::LinkRows;
 use super::records::Recorded;
 use super::{
     derive, rng_for, Counters, Simulation, RNG_AQM, RNG_HOST_STACK, RNG_SWITCH, SALT_ECMP,
@@ -111,6 +112,7 @@ impl Simulation {
                 host_capture,
                 probes: Default::default(),
                 queues: Default::default(),
+                links: None,
                 rows_taken: 0,
                 traced_ports,
                 port_names,
@@ -134,6 +136,11 @@ impl Simulation {
                 let agent = spec.params.build(&sw);
                 sim.attach_agent(node, agent);
             }
+        }
+        if let Some(interval) = sc.trace.links {
+            let rates = sim.net.ports.iter().map(|p| p.rate.bps()).collect();
+            sim.rec.links = Some(LinkRows::new(interval, rates));
+            sim.start_links();
         }
         let t = &sc.traffic;
         sim.schedule_ports(

@@ -14,7 +14,8 @@
 //! - `plug.rs`: what a Rust program plugs in on the closed-enum axes (a
 //!   discipline, AQM or stage at chosen ports, a forwarding policy);
 //! - `records.rs`: what is recorded (probe rows, queue and flow traces,
-//!   captures) and the output tables, built at the end or streamed in chunks.
+//!   captures) and the output tables, built at the end or streamed in chunks;
+//! - `links.rs`: every port's bytes per interval (`trace.links`).
 
 mod agents;
 mod apps;
@@ -22,6 +23,7 @@ mod build;
 mod dataplane;
 pub mod drawn;
 mod hosts;
+mod links;
 mod plug;
 mod records;
 
@@ -179,6 +181,7 @@ impl Simulation {
             let active = match ev {
                 Event::ConnTimer(f) => self.timer_fired(f),
                 Event::AgentTimer(i) => self.agent_timer(i),
+                Event::LinkSample => self.sample_links(t, last_active),
                 ev => {
                     self.dispatch(ev, hosts);
                     true
@@ -210,6 +213,7 @@ impl Simulation {
             (true, Some(s)) => s,
             _ => last_active,
         };
+        self.close_links(end);
         Self::check_memory(end)?;
         // No table grows any more: the headroom's address space goes to the
         // output tables made below (the held rows converted to columns).
@@ -249,8 +253,8 @@ impl Simulation {
             Event::FlowStart(f) => self.flow_start(f),
             Event::AppTimer(t) => self.app_timer(t),
             Event::AgentSend => self.send_emitted(),
-            Event::ConnTimer(_) | Event::AgentTimer(_) => {
-                unreachable!("timers are handled by the loop")
+            Event::ConnTimer(_) | Event::AgentTimer(_) | Event::LinkSample => {
+                unreachable!("timers and samples are handled by the loop")
             }
         }
     }
@@ -295,7 +299,7 @@ impl Simulation {
         let in_flight = self.arena.live();
         let flows = records::flow_table(&self);
         let ops = records::ops_table(&self.apps);
-        let [(_, probes), (_, queues), (_, flow_trace)] = self.take_rows(true);
+        let [(_, probes), (_, queues), (_, flow_trace), (_, links)] = self.take_rows(true);
         debug_assert_eq!(
             self.n.injected,
             self.n.delivered + self.n.dropped + in_flight,
@@ -337,6 +341,7 @@ impl Simulation {
                 })
             },
             flow_trace,
+            links,
             pcaps: self
                 .rec
                 .capture_names

@@ -6,6 +6,7 @@
 
 use super::apps::Apps;
 use super::hosts::{tcp_sport, FlowRecord, FlowTraceRows, TCP_PORT};
+use super::links::LinkRows;
 use super::Simulation;
 use crate::app::Op;
 use crate::network::{Network, Port};
@@ -27,6 +28,8 @@ pub(super) struct Recorded {
     pub(super) host_capture: Vec<Option<u32>>,
     pub(super) probes: ProbeRows,
     pub(super) queues: QueueRows,
+    /// Every port's counters per interval, when `trace.links` asks.
+    pub(super) links: Option<LinkRows>,
     /// Recorded rows already taken out of the tables above.
     pub(super) rows_taken: u64,
     /// Ports whose queue is traced, in trace order.
@@ -437,13 +440,16 @@ pub(super) fn queue_table(rows: QueueRows, names: &[String]) -> Table {
 impl Simulation {
     /// Recorded rows held: rows of the tables a run can stream.
     pub(super) fn held_rows(&self) -> usize {
-        self.rec.probes.len() + self.rec.queues.time.len() + self.rec.flow_trace.time.len()
+        self.rec.probes.len()
+            + self.rec.queues.time.len()
+            + self.rec.flow_trace.time.len()
+            + self.rec.links.as_ref().map_or(0, LinkRows::len)
     }
 
     /// The streamable tables' rows that are final, no longer held: every row
     /// if `all` (at the end of the run), else all but the probe rows from the
     /// first whose packet is still on its way.
-    pub(super) fn take_rows(&mut self, all: bool) -> [(&'static str, Table); 3] {
+    pub(super) fn take_rows(&mut self, all: bool) -> [(&'static str, Table); 4] {
         let traced: Vec<String> = self
             .rec
             .traced_ports
@@ -459,6 +465,13 @@ impl Simulation {
             (
                 "flow_trace",
                 trace_table(std::mem::take(&mut self.rec.flow_trace)),
+            ),
+            (
+                "links",
+                match self.rec.links.as_mut() {
+                    Some(l) => l.take(all, &self.rec.port_names),
+                    None => LinkRows::new(Time::ZERO, Vec::new()).take(true, &[]),
+                },
             ),
         ];
         self.rec.rows_taken += rows.iter().map(|(_, t)| t.rows() as u64).sum::<u64>();

@@ -37,7 +37,7 @@ def _fct_by_load(column: str, title: str, runs: pd.DataFrame, _t: pd.DataFrame, 
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def fig11(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
@@ -60,7 +60,7 @@ def fig11(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("average FCT of long flows (ms)")
     ax.set_title("Fig. 11: long flows (≥ 100 KB), web search", fontsize=10)
     ax.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _rows(runs: pd.DataFrame, experiment: str) -> list[tuple[str, pd.Series]]:
@@ -91,7 +91,7 @@ def fig8(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     axes[0, 0].legend(fontsize=7, ncol=4)
     axes[-1, 0].set_xlabel("time (ms)")
     fig.suptitle("Fig. 8: two long flows, then five short flows, at one bottleneck")
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def fig9(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
@@ -112,7 +112,7 @@ def fig9(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     ax.set_title("Fig. 9: extreme flow load, 20 flows of 50 KB every 200 µs to 100", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def fig10(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
@@ -130,7 +130,7 @@ def fig10(runs: pd.DataFrame, _t: pd.DataFrame, path: Path) -> None:
     ax.set_title("Fig. 10: extreme flow load", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig6(runs: pd.DataFrame, t: pd.DataFrame, path: Path) -> None:

@@ -75,7 +75,7 @@ def latency_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str
         "",
         *LATENCY_EXPECTATIONS,
         "",
-        format_table(shown),
+        format_table(shown, keys=3),
         "",
         "Closed forms and the seed's claims, against these numbers:",
     ]

@@ -79,7 +79,7 @@ def _tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
             "  P = 1 - (1 - p)^n; eq6_any_loss: the chance of any loss under eq. (6), which",
             "  times out a window of 3 without limited transmit; measured: responses with a",
             "  timeout / responses, rounds with one / rounds.",
-            format_table(timeouts.round(4)),
+            format_table(timeouts.round(4), keys=3),
         ]
     if verbose:
         shown = runs[[c for c in COLUMNS if c in runs]].rename(columns=COLUMNS)

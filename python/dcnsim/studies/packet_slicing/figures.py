@@ -45,7 +45,7 @@ def _fig3(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         axes[1][col].set_ylabel("cwnd (packets)")
         for ax in (axes[0][col], axes[1][col]):
             ax.set_xlabel("time (ms)")
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig8(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -78,7 +78,7 @@ def _fig8(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     b.set_ylabel("optimal k")
     b.set_title("Fig. 9")
     b.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig10(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -119,7 +119,7 @@ def _fig10(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ax.set_ylabel(unit)
         ax.set_xscale("symlog", linthresh=20)
         ax.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _by_workers(ax: Any, rows: pd.DataFrame, column: str, scale: float = 1.0) -> None:
@@ -148,7 +148,7 @@ def _fig11(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     _by_workers(ax, rows, "goodput_mbps")
     ax.set_ylabel("total goodput (Mbps); x = a run with a timeout")
     ax.set_title("Fig. 11(a): incast goodput with and without Packet Slicing")
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig13(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -163,7 +163,7 @@ def _fig13(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     _by_workers(b, rows, "timeout_fraction")
     b.set_ylabel("fraction of queries with a timeout")
     b.set_title("Fig. 13(b)")
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _sec4b3(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -180,7 +180,7 @@ def _sec4b3(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ax.set_title(
             {"10g": "§IV.B.3: 10 Gbps", "spread": "§IV.B.3: starts spread over 10 ms"}[experiment]
         )
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig12(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -199,7 +199,7 @@ def _fig12(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
         ax.set_ylabel("goodput (Mbps)")
         ax.set_title(f"Fig. 12: testbed emulated, {'SRU' if 'sru' in experiment else 'buffer'}")
         ax.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def simulated_figures() -> dict[str, object]:

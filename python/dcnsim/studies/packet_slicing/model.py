@@ -44,7 +44,7 @@ def _fig4(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("Incast probability P (eq. 2)")
     ax.set_ylim(0, 1.15)
     ax.set_title("Fig. 4: 40 flows, 60-packet buffer")
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig5(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -83,7 +83,7 @@ def _fig5(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     b.set_xlabel("slicing ratio k")
     b.set_title("Fig. 5(b)")
     b.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig6a(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -97,7 +97,7 @@ def _fig6a(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("Incast probability (eq. 2, w = 2)")
     ax.set_title("Fig. 6(a): B = 64 KB (Fig. 6(b): dcnsim study incast)")
     ax.legend(title="packet size")
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def _fig7(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -112,7 +112,7 @@ def _fig7(_runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     for ax in (a, b):
         ax.set_xlabel("slicing ratio k")
         ax.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def model_figures() -> dict[str, object]:

@@ -48,7 +48,7 @@ def draw_fig1(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     for ax in axes:
         ax.grid(True, alpha=0.3)
         ax.legend()
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def draw_fig3(_runs: pd.DataFrame, table: pd.DataFrame, path: Path) -> None:
@@ -64,7 +64,7 @@ def draw_fig3(_runs: pd.DataFrame, table: pd.DataFrame, path: Path) -> None:
     ax.set(ylabel="RMS / RMS alone (log)", yscale="log", title="Fig. 3: normalised RMS")
     ax.legend()
     ax.grid(True, axis="y", alpha=0.3)
-    save(fig, path, svg=True)
+    save(fig, path)
 
 
 def draw_levels(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
@@ -80,4 +80,4 @@ def draw_levels(runs: pd.DataFrame, _table: pd.DataFrame, path: Path) -> None:
     other.set_ylabel("latency std (µs)", color="C1")
     ax.set_title("A QJUMP level: throughput and latency variance over f")
     ax.grid(True, alpha=0.3)
-    save(fig, path, svg=True)
+    save(fig, path)
