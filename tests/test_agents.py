@@ -11,6 +11,7 @@ packet k arrives at 2.2 us + 12 us * (k + 1) + 1 us (see crates/dcnsim-core/
 tests/agents.rs for the derivation).
 """
 
+import re
 import shutil
 import subprocess
 
@@ -165,3 +166,47 @@ def test_a_pfc_deadlock_ends_the_run_with_a_report(tmp_path):
     proc = cli("run", str(path))
     assert proc.returncode == 0, proc.stderr
     assert f"  stopped      by a switch agent: {report}" in proc.stdout.splitlines()
+
+
+def ring_of_tcp_flows(per_class: bool) -> dict:
+    """The ring of :func:`ring_deadlock` with TCP flows instead of streams: host i sends
+    20 MB to host i + 2 over two ring links, so the five flows' routes close a cycle of
+    buffer dependencies (each ring ingress waits on the next ring egress), with PFC
+    (802.1Qbb, ``per_class``) or 802.3x PAUSE. TCP's window is not limited by loss (a
+    lossless fabric drops nothing), so the ring's buffers fill past XOFF."""
+    scenario = ring_deadlock()
+    n = len(scenario["traffic"]["streams"])
+    flows = [{"src": i, "dst": (i + 2) % n, "size": "20MB", "class": 3} for i in range(n)]
+    scenario["traffic"] = {"flows": flows}
+    scenario["stop_time"] = "200ms"
+    scenario["agents"][0] |= {"per_class": per_class}
+    return scenario
+
+
+@pytest.mark.parametrize("per_class", [True, False])
+def test_tcp_flows_closing_a_buffer_cycle_deadlock_and_the_report_names_port_and_reason(
+    per_class,
+):
+    """Issue 48: a real deadlock, not an overload. The flows cannot finish (each waits on
+    a paused ring port), the detector ends the run ``deadlock_after`` into the stall,
+    long before the stop time, naming a ring port (switch to switch) and the reason:
+    packets waiting, the flows' class paused (bit 3 with PFC, every class with 802.3x),
+    nothing sent."""
+    results = run_checked(ring_of_tcp_flows(per_class))
+    summary = results.summary
+    report = summary["stopped_by_agent"]
+    assert report is not None, "the run went on to its stop time"
+    ring_ports = {f"s{i}->s{j}" for i in range(5) for j in range(5) if abs(i - j) in (1, 4)}
+    found = re.fullmatch(
+        r"(\S+) at ([\d.]+)us: no progress while paused \(PFC deadlock\?\): (\d+) packets "
+        r"waiting, classes (0x[0-9a-f]{2}) paused, nothing sent for ([\d.]+)us \(deadlock_after\)",
+        report,
+    )
+    assert found, report
+    port, at_us, waiting, classes, stalled_us = found.groups()
+    assert port in ring_ports and int(waiting) > 0, report
+    assert classes == ("0x08" if per_class else "0xff"), report
+    assert 1000 <= float(stalled_us) <= float(at_us), "deadlock_after (1 ms) into the stall"
+    assert summary["sim_time_s"] < 200e-3 and not summary["stopped_at_stop_time"]
+    assert summary["packets_dropped"] == 0 and summary["packets_in_flight"] > 0
+    assert (results.flows["fct_s"].isna()).all(), "no flow of the cycle may finish"

@@ -3,6 +3,11 @@ kernel's OOM killer would end it with SIGKILL (exit 137, no word); the core watc
 the cgroup's limit and use while it runs and stops it first with the one-line
 "outgrew" error, exit 2.
 
+What grows last is a table of the packets queued at the NIC (64-byte rows),
+which grows by a copy: the core stops the run at the growth a cgroup refuses
+rather than growing it a little (an eighth) by another whole copy, which near the
+limit is what the kernel killed (issue 48; cache.rs, ``grow_large``).
+
 The test makes a child cgroup of its own (cgroup v1's memory controller or cgroup
 v2), sets its limit, starts ``dcnsim run`` inside it and removes it afterwards. It
 needs root (CI runs as root); elsewhere it is skipped, saying why.
@@ -99,12 +104,6 @@ def child_cgroup(limit: int) -> Iterator[Path]:
                 time.sleep(0.1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 48, not yet met: in a 512 MiB v1 cgroup the run is still killed (SIGKILL, "
-    "-9) at about 460 MiB held; the large tables' doublings (to 64 MiB) are checked and "
-    "pass, so what grows last is another allocation, not found by the deadline",
-)
 def test_a_run_outgrowing_its_estimate_in_a_memory_cgroup_stops_in_one_line(tmp_path):
     scenario = tmp_path / "growing.toml"
     scenario.write_text(GROWING)

@@ -22,9 +22,6 @@ from dcnsim._core import ScenarioError
 #: The default budget: this share of the memory the process may still take.
 AVAILABLE_SHARE = 0.8
 
-#: cgroup v1 reports "no limit" as a number near 2^63.
-_NO_LIMIT = 1 << 62
-
 
 def available_bytes() -> int | None:
     """MemAvailable from /proc/meminfo (Linux), else None."""
@@ -56,61 +53,11 @@ def address_space_left() -> int | None:
 
 def cgroup_left(root: Path = Path("/")) -> int | None:
     """What the memory limits of this process's cgroup and its ancestors leave (the
-    smallest limit less its cgroup's use), v2 or v1; None without a limit. ``root``
-    is where ``/proc`` and ``/sys`` are (another root only in tests)."""
-    try:
-        groups = (root / "proc/self/cgroup").read_text().splitlines()
-        mounts = (root / "proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return None
-    left = None
-    for line in groups:
-        _, controllers, path = line.split(":", 2)
-        if controllers == "":
-            found = _mount(mounts, "cgroup2", None)
-            names = ("memory.max", "memory.current")
-        elif "memory" in controllers.split(","):
-            found = _mount(mounts, "cgroup", "memory")
-            names = ("memory.limit_in_bytes", "memory.usage_in_bytes")
-        else:
-            continue
-        if found is None:
-            continue
-        mount_root, mount_point = found
-        try:
-            inside = Path(path).relative_to(mount_root)
-        except ValueError:  # not below what this mount shows
-            continue
-        top = root / mount_point.lstrip("/")
-        for group in (top / inside, *(top / inside).parents):
-            limit, used = (_read_number(group / name) for name in names)
-            if limit is not None and limit < _NO_LIMIT:
-                room = max(limit - (used or 0), 0)
-                left = room if left is None else min(left, room)
-            if group == top:
-                break
-    return left
-
-
-def _mount(mounts: list[str], fstype: str, option: str | None) -> tuple[str, str] | None:
-    """(root, mount point) of the first mount of ``fstype`` (with super option
-    ``option``) in /proc/self/mountinfo's lines."""
-    for line in mounts:
-        fields = line.split()
-        dash = fields.index("-")
-        if fields[dash + 1] != fstype:
-            continue
-        if option is None or option in fields[dash + 3].split(","):
-            return fields[3], fields[4]
-    return None
-
-
-def _read_number(path: Path) -> int | None:
-    try:
-        text = path.read_text().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
+    smallest limit less its cgroup's use, file cache apart), v2 or v1; None without
+    a limit. ``root`` is where ``/proc`` and ``/sys`` are (another root only in
+    tests). Read by the core (``cgroup.rs``), which watches the same limits while a
+    run goes."""
+    return _core.cgroup_left(str(root))
 
 
 def default_budget() -> tuple[int, str] | None:

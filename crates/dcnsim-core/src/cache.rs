@@ -108,9 +108,15 @@ thread_local! {
     /// The running simulation's cgroups ([`crate::cgroup`]).
     static CGROUPS: std::cell::RefCell<Option<crate::cgroup::Watch>> =
         const { std::cell::RefCell::new(None) };
-    /// (bytes it would hold, limit) of the cgroup that refused a large
-    /// growth on this thread since [`cgroup_over`].
-    static CGROUP_REFUSED: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
+}
+
+/// What a large table's growth refused by a cgroup of the process unwinds
+/// the run with ([`grow_large`]): the bytes the cgroup would hold and its
+/// limit. The event loop catches it and ends the run with the one-line
+/// error (`Simulation::run_with`); it is never a panic (no hook, no message).
+pub struct CgroupRefusal {
+    pub would_hold: u64,
+    pub limit: u64,
 }
 
 /// [`HEADROOM`] held for the run on this thread while the guard lives (none
@@ -127,7 +133,6 @@ impl Headroom {
         HELD.set(room);
         REFUSED.set(0);
         CGROUPS.set(Some(crate::cgroup::Watch::of_this_process()));
-        CGROUP_REFUSED.set(None);
         Headroom
     }
 }
@@ -146,14 +151,13 @@ fn refused(bytes: usize) {
     REFUSED.set(bytes);
 }
 
-/// Whether a cgroup of the process refuses a growth of `bytes`
-/// ([`crate::cgroup::Watch::refuses`]), noted for [`cgroup_over`] if so.
-fn cgroup_refuses(bytes: usize) -> bool {
+/// Stop the run here if a cgroup of the process refuses a growth of `bytes`
+/// ([`crate::cgroup::Watch::refuses`]): unwind it with a [`CgroupRefusal`].
+fn stop_if_cgroup_refuses(bytes: usize) {
     let refusal = CGROUPS.with_borrow(|w| w.as_ref().and_then(|w| w.refuses(bytes as u64)));
-    if refusal.is_some() {
-        CGROUP_REFUSED.set(refusal);
+    if let Some((would_hold, limit)) = refusal {
+        std::panic::resume_unwind(Box::new(CgroupRefusal { would_hold, limit }));
     }
-    refusal.is_some()
 }
 
 /// Move a full large table into a buffer twice as large, offered for huge
@@ -167,14 +171,20 @@ fn cgroup_refuses(bytes: usize) -> bool {
 /// the run's [`Headroom`], given back for this, to get there. Only a refusal
 /// of the last aborts. A cgroup limit is not an allocation failure but the
 /// kernel's OOM killer: a doubling that would take a cgroup of the process
-/// past [`crate::cgroup::STOP_SHARE`] of its limit is refused the same way
-/// ([`cgroup_refuses`]), and [`cgroup_over`] watches the rest.
+/// past [`crate::cgroup::STOP_SHARE`] of its limit stops the run at once
+/// ([`stop_if_cgroup_refuses`]), and [`cgroup_over`] watches the rest. It
+/// cannot grow by an eighth instead: the tables of cache-line-aligned rows
+/// (packets, events) grow by a copy (Rust's allocator reallocates buffers
+/// aligned beyond 16 B by allocating anew and copying), which touches the
+/// whole table again at once and, near the limit, is what the kernel kills
+/// (a 128 MiB packet table at 400 MiB held of a 512 MiB cgroup).
 #[cold]
 #[inline(never)]
 fn grow_large<T>(table: &mut Vec<T>) {
     let mut bigger = Vec::new();
     let want = 2 * table.capacity();
-    if cgroup_refuses(want * std::mem::size_of::<T>()) || bigger.try_reserve_exact(want).is_err() {
+    stop_if_cgroup_refuses(want * std::mem::size_of::<T>());
+    if bigger.try_reserve_exact(want).is_err() {
         refused(want * std::mem::size_of::<T>());
         let cap = table.capacity();
         if table.try_reserve_exact(cap / 8).is_err() {
@@ -192,7 +202,8 @@ fn grow_large<T>(table: &mut Vec<T>) {
 #[inline(never)]
 fn grow_deque<T>(queue: &mut VecDeque<T>) {
     let cap = queue.capacity();
-    if cgroup_refuses(2 * cap * std::mem::size_of::<T>()) || queue.try_reserve_exact(cap).is_err() {
+    stop_if_cgroup_refuses(2 * cap * std::mem::size_of::<T>());
+    if queue.try_reserve_exact(cap).is_err() {
         refused(2 * cap * std::mem::size_of::<T>());
         if queue.try_reserve_exact(cap / 8).is_err() {
             queue.reserve_exact(cap / 64);
@@ -210,9 +221,7 @@ pub fn take_refused() -> usize {
 /// [`crate::cgroup::STOP_SHARE`] of its limit, which ends the run before the
 /// kernel kills the process; read at most every 10 ms of wall time.
 pub fn cgroup_over() -> Option<(u64, u64)> {
-    CGROUP_REFUSED
-        .take()
-        .or_else(|| CGROUPS.with_borrow_mut(|w| w.as_mut().and_then(crate::cgroup::Watch::over)))
+    CGROUPS.with_borrow_mut(|w| w.as_mut().and_then(crate::cgroup::Watch::over))
 }
 
 /// Ask the kernel to back the 2 MiB-aligned pages inside `table`'s buffer

@@ -128,6 +128,17 @@ impl Watch {
             .map(|(limit, used)| (used, limit))
     }
 
+    /// What the limits leave: the smallest limit less what its cgroup holds
+    /// (its file cache apart); `None` without a limit. The budget a run's
+    /// estimate is checked against before it starts (`python/dcnsim/memory.py`).
+    pub fn left(&self) -> Option<u64> {
+        self.groups
+            .iter()
+            .filter_map(Group::read)
+            .map(|(limit, used)| limit.saturating_sub(used))
+            .min()
+    }
+
     /// The cgroup that `bytes` more would take past [`STOP_SHARE`] of its
     /// limit, as (what it would hold, its limit): read now, for a large
     /// table's growth, which the kernel would meet not with a failed

@@ -78,6 +78,13 @@ pub fn names() -> Vec<(&'static str, Vec<&'static str>)> {
 }
 pub use sim::{Aborted, Progress, Simulation};
 
+/// What the memory limits of this process's cgroups (v1 or v2, and their
+/// ancestors) leave, in bytes, with `/proc` and `/sys` under `root` (`/` but
+/// in tests); `None` without a limit ([`cgroup::Watch::left`]).
+pub fn cgroup_left(root: &std::path::Path) -> Option<u64> {
+    cgroup::Watch::at(root).left()
+}
+
 /// Run a validated scenario. `hook` sees progress about every quarter second of
 /// wall time and may abort the run by returning `false`.
 pub fn run(sc: &Scenario, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<Output, Aborted> {

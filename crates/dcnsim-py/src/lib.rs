@@ -44,6 +44,15 @@ fn parse_bytes(text: &str) -> PyResult<u64> {
         .map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
+/// What the memory limits of this process's cgroups leave, in bytes (the
+/// smallest limit less what its cgroup holds but its file cache), with
+/// `/proc` and `/sys` under `root`; None without a limit.
+#[pyfunction]
+#[pyo3(signature = (root = "/"))]
+fn cgroup_left(root: &str) -> Option<u64> {
+    dcnsim_core::cgroup_left(std::path::Path::new(root))
+}
+
 /// A quantity of the scenario language as the core reads it: `"time"` in
 /// picoseconds, `"rate"` in bit/s, `"capacity"` as `(count, "pkt" | "B")`;
 /// raises ValueError saying why not. Crosscheck translates scenarios with it.
@@ -531,6 +540,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(cgroup_left, m)?)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(profiles_toml, m)?)?;
     m.add_function(wrap_pyfunction!(docs, m)?)?;

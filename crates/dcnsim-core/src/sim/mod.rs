@@ -63,9 +63,11 @@ pub enum Aborted {
     /// cgroup limit) at simulated time `at`: the run held more than its
     /// estimate ([`crate::cache::take_refused`]).
     OutOfMemory { bytes: usize, at: Time },
-    /// A cgroup of the process held `used` bytes of its `limit`, more than
+    /// A cgroup of the process held (or a large table's growth would have
+    /// taken it to) `used` bytes of its `limit`, more than
     /// [`crate::cgroup::STOP_SHARE`] of it, at simulated time `at`: the run
-    /// stops before the kernel kills the process ([`crate::cache::cgroup_over`]).
+    /// stops before the kernel kills the process ([`crate::cache::cgroup_over`],
+    /// [`crate::cache::CgroupRefusal`]).
     CgroupLimit { used: u64, limit: u64, at: Time },
 }
 
@@ -163,6 +165,48 @@ impl Simulation {
     ) -> Result<Output, Aborted> {
         let headroom = crate::cache::Headroom::hold();
         let started = Instant::now();
+        // A large table's growth a cgroup refuses unwinds the loop
+        // ([`crate::cache::CgroupRefusal`]): the run ends where it could
+        // not grow.
+        let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.event_loop(hook, sink.as_deref_mut(), started)
+        }));
+        let (end, stopped) = match looped {
+            Ok(ended) => ended?,
+            Err(unwound) => match unwound.downcast::<crate::cache::CgroupRefusal>() {
+                Ok(refusal) => {
+                    return Err(Aborted::CgroupLimit {
+                        used: refusal.would_hold,
+                        limit: refusal.limit,
+                        at: self.events.now(),
+                    })
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+        };
+        self.close_links(end);
+        Self::check_memory(end)?;
+        // No table grows any more: the headroom's address space goes to the
+        // output tables made below (the held rows converted to columns).
+        drop(headroom);
+        // The event loop's wall time: the rows sent below are output.
+        let wall = started.elapsed().as_secs_f64();
+        if let Some(sink) = sink {
+            if !self.send_rows(sink, true) {
+                return Err(Aborted::Hook);
+            }
+        }
+        Ok(self.finish(wall, end, stopped))
+    }
+
+    /// The event loop, to the stop time or the last event: the time the run
+    /// ends at and whether the stop time cut it.
+    fn event_loop(
+        &mut self,
+        hook: &mut dyn FnMut(&Progress) -> bool,
+        mut sink: Option<&mut Sink>,
+        started: Instant,
+    ) -> Result<(Time, bool), Aborted> {
         let mut last_report = 0.0;
         let mut stopped = false;
         // The last event that did something: a timer that fires after its
@@ -213,19 +257,7 @@ impl Simulation {
             (true, Some(s)) => s,
             _ => last_active,
         };
-        self.close_links(end);
-        Self::check_memory(end)?;
-        // No table grows any more: the headroom's address space goes to the
-        // output tables made below (the held rows converted to columns).
-        drop(headroom);
-        // The event loop's wall time: the rows sent below are output.
-        let wall = started.elapsed().as_secs_f64();
-        if let Some(sink) = sink {
-            if !self.send_rows(sink, true) {
-                return Err(Aborted::Hook);
-            }
-        }
-        Ok(self.finish(wall, end, stopped))
+        Ok((end, stopped))
     }
 
     /// End the run if the process refused a table's growth since the last
