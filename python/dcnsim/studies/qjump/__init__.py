@@ -27,6 +27,7 @@ from dcnsim.studies.qjump.scenarios import (
     FACTORS,
     HOSTS,
     SHARED,
+    STACK_CASES,
     P,
     case_scenario,
     level_rate_bps,
@@ -186,7 +187,7 @@ def _fig1_table(runs: pd.DataFrame) -> pd.DataFrame:
     columns = ["ptp_max_s", "mc_p99_s", "nx_p99_s", "mc_slow", "mc_n", "hadoop_jobs"]
     stats = mean_ci(per_seed(runs), ["case"], columns).set_index("case")
     rows = []
-    for case in ("alone", "contended", "qjump"):
+    for case in ("alone", "contended", "qjump", *STACK_CASES):
         r = stats.loc[case]
 
         def us(column: str, digits: int, r: pd.Series = r) -> str:
@@ -224,7 +225,11 @@ def _tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
         "applications' start offsets); mean ± 95 % interval over seeds",
         *reading_lines(reading.READING),
         "",
-        "Figure 1 (alone, with Hadoop, with Hadoop and QJUMP):",
+        "Figure 1 (alone, with Hadoop, with Hadoop and QJUMP; *_stack: with the calibrated "
+        "host stack,",
+        "  network.host_delay "
+        + ", ".join(f"{k} {dict(v)}" for k, v in reading.HOST_STACK.items())
+        + ": a calibration to the seed's memcached and Naiad p99s alone, not a reading):",
         format_table(_fig1_table(runs)),
         "",
         "Figure 3: RMS of each application's metric / RMS alone (1 = ideal):",
