@@ -128,6 +128,7 @@ QUICK_UNDECIDED = (
     "Fig. 3: DCTCP (K = 65) helps PTP and memcached",
     "memcached alone:",
     "Naiad alone:",
+    "memcached with Hadoop: p99",
 )
 
 
@@ -164,8 +165,9 @@ def test_full_bookkeeping(full):
     check_bookkeeping(full, quick=False)
 
 
-#: In the full variant ECN/WRED's and DCTCP's claims hold too.
-FULL_HOLDS = [*HOLDS, "Fig. 3: ECN/WRED", "Fig. 3: DCTCP"]
+#: In the full variant ECN/WRED's and DCTCP's claims hold too, and so do memcached's
+#: and Naiad's p99 alone with the calibrated stack (824 and 506 µs, seeds 1-5).
+FULL_HOLDS = [*HOLDS, "Fig. 3: ECN/WRED", "Fig. 3: DCTCP", "memcached alone:", "Naiad alone:"]
 
 #: Claims the full variant does not reproduce (reasons built from the run).
 FULL_NO = [start for start in QUICK_NO if start not in FULL_HOLDS]
