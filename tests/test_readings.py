@@ -106,3 +106,17 @@ def test_one_reading_per_seed_read_only():
         register(Reading("qjump.txt", ("x",), "t", "m", "b", "h", "w"))
     for reading in found.values():
         assert reading.tcp and reading.buffer and reading.header and reading.why
+
+
+def test_qjump_host_stack_is_the_calibration_it_says():
+    """The stack's median and sigma solve the seed's two p99s alone in the model of the
+    stacks alone (``qjump.calibration``): 779 µs for memcached, about 500 µs for Naiad."""
+    from dcnsim.studies.qjump.calibration import model_p99s, solve_median
+
+    leg = qjump_reading.HOST_STACK_LEG
+    median = float(leg["median"].removesuffix("us")) * 1e-6
+    memcached, naiad = model_p99s(median, leg["sigma"])
+    assert memcached == pytest.approx(779e-6, rel=0.01)
+    assert naiad == pytest.approx(500e-6, rel=0.01)
+    assert solve_median(leg["sigma"]) == pytest.approx(median, abs=0.5e-6)
+    assert qjump_reading.HOST_STACK["receive"] == qjump_reading.HOST_STACK["send"] == leg

@@ -31,8 +31,8 @@ DCTCP = frozen({"kind": "threshold", "k": "65pkt"})
 #: two parameters solve the seed's two "alone" numbers in a model of the stacks
 #: alone (a request is 4 traversals, client send to client receive; a four-way
 #: barrier ends when its 12 messages of 2 traversals each have arrived, each host's
-#: stack a FIFO), before any run of dcnsim and before any run with Hadoop: median
-#: 148 µs, sigma 0.22 give 780 and 501 µs there. Only the ``*_stack`` cases run it
+#: stack a FIFO; ``dcnsim.studies.qjump.calibration``), before any run of dcnsim and
+#: before any run with Hadoop: median 148 µs, sigma 0.22 give 780 and 501 µs there. Only the ``*_stack`` cases run it
 #: (``qjump.scenarios``): PTPd timestamps its messages below the stack, so PTP's
 #: offset is read from the cases without it.
 HOST_STACK_LEG = frozen({"kind": "lognormal", "median": "148us", "sigma": 0.22})
