@@ -32,9 +32,9 @@ DCTCP = frozen({"kind": "threshold", "k": "65pkt"})
 #: alone (a request is 4 traversals, client send to client receive; a four-way
 #: barrier ends when its 12 messages of 2 traversals each have arrived, each host's
 #: stack a FIFO; ``dcnsim.studies.qjump.calibration``), before any run of dcnsim and
-#: before any run with Hadoop: median 148 µs, sigma 0.22 give 780 and 501 µs there. Only the ``*_stack`` cases run it
-#: (``qjump.scenarios``): PTPd timestamps its messages below the stack, so PTP's
-#: offset is read from the cases without it.
+#: before any run with Hadoop: median 148 µs, sigma 0.22 give 780 and 501 µs there.
+#: Only the ``*_stack`` cases run it (``qjump.scenarios``): PTPd timestamps its
+#: messages below the stack, so PTP's offset is read from the cases without it.
 HOST_STACK_LEG = frozen({"kind": "lognormal", "median": "148us", "sigma": 0.22})
 HOST_STACK = frozen({"send": HOST_STACK_LEG, "receive": HOST_STACK_LEG})
 
