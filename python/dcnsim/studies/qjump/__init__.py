@@ -272,7 +272,7 @@ STUDY = Study(
             for start in ("memcached alone:", "Naiad alone:")
         },
         "memcached with Hadoop: p99": "quick: NO (1.03-1.17x), full: within noise "
-        "(1.20-1.23x, at the range's edge; seeds 1-5 both); the quick p99 alone carries "
+        "(1.19-1.23x, at the range's edge; seeds 1-5 both); the quick p99 alone carries "
         "each client's handshakes, which lowers the ratio",
     },
 )
