@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from dcnsim.studies import pfabric, spraying, spraying_random
+from dcnsim.studies import incast, pfabric, spraying, spraying_random
 from dcnsim.studies.latency_difference import scenario as lat
+from dcnsim.studies.packet_slicing import scenarios as ps
 from dcnsim.studies.qjump import scenarios as qj
 from dcnsim.studies.readings import Reading, first_seed, readings, register, thawed
+from dcnsim.studies.readings import packet_slicing as slicing_reading
 from dcnsim.studies.readings import qjump as qjump_reading
 from dcnsim.studies.readings import spraying as spraying_reading
 
@@ -58,13 +60,45 @@ def test_qjump_shared_objects():
     assert ecn == thawed(qjump_reading.WRED) and dctcp == thawed(qjump_reading.DCTCP)
 
 
+def test_packet_slicing_shared_objects():
+    """The ``incast`` and ``packet-slicing`` studies build the same TCP, K and buffer
+    from the seed's one ns-2 setup (the same object); a variant is printed beside it,
+    never instead of it."""
+    assert incast.TCP is ps.TCP is slicing_reading.TCP
+    a, b = incast.incast_scenario(1500, 30).to_dict(), ps.incast_scenario(30).to_dict()
+    assert a["transport"] == b["transport"]
+    assert a["network"]["queue"] == b["network"]["queue"]
+    assert b["transport"]["profile"] == "ns2_sack" and b["transport"]["ecn_floor"] == 1
+    assert "limited_transmit" not in b["transport"]
+    assert b["network"]["queue"] == {
+        "capacity": "64KB",
+        "aqm": {"kind": "threshold", "k": "29200B"},
+    }
+    floor2 = ps.incast_scenario(30, reading=slicing_reading.VARIANTS["floor2"]).to_dict()
+    assert floor2["transport"] == b["transport"] | {"ecn_floor": 2}
+
+
+def test_qjump_host_stack_only_in_its_cases():
+    """The calibrated host stack runs in the ``*_stack`` cases, and only there."""
+    for case in qj.CASES:
+        network = qj.case_scenario(case, quick=True).to_dict()["network"]
+        if case.endswith("_stack"):
+            assert network["host_delay"] == thawed(qjump_reading.HOST_STACK), case
+        else:
+            assert "host_delay" not in network, case
+    with pytest.raises(ValueError, match="not one of"):
+        qj.case_scenario("alone_stak", quick=True)
+
+
 def test_one_reading_per_seed_read_only():
     found = readings()
     assert {
         "latency-difference-3tier-pfabric-elr.txt",
         "packet-spraying-fat-tree.txt",
         "qjump.txt",
+        "packet-slicing-incast.txt",
     } <= set(found)
+    assert found["packet-slicing-incast.txt"] is slicing_reading.READING
     assert found["qjump.txt"] is qjump_reading.READING
     with pytest.raises(TypeError):
         first_seed.TCP["mss"] = "536B"  # type: ignore[index]
@@ -72,3 +106,17 @@ def test_one_reading_per_seed_read_only():
         register(Reading("qjump.txt", ("x",), "t", "m", "b", "h", "w"))
     for reading in found.values():
         assert reading.tcp and reading.buffer and reading.header and reading.why
+
+
+def test_qjump_host_stack_is_the_calibration_it_says():
+    """The stack's median and sigma solve the seed's two p99s alone in the model of the
+    stacks alone (``qjump.calibration``): 779 µs for memcached, about 500 µs for Naiad."""
+    from dcnsim.studies.qjump.calibration import model_p99s, solve_median
+
+    leg = qjump_reading.HOST_STACK_LEG
+    median = float(leg["median"].removesuffix("us")) * 1e-6
+    memcached, naiad = model_p99s(median, leg["sigma"])
+    assert memcached == pytest.approx(779e-6, rel=0.01)
+    assert naiad == pytest.approx(500e-6, rel=0.01)
+    assert solve_median(leg["sigma"]) == pytest.approx(median, abs=0.5e-6)
+    assert qjump_reading.HOST_STACK["receive"] == qjump_reading.HOST_STACK["send"] == leg

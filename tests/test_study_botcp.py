@@ -43,11 +43,31 @@ def claim(runs: pd.DataFrame, start: str) -> studies.text.Claim:
 # --- the quick variant ------------------------------------------------------------------------
 
 
+def test_initial_window_reading_and_its_variant():
+    """BOTCP starts at 1 segment (§3.2), TCP-ECN and DCTCP at ns-2.35's windowInit_ 2;
+    the variant changes TCP-ECN's initial window and nothing else."""
+    from dcnsim.studies.botcp.scenarios import INIT_CWND, IW_VARIANT
+
+    reading = load_scenario("tcp_ecn", 0.5, quick=True).to_dict()
+    variant = load_scenario("tcp_ecn", 0.5, quick=True, init_cwnd=IW_VARIANT[1]).to_dict()
+    assert reading["transport"]["init_cwnd"] == INIT_CWND["tcp_ecn"] == 2
+    assert variant["transport"] == reading["transport"] | {"init_cwnd": 1}
+    assert {k: v for k, v in variant.items() if k not in ("transport", "name")} == {
+        k: v for k, v in reading.items() if k not in ("transport", "name")
+    }
+    with pytest.raises(ValueError, match="BOTCP's initial window"):
+        load_scenario("botcp", 0.5, quick=True, init_cwnd=2)
+
+
 def test_quick_plan(quick):
     load = quick[quick["experiment"] == "load"]
     assert sorted(set(load["load"])) == [0.3, 0.7]
     assert sorted(set(load["scheme"])) == sorted(SCHEMES)
-    assert len(quick) == 2 * 3 + 3 + 3
+    # Two loads x (three schemes + the initial-window variant), Fig. 8 and Figs. 9-10.
+    assert len(quick) == 2 * (3 + 1) + 3 + 3
+    variant = quick[quick["experiment"] == "load_iw"]
+    assert sorted(variant["load"]) == [0.3, 0.7] and set(variant["scheme"]) == {"tcp_ecn"}
+    assert (variant["short_n"] > 0).all()
     # Every counted short flow finished; every extreme-load flow finished.
     assert (load["short_unfinished"] == 0).all() and (load["short_n"] > 0).all()
     extreme = quick[quick["experiment"] == "extreme"]

@@ -219,27 +219,6 @@ def test_full_claims(full_claims) -> None:
         assert full_claims[claim].ok is False, full_claims[claim]
 
 
-def test_both_studies_of_the_seed_run_its_one_reading() -> None:
-    """The ``incast`` and ``packet-slicing`` studies share the seed's one reading (the
-    same object) and build the same TCP, K and buffer from it (docs/studies.md)."""
-    from dcnsim.studies import incast, packet_slicing_seed
-    from dcnsim.studies.packet_slicing import scenarios
-
-    assert incast.READING is scenarios.READING is packet_slicing_seed.READING
-    a, b = incast.incast_scenario(1500, 30).to_dict(), scenarios.incast_scenario(30).to_dict()
-    assert a["transport"] == b["transport"]
-    assert a["network"]["queue"] == b["network"]["queue"]
-    assert b["transport"]["profile"] == "ns2_sack" and b["transport"]["ecn_floor"] == 1
-    assert "limited_transmit" not in b["transport"]
-    assert b["network"]["queue"] == {
-        "capacity": "64KB",
-        "aqm": {"kind": "threshold", "k": "29200B"},
-    }
-    # A variant is printed beside it, never instead of it.
-    floor2 = scenarios.incast_scenario(30, reading=packet_slicing_seed.VARIANTS["floor2"]).to_dict()
-    assert floor2["transport"] == b["transport"] | {"ecn_floor": 2}
-
-
 def test_quick_prints_the_models_timeout_probability_beside_the_measured_rate(quick) -> None:
     """Issue 46: the timeout probability the seed's model implies at its k̂, per worker
     count, beside dcnsim's rate, in the study's output."""

@@ -21,7 +21,8 @@ import pandas as pd
 from dcnsim.models import packet_slicing as model
 from dcnsim.scenario import Scenario
 from dcnsim.studies.figures import pyplot, save, seed_values
-from dcnsim.studies.packet_slicing_seed import BUFFER, BUFFER_BYTES, READING
+from dcnsim.studies.readings import reading_lines
+from dcnsim.studies.readings.packet_slicing import BUFFER, BUFFER_BYTES, READING, TCP
 from dcnsim.studies.runner import Progress, run_scenarios
 from dcnsim.studies.study import Study
 from dcnsim.studies.text import Claim, claim_lines, format_table, int_text, num_text
@@ -69,10 +70,10 @@ INCAST_QUICK: dict[int, list[int]] = {
 
 INCAST_ROUNDS = 8
 
-#: The seed's one reading (``dcnsim.studies.packet_slicing_seed``, shared with the
+#: The seed's one reading (``dcnsim.studies.readings.packet_slicing``, shared with the
 #: ``packet-slicing`` study): FullTcp/Sack, K = 20 payloads in bytes, 64,000 B,
 #: DCTCP's window floored at 1 as the DCTCP authors' ns-2 code has it.
-INCAST_PROFILE = READING.profile
+INCAST_PROFILE = TCP.profile
 #: Every reading of the agent: the chosen one, the one-way Agent/TCP/Newreno with
 #: Agent/TCPSink (the example's ``DC-TCP-Newreno``: limited transmit, no handshake)
 #: and plain FullTcp (no SACK).
@@ -108,7 +109,7 @@ def incast_scenario(
     K = 20 packets of the payload, 20 x (``size`` - 40) bytes of queue, as ns-2's
     byte-mode RED with ``mean_pktsize_`` = ``packetSize`` does; alpha starts at 0
     (ns-2.35 ``Agent/TCP set dctcp_alpha_ 0.0``, tcl/lib/ns-default.tcl) with
-    g = 1/16, and DCTCP's cut leaves at least one segment (the seed's ``READING``). TCP
+    g = 1/16, and DCTCP's cut leaves at least one segment (the seed's ``TCP``). TCP
     is ``profile``'s (``INCAST_PROFILES``), persistent connections over ``rounds``
     rounds.
     """
@@ -116,7 +117,7 @@ def incast_scenario(
         raise ValueError(f"packet size must leave at least 24 B of payload, got {size} B")
     if profile not in INCAST_PROFILES:
         raise ValueError(f"profile must be one of {', '.join(INCAST_PROFILES)}, got {profile!r}")
-    reading = replace(READING, profile=profile)
+    reading = replace(TCP, profile=profile)
     return Scenario(
         {
             "name": f"incast S={size}B N={workers}",
@@ -386,6 +387,7 @@ def _incast_tables(detail: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
         "  1 Gbps star, 100 µs RTT, 64 KB buffer per port, K = 20 x payload, RTO_min 200 ms,",
         f"  SRU 64 KB per worker per round, {int(detail['rounds'].max())} rounds, "
         "persistent connections, init_cwnd 2 (ns-2's windowInit_)",
+        *reading_lines(READING),
         "",
         format_table(shown),
     ]

@@ -20,6 +20,8 @@ from dcnsim.studies.botcp.plots import FIGURES
 from dcnsim.studies.botcp.scenarios import (
     BOTCP_FULL,
     BOTCP_QUICK,
+    INIT_CWND,
+    IW_VARIANT,
     LABELS,
     SCHEMES,
     bandwidth_scenario,
@@ -78,6 +80,28 @@ def _load_view(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _iw_lines(runs: pd.DataFrame, table: pd.DataFrame) -> list[str]:
+    """The initial-window variant beside the reading: short-flow mean FCT by load."""
+    variant = runs[runs["experiment"] == "load_iw"]
+    if variant.empty:
+        return []
+    scheme, iw = IW_VARIANT
+    ms = variant.groupby("load")["short_mean_s"].mean() * 1e3
+    mine = table.set_index(["load", "scheme"])["short_mean_ms"]
+    cells = [
+        f"{x:g}: {mine.get((x, 'botcp'), float('nan')):.3f} / {ms[x]:.3f} / "
+        f"{mine.get((x, scheme), float('nan')):.3f}"
+        for x in ms.index
+    ]
+    return [
+        f"Initial-window variant: {LABELS[scheme]} starting at {iw} segment, as BOTCP"
+        f" (the reading: {INIT_CWND[scheme]}, ns-2.35's windowInit_);",
+        f"  short-flow mean FCT ms (BOTCP / {LABELS[scheme]} IW {iw} / IW "
+        f"{INIT_CWND[scheme]}) by load:",
+        *[f"  {c}" for c in cells],
+    ]
+
+
 def _small_view(runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for experiment in ("bandwidth", "extreme"):
@@ -107,6 +131,8 @@ def botcp_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
         "",
         "Figs. 6, 7 and 11 (cells: BOTCP, TCP-ECN, DCTCP):",
         format_table(_load_view(table)),
+        "",
+        *_iw_lines(runs, table),
         "",
         format_table(_small_view(runs)),
         "",

@@ -22,6 +22,7 @@ from dcnsim.studies.botcp.scenarios import (
     BOTTLENECK,
     BURST_GAP_US,
     HOST_RATE_BPS,
+    IW_VARIANT,
     LABELS,
     LONG_SENDERS,
     SCHEMES,
@@ -165,7 +166,8 @@ def run_botcp(
     progress: Progress | None = None,
 ) -> pd.DataFrame:
     """One row per run: the load runs of ``BOTCP_QUICK`` or ``BOTCP_FULL`` (Figs. 6,
-    7, 11) and, for each scheme, the Fig. 8 and Figs. 9-10 runs (the same in both
+    7, 11; ``experiment`` ``"load"``, and ``"load_iw"`` for the initial-window
+    variant, ``IW_VARIANT``) and, for each scheme, the Fig. 8 and Figs. 9-10 runs (the same in both
     variants: they are small)."""
     plan = BOTCP_QUICK if quick else BOTCP_FULL
     loads = list(plan.loads if loads is None else loads)
@@ -180,6 +182,11 @@ def run_botcp(
             for seed in seeds:
                 keys.append({"experiment": "load", "scheme": scheme, "load": load, "seed": seed})
                 tasks.append((reduce_load, load_scenario(scheme, load, seed, quick)))
+        # The initial-window reading's variant (``IW_VARIANT``), beside the reading.
+        variant, iw = IW_VARIANT
+        for seed in seeds if variant in schemes else ():
+            keys.append({"experiment": "load_iw", "scheme": variant, "load": load, "seed": seed})
+            tasks.append((reduce_load, load_scenario(variant, load, seed, quick, init_cwnd=iw)))
     for scheme in schemes:
         keys.append({"experiment": "extreme", "scheme": scheme, "load": np.nan, "seed": 1})
         tasks.append((_reduce_extreme, extreme_scenario(scheme)))

@@ -26,6 +26,8 @@ __all__ = [
     "BOTCP_FULL",
     "BOTCP_QUICK",
     "BOTTLENECK",
+    "INIT_CWND",
+    "IW_VARIANT",
     "SCHEMES",
     "BotcpPlan",
     "bandwidth_scenario",
@@ -107,7 +109,18 @@ def _network(scheme: str) -> dict[str, Any]:
     return {"queue": {"capacity": BUFFER, "aqm": {"kind": "threshold", "k": K}}}
 
 
-def _transport(scheme: str) -> dict[str, Any]:
+#: The initial-window reading: BOTCP starts at 1 segment, the seed's words (§3.2: "The
+#: initial sending rate of both types of flows is 1 MSS"; the seed has no public
+#: code), TCP-ECN and DCTCP at ns-2.35's ``windowInit_`` of 2 (tcl/lib/ns-default.tcl:
+#: "default changed on 2001/5/26"), the agent the seed's ns-2 runs would have used
+#: unchanged. Its named variant, run beside it in the load experiment: TCP-ECN
+#: starting at BOTCP's 1 segment (``init_cwnd``), which measures how much of BOTCP's
+#: short-flow gap to TCP-ECN the initial window is.
+INIT_CWND = {"tcp_ecn": 2, "dctcp": 2}
+IW_VARIANT = ("tcp_ecn", 1)
+
+
+def _transport(scheme: str, init_cwnd: int | None = None) -> dict[str, Any]:
     common = {"min_rto": MIN_RTO, "initial_rto": MIN_RTO}
     if scheme == "botcp":
         return {
@@ -117,10 +130,18 @@ def _transport(scheme: str) -> dict[str, Any]:
             "botcp": {"bl": 20, "bs": 40, "bm": 60, "x": "10KB"},
         }
     protocol = {"tcp_ecn": "ecn", "dctcp": "dctcp"}[scheme]
-    return {"protocol": protocol, "mss": "1460B", "init_cwnd": 2, **common}
+    iw = INIT_CWND[scheme] if init_cwnd is None else init_cwnd
+    return {"protocol": protocol, "mss": "1460B", "init_cwnd": iw, **common}
 
 
-def _fabric(scheme: str, plan: BotcpPlan, name: str, stop_s: float, seed: int) -> dict[str, Any]:
+def _fabric(
+    scheme: str,
+    plan: BotcpPlan,
+    name: str,
+    stop_s: float,
+    seed: int,
+    init_cwnd: int | None = None,
+) -> dict[str, Any]:
     _check_scheme(scheme)
     return {
         "name": name,
@@ -136,19 +157,26 @@ def _fabric(scheme: str, plan: BotcpPlan, name: str, stop_s: float, seed: int) -
         },
         "network": _network(scheme),
         "forwarding": {"policy": "ecmp"},
-        "transport": _transport(scheme),
+        "transport": _transport(scheme, init_cwnd),
     }
 
 
-def load_scenario(scheme: str, load: float, seed: int = 1, quick: bool = False) -> Scenario:
+def load_scenario(
+    scheme: str, load: float, seed: int = 1, quick: bool = False, init_cwnd: int | None = None
+) -> Scenario:
     """Figs. 6, 7 and 11: web-search flow sizes, Poisson arrivals from every host to
     uniformly random others at ``load`` of its link (the seed names neither the
     workload's source nor its loads: its intro cites web search, and the loads span
-    0.1-0.9)."""
+    0.1-0.9). ``init_cwnd``: TCP-ECN's or DCTCP's initial window instead of the
+    reading's (``INIT_CWND``; BOTCP's is 1 whatever it says)."""
     if not 0 < load <= 1:
         raise ValueError(f"load must be in (0, 1], got {load}")
+    if init_cwnd is not None and scheme == "botcp":
+        raise ValueError("BOTCP's initial window is 1 segment (§3.2); init_cwnd is TCP-ECN's")
     plan = BOTCP_QUICK if quick else BOTCP_FULL
-    data = _fabric(scheme, plan, f"botcp study: {scheme} load={load:g}", plan.stop_s, seed)
+    iw = "" if init_cwnd is None else f" init_cwnd={init_cwnd}"
+    name = f"botcp study: {scheme} load={load:g}{iw}"
+    data = _fabric(scheme, plan, name, plan.stop_s, seed, init_cwnd)
     data["traffic"] = {
         "workloads": [
             {

@@ -20,6 +20,8 @@ from dcnsim.studies.packet_slicing.model import model_claims, model_figures
 from dcnsim.studies.packet_slicing.runs import run_packet_slicing
 from dcnsim.studies.packet_slicing.timeouts import timeout_table
 from dcnsim.studies.packet_slicing.variants import variant_table
+from dcnsim.studies.readings import reading_lines
+from dcnsim.studies.readings.packet_slicing import READING
 from dcnsim.studies.study import Study
 from dcnsim.studies.text import Claim, claim_lines, claims_table, format_table
 
@@ -56,6 +58,7 @@ def _tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str]:
         "  RTO_min 200 ms, the seed's one reading: ns-2 FullTcp/Sack without limited",
         "  transmit, DCTCP's window floored at 1; the testbed: 100 Mbps bottleneck, 48 KB,",
         "  floor 2 as Linux has it); each claim whole in claims.csv and report.html",
+        *reading_lines(READING),
         "",
         *claim_lines(claims),
     ]

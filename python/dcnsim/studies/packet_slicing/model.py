@@ -4,7 +4,7 @@
 Settings as the seed gives them: Fig. 4 is its worked example (40 flows, a buffer of
 60 packets, windows of 4); Fig. 5 has B = 64 KB and s = 1 KB for 40 flows; Fig. 6(a)
 is eq. (2) with w = 2 (the model's minimum window) and B = 64 KB (64 000 B, the seed's
-KB being 1000 B: ``packet_slicing_seed``); Fig. 7 has B = 64 KB, s = 1.5 KB, Y of a
+KB being 1000 B: ``readings.packet_slicing``); Fig. 7 has B = 64 KB, s = 1.5 KB, Y of a
 1 Gbps link with 100 µs round trips, and eq. (7)'s window condition at w = 2.
 """
 
@@ -18,12 +18,12 @@ import pandas as pd
 from dcnsim.models import packet_slicing as m
 from dcnsim.studies.figures import pyplot, save
 from dcnsim.studies.packet_slicing.scenarios import Y_1G
-from dcnsim.studies.packet_slicing_seed import BUFFER_BYTES
+from dcnsim.studies.readings.packet_slicing import BUFFER_BYTES
 from dcnsim.studies.text import EXACT, Claim
 
 __all__ = ["model_claims", "model_figures"]
 
-#: The seed's 64 KB and 1 KB, in its reading's unit (KB = 1000 B, ``packet_slicing_seed``).
+#: The seed's 64 KB and 1 KB, in its reading's unit (KB = 1000 B, ``readings.packet_slicing``).
 B_64K = BUFFER_BYTES
 S_1K = 1000
 #: The tolerance of a probability the seed prints with two decimals.

@@ -23,7 +23,7 @@ from dcnsim.studies.packet_slicing.scenarios import (
     testbed_scenario,
     web_search_scenario,
 )
-from dcnsim.studies.packet_slicing_seed import VARIANTS
+from dcnsim.studies.readings.packet_slicing import VARIANTS
 from dcnsim.studies.runner import Progress, run_scenarios
 
 __all__ = ["GRIDS", "run_packet_slicing"]
@@ -54,7 +54,7 @@ GRIDS: dict[str, dict[str, Any]] = {
     "spread": {"full": [20, 30, 37, 40, 50, 100, 200, 400, 720], "quick": []},
     "fig12_sru": {"full": [32, 64, 128, 256], "quick": []},
     "fig12_buffer": {"full": [32, 48, 64, 96, 128], "quick": []},
-    # The other readings of the seed's TCP (``packet_slicing_seed.VARIANTS``), DCTCP.
+    # The other readings of the seed's TCP (``readings.packet_slicing.VARIANTS``), DCTCP.
     "fig10_variant": {"full": [30], "quick": [30]},
     "fig11_variant": {"full": [10, 20, 30, 40, 50, 60, 80, 100, 150, 200, 250, 300], "quick": []},
 }

@@ -4,7 +4,7 @@ Shared settings (§IV: "other simulation settings are as same as that in Section
 II.B"): a star, workers answering one aggregator (host 0), 1500 B packets (1460 B
 payload + 40 B header), RTO_min 200 ms, 100 µs round-trip propagation (25 µs per
 link); TCP, K and the 64 KB buffer are the seed's one reading
-(``dcnsim.studies.packet_slicing_seed.READING``, shared with the ``incast`` study:
+(``dcnsim.studies.readings.packet_slicing.TCP``, shared with the ``incast`` study:
 FullTcp/Sack without limited transmit, K = 20 payloads in bytes, DCTCP's window
 floored at 1), with the handshake on, since the switch counts flows by their SYN and
 FIN; ``reading=`` runs a named variant. Packet Slicing is the ``packet_slicing``
@@ -18,7 +18,7 @@ from typing import Any
 
 from dcnsim.models.packet_slicing import capacity_y
 from dcnsim.scenario import Scenario
-from dcnsim.studies.packet_slicing_seed import BUFFER_BYTES, READING, TESTBED, Ns2Reading
+from dcnsim.studies.readings.packet_slicing import BUFFER_BYTES, TCP, TESTBED, Ns2Reading
 
 __all__ = [
     "RTT_MIN",
@@ -62,7 +62,7 @@ def incast_scenario(
     spread: str | None = None,
     trace: bool = False,
     aggregator_rate: str | None = None,
-    reading: Ns2Reading = READING,
+    reading: Ns2Reading = TCP,
 ) -> Scenario:
     """``workers`` hosts answer host 0 with ``sru`` each per round (§IV's incast).
 
@@ -70,7 +70,7 @@ def incast_scenario(
     uniform time within it (§IV.B.3); ``trace``: the bottleneck's queue and every flow's
     window are recorded; ``aggregator_rate``: the bottleneck's rate when it differs
     from the others' (the testbed's 100 Mbps); ``reading``: the seed's TCP, K and
-    buffer convention (``dcnsim.studies.packet_slicing_seed``: its one reading, or a
+    buffer convention (``dcnsim.studies.readings.packet_slicing``: its one reading, or a
     named variant).
     """
     topology: dict[str, Any] = {

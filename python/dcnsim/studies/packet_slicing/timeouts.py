@@ -29,7 +29,7 @@ import pandas as pd
 
 from dcnsim.models import packet_slicing as m
 from dcnsim.studies.packet_slicing.scenarios import Y_1G
-from dcnsim.studies.packet_slicing_seed import READING
+from dcnsim.studies.readings.packet_slicing import TCP
 
 __all__ = ["W_HAT", "S", "model_timeouts", "timeout_table"]
 
@@ -68,7 +68,7 @@ def timeout_table(runs: pd.DataFrame, protocol: str = "dctcp") -> pd.DataFrame:
     ]
     if "reading" not in rows:
         rows = rows.assign(reading=None)
-    rows = rows.assign(reading=rows["reading"].fillna(READING.name))
+    rows = rows.assign(reading=rows["reading"].fillna(TCP.name))
     out = []
     for _, r in rows.sort_values(["reading", "slicing", "workers"]).iterrows():
         n = int(r["workers"])

@@ -1,5 +1,5 @@
 """Figs. 10 and 11 under every reading of the seed's TCP, beside the chosen one
-(``dcnsim.studies.packet_slicing_seed``: ``READING`` and ``VARIANTS``), DCTCP only:
+(``dcnsim.studies.readings.packet_slicing``: ``TCP`` and ``VARIANTS``), DCTCP only:
 timeouts, the slowest flow and the AFCT cut of Fig. 10, and Fig. 11's most workers
 without a timeout with and without slicing."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dcnsim.studies.packet_slicing.claims import max_without_timeout
-from dcnsim.studies.packet_slicing_seed import READING, VARIANTS
+from dcnsim.studies.readings.packet_slicing import TCP, VARIANTS
 
 __all__ = ["variant_table"]
 
@@ -39,7 +39,7 @@ def variant_table(runs: pd.DataFrame) -> pd.DataFrame:
         _row(
             dctcp[dctcp["experiment"] == "fig10"],
             dctcp[dctcp["experiment"] == "fig11"],
-            READING.name,
+            TCP.name,
         )
     ]
     for name in VARIANTS:

@@ -47,15 +47,22 @@ def per_seed(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per case and seed: ``ptp_max_s``, ``mc_p99_s``, ``mc_slow`` (requests
     over 200 ms) of ``mc_n``, ``nx_p99_s``, ``hadoop_jobs`` and ``rms_<app>``, each
     application's RMS metric over its RMS alone in the same seed (Figure 3; Hadoop's
-    alone is the shuffle alone)."""
+    alone is the shuffle alone; a ``*_stack`` case's alone is ``alone_stack``, and
+    Hadoop, which has no run alone with the stack, gets none)."""
     rows = []
     for seed, group in runs[runs["kind"] == "case"].groupby("seed", sort=True):
         decoded = {row["case"]: decode(row) for _, row in group.iterrows()}
-        base = {
-            app: rms(decoded["hadoop_alone" if app == "hadoop" else "alone"][app])
-            for app in METRICS
+        bases = {
+            suffix: {
+                app: rms(decoded["hadoop_alone" if app == "hadoop" else f"alone{suffix}"][app])
+                if f"alone{suffix}" in decoded and (app != "hadoop" or not suffix)
+                else np.nan
+                for app in METRICS
+            }
+            for suffix in ("", "_stack")
         }
         for case, r in decoded.items():
+            base = bases["_stack" if case.endswith("_stack") else ""]
             row: dict[str, Any] = {
                 "case": case,
                 "seed": seed,

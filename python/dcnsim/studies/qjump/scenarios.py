@@ -54,8 +54,12 @@ NAIAD_HOSTS = [8, 9, 10, 11]
 LEVELS = {"ptp": (7, 1), "naiad": (6, 2), "memcached": (5, 8), "hadoop": (0, 10000)}
 
 #: Figure 3's cases: the ideal (each alone), and the shared network five ways.
-CASES = ["alone", "hadoop_alone", "contended", "pause", "ecn_wred", "dctcp", "qjump"]
+FIG3_CASES = ["alone", "hadoop_alone", "contended", "pause", "ecn_wred", "dctcp", "qjump"]
 SHARED = ["contended", "pause", "ecn_wred", "dctcp", "qjump"]
+#: Figure 1's memcached and Naiad with the calibrated host stack (``reading.HOST_STACK``):
+#: ``<case>_stack`` is ``<case>`` with it.
+STACK_CASES = ["alone_stack", "contended_stack", "qjump_stack"]
+CASES = FIG3_CASES + STACK_CASES
 
 #: The sweep over f (the seed's 1 <= f <= n).
 FACTORS = [1, 2, 3, 6, 12]
@@ -132,12 +136,16 @@ def _apps(case: str, duration: float, quick: bool, seed: int) -> dict[str, Any]:
 
 def case_scenario(case: str, quick: bool, seed: int = 1) -> Scenario:
     """One case of Figures 1 and 3 on the stand-in testbed, the applications' start
-    offsets drawn from ``seed``."""
+    offsets drawn from ``seed``; ``<case>_stack`` adds the calibrated host stack."""
+    if case not in CASES:
+        raise ValueError(f"qjump case {case!r}: not one of {', '.join(CASES)}")
+    stack = case.endswith("_stack")
+    case = case.removesuffix("_stack")
     duration = duration_s(quick)
     queue: dict[str, Any] = {"kind": "droptail", "capacity": SWITCH_BUFFER}
     nic_queue: dict[str, Any] = {"kind": "droptail", "capacity": NIC_BUFFER}
     transport: dict[str, Any] = thawed(reading.TCP)
-    network: dict[str, Any] = {}
+    network: dict[str, Any] = {"host_delay": thawed(reading.HOST_STACK)} if stack else {}
     agents: list[dict[str, Any]] = []
     if case == "ecn_wred":
         queue["aqm"] = thawed(reading.WRED)
@@ -157,7 +165,7 @@ def case_scenario(case: str, quick: bool, seed: int = 1) -> Scenario:
             }
         ]
     spec: dict[str, Any] = {
-        "name": f"qjump {case} seed={seed}",
+        "name": f"qjump {case}{' with host stack' if stack else ''} seed={seed}",
         "seed": seed,
         "stop_time": f"{duration}s",
         "topology": {"kind": "star", "hosts": HOSTS, "link": LINK},

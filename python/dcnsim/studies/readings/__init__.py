@@ -4,7 +4,7 @@ A seed paper leaves its TCP agent, marking threshold, buffers and header convent
 partly unsaid; a *reading* fills them in from the seed's text and its reference code,
 before any run (``docs/studies.md``, "Readings of the seeds"). Each seed has one
 module here holding its ``READING`` and the settings objects its studies share
-(``first_seed``, ``spraying``, ``qjump``); every study of the seed builds its
+(``first_seed``, ``spraying``, ``qjump``, ``packet_slicing``); every study of the seed builds its
 scenarios from those objects, never from a copy (``tests/test_readings.py`` checks
 they are the same objects). Other readings are named variants, printed beside the
 chosen one; a reading chosen because it reproduces a result says so
@@ -29,6 +29,7 @@ MODULES: dict[str, str] = {
     "latency-difference-3tier-pfabric-elr.txt": "first_seed",
     "packet-spraying-fat-tree.txt": "spraying",
     "qjump.txt": "qjump",
+    "packet-slicing-incast.txt": "packet_slicing",
 }
 
 _REGISTERED: dict[str, Reading] = {}

@@ -1,7 +1,7 @@
-"""The Packet Slicing seed's one reading: the TCP, marking threshold, buffer and
-header convention of its ns-2 simulations (§II.C, Fig. 6(b); §IV, Figs. 8-11), shared
-by the ``incast`` and ``packet-slicing`` studies, and the other readings as named
-variants.
+"""The Packet Slicing seed's reading (``packet-slicing-incast.txt``): the TCP,
+marking threshold, buffer and header convention of its ns-2 simulations (§II.C,
+Fig. 6(b); §IV, Figs. 8-11), shared by the ``incast`` and ``packet-slicing`` studies,
+and the other readings as named variants.
 
 Decided from the seed's text and the reference code before any run (the reasoning,
 with its sources, in docs/studies.md, "The Packet Slicing seed's reading"):
@@ -27,6 +27,8 @@ with its sources, in docs/studies.md, "The Packet Slicing seed's reading"):
 - DCTCP's alpha starts at 0 (ns-2.35's ``dctcp_alpha_ 0.0``), g = 1/16 (the seed);
   RTO_min 200 ms; initial window 2 (ns-2.35's ``windowInit_``).
 
+``TCP`` is the reading's ns-2 setup (an ``Ns2Reading``: it builds each study's
+``[transport]`` and queue), ``READING`` what the studies print of it.
 ``VARIANTS`` are the other readings, run beside the chosen one where a study prints
 them: ``floor2`` keeps everything but floors DCTCP's window at 2 (chosen by the
 packet-slicing study before issue 46 *because* it reproduces Fig. 10(b), says so);
@@ -42,7 +44,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["BUFFER", "BUFFER_BYTES", "HEADER", "READING", "TESTBED", "VARIANTS", "Ns2Reading"]
+from dcnsim.studies.readings import Reading, register
+
+__all__ = [
+    "BUFFER",
+    "BUFFER_BYTES",
+    "HEADER",
+    "READING",
+    "TCP",
+    "TESTBED",
+    "VARIANTS",
+    "Ns2Reading",
+]
 
 #: The switch's output buffer as scenarios write it, and in bytes (KB = 1000 B).
 BUFFER = "64KB"
@@ -95,10 +108,10 @@ class Ns2Reading:
 
 
 #: The reading every ns-2 run of the seed uses.
-READING = Ns2Reading("seed", "ns2_sack", ecn_floor=1)
+TCP = Ns2Reading("seed", "ns2_sack", ecn_floor=1)
 #: The other readings, by name.
 VARIANTS: dict[str, Ns2Reading] = {
-    "floor2": replace(READING, name="floor2", ecn_floor=2),
+    "floor2": replace(TCP, name="floor2", ecn_floor=2),
     "former": Ns2Reading(
         "former", "ns2", ecn_floor=2, limited_transmit=True, k_in_packets=True, alpha_init=None
     ),
@@ -111,4 +124,29 @@ VARIANTS: dict[str, Ns2Reading] = {
 #: initial window, delayed ACKs and more, which the seed does not give).
 TESTBED = Ns2Reading(
     "testbed", "ns2_sack", ecn_floor=2, limited_transmit=True, k_in_packets=True, alpha_init=None
+)
+
+READING = register(
+    Reading(
+        seed="packet-slicing-incast.txt",
+        studies=("incast", "packet-slicing"),
+        tcp="ns-2.35 FullTcp/Sack (profile ns2_sack) without limited transmit, DCTCP's "
+        "least window 1 segment, alpha from 0, g = 1/16, RTO_min 200 ms, initial window 2",
+        marking=f"DCTCP K = {K_PACKETS} payloads counted in bytes ({K_PACKETS} x 1460 B), "
+        "fixed when slicing shrinks the packets",
+        buffer=f"{BUFFER} = {BUFFER_BYTES:,} B per port, counted in bytes (the seed's KB is "
+        "1000 B)",
+        header=f"sizes on the wire: a packet of S bytes carries S - {HEADER} (eq. 8)",
+        why="ns-2.35's DCTCP example runs FullTcp/Sack; the seed counts sequence numbers "
+        "in bytes and changes packet sizes mid-connection; the least window of 1 is the "
+        "DCTCP authors' ns-2 code (TcpAgent::slowdown)",
+        variants={
+            "floor2": "DCTCP's least window 2 (chosen before issue 46 because it "
+            "reproduces Fig. 10(b))",
+            "former": "the packet-slicing study's reading before issue 46: plain FullTcp "
+            "with limited transmit, K = 20 packets, floor 2, alpha from 1",
+            "testbed": "the emulated Linux testbed's (Figs. 3, 12, 13): floor 2, limited "
+            "transmit, alpha from 1, K = 20 packets",
+        },
+    )
 )
