@@ -206,6 +206,15 @@ SPRAY = {
 }
 
 
+def test_spraying_matches_ns3_on_one_seed_and_resends_less():
+    # One seed's 4 flows are one draw of the spraying: seed 1, FCT mean 2.753 against
+    # 3.111 ms (0.885), retransmits 89 against 455 (ns-3.37's non-SACK recovery, below).
+    ours, ref, rtx, rtx_ref = _mean_fct_over_seeds(SPRAY, range(1, 2))
+    assert abs(ours / ref - 1) <= 0.15, (ours, ref)
+    assert 0 < rtx < rtx_ref, (rtx, rtx_ref)
+
+
+@pytest.mark.slow
 def test_spraying_mean_fct_over_seeds_within_two_percent_of_ns3():
     # k = 4 fat-tree, per-packet random spraying (ns-3's RandomEcmpRouting), 4 cross-pod
     # flows of 200 KB, seeds 1-8: measured 2.702 against 2.710 ms. One seed's 4 flows
@@ -220,6 +229,7 @@ def test_spraying_mean_fct_over_seeds_within_two_percent_of_ns3():
     assert rtx < rtx_ref, (rtx, rtx_ref)
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
     reason="the same spraying with ns3_current (SACK, PRR, limited transmit, initial window 10) "
@@ -255,6 +265,7 @@ def test_red_with_ecn_keeps_two_segments_as_ns3s_newreno():
     assert abs(flows.fct_s.mean() / flows.fct_s_ref.mean() - 1) <= 0.05, report.format()
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
     reason="the same RED + ECN over seeds 1-8 (ns-3's RngRun): dcnsim's mean FCT 18.06 ms "
@@ -427,19 +438,23 @@ def test_the_incast_baseline_runs_beside_ns2():
 
 
 def test_the_full_incast_study_prints_the_ns2_baseline(monkeypatch):
+    import dcnsim.studies.incast as incast_study
     from dcnsim.studies.incast import STUDY, run_incast
 
     _need(ns2)
-    # The full variant (quick=False) on a one-point grid: the baseline's five worker
-    # counts run in both simulators and are printed after the claims.
+    # The full variant (quick=False) on a one-point grid runs the baseline in both
+    # simulators and prints it after the claims (here at 4 and 8 workers of its five,
+    # to stay short; measured: no collapse at either in both).
+    full = incast_study.incast_reference
+    monkeypatch.setattr(incast_study, "incast_reference", lambda **kw: full(workers=(4, 8), **kw))
     detail = run_incast(grid={1500: [4]}, rounds=2, jobs=1)
     text = STUDY.tables(detail, False)[1]
     block = text[text.index("Incast baseline without DCTCP") :]
     assert "the seed's most workers without collapse (DCTCP): 25" in block
-    assert "most workers of [4, 8, 16, 25, 32] without collapse, without DCTCP: dcnsim" in block
+    assert "most workers of [4, 8] without collapse, without DCTCP: dcnsim 8, ns-2 8" in block
     assert max(len(line) for line in block.splitlines()) <= 100
-    rows = block.splitlines()[8:13]
-    assert [line.split()[0] for line in rows] == ["4", "8", "16", "25", "32"]
+    rows = block.splitlines()[8:10]
+    assert [line.split()[0] for line in rows] == ["4", "8"]
     # Without ns-2 the study says what to install instead.
     monkeypatch.setattr(ns2, "available", lambda: False)
     detail = run_incast(grid={1500: [4]}, rounds=2, jobs=1)
@@ -448,6 +463,7 @@ def test_the_full_incast_study_prints_the_ns2_baseline(monkeypatch):
     assert "reference" not in run_incast(quick=True, sizes=[1500], jobs=1).attrs
 
 
+@pytest.mark.slow
 def test_the_first_seeds_tcp_baseline_beside_ns2():
     from dcnsim.studies.latency_difference.reference import latency_reference, reference_text
 

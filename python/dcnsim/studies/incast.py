@@ -215,11 +215,10 @@ def run_incast(
 
 
 def _reference_text(rounds: int) -> str:
-    from dcnsim.crosscheck import ns2
+    from dcnsim.crosscheck import reference_block
 
-    if not ns2.available():
-        return f"Incast baseline beside ns-2.35: not run ({ns2.INSTALL})"
-    return incast_reference(rounds=rounds)[1]
+    title = "Incast baseline beside ns-2.35"
+    return reference_block("ns2", title, lambda: incast_reference(rounds=rounds)[1])
 
 
 def incast_summary(detail: pd.DataFrame) -> pd.DataFrame:

@@ -214,11 +214,10 @@ def run_latency_difference(
 
 
 def _reference(seeds: list[int]) -> str:
-    from dcnsim.crosscheck import ns2
+    from dcnsim.crosscheck import reference_block
 
-    if not ns2.available():
-        return f"The seed's FullTcp baseline beside ns-2.35: not run ({ns2.INSTALL})"
-    return reference_text(latency_reference(seeds))
+    title = "The seed's FullTcp baseline beside ns-2.35"
+    return reference_block("ns2", title, lambda: reference_text(latency_reference(seeds)))
 
 
 def latency_packets(runs: pd.DataFrame) -> pd.DataFrame:
