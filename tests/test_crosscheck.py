@@ -442,12 +442,13 @@ def test_the_full_incast_study_prints_the_ns2_baseline(monkeypatch):
     from dcnsim.studies.incast import STUDY, run_incast
 
     _need(ns2)
-    # The full variant (quick=False) on a one-point grid runs the baseline in both
+    # The full variant (quick=False, its own grid: here one point) runs the baseline in both
     # simulators and prints it after the claims (here at 4 and 8 workers of its five,
     # to stay short; measured: no collapse at either in both).
     full = incast_study.incast_reference
     monkeypatch.setattr(incast_study, "incast_reference", lambda **kw: full(workers=(4, 8), **kw))
-    detail = run_incast(grid={1500: [4]}, rounds=2, jobs=1)
+    monkeypatch.setattr(incast_study, "INCAST_FULL", {1500: [4]})
+    detail = run_incast(rounds=2, jobs=1)
     text = STUDY.tables(detail, False)[1]
     block = text[text.index("Incast baseline without DCTCP") :]
     assert "the seed's most workers without collapse (DCTCP): 25" in block
@@ -457,10 +458,11 @@ def test_the_full_incast_study_prints_the_ns2_baseline(monkeypatch):
     assert [line.split()[0] for line in rows] == ["4", "8"]
     # Without ns-2 the study says what to install instead.
     monkeypatch.setattr(ns2, "available", lambda: False)
-    detail = run_incast(grid={1500: [4]}, rounds=2, jobs=1)
+    detail = run_incast(rounds=2, jobs=1)
     assert f"not run ({ns2.INSTALL})" in STUDY.tables(detail, False)[1]
-    # The quick variant runs no reference.
+    # The quick variant, or a grid of the caller's, runs no reference.
     assert "reference" not in run_incast(quick=True, sizes=[1500], jobs=1).attrs
+    assert "reference" not in run_incast(grid={1500: [4]}, rounds=2, jobs=1).attrs
 
 
 @pytest.mark.slow

@@ -159,13 +159,17 @@ def run_spraying(
     """One row per run (policy, n_long, seed) of the static spraying scenario.
 
     Defaults: n_long 0..5 and seeds 1..10, or with ``quick`` n_long 0, 2, 5 and
-    seeds 1..3. Columns: ``policy, n_long, seed, short_fct_ms, short_ooo_packets,
+    seeds 1..3; the full plan (no ``n_long`` or ``seeds`` given) also runs
+    ``spraying_reference`` beside ns-3 into ``attrs["reference"]``, which the study
+    prints. Columns: ``policy, n_long, seed, short_fct_ms, short_ooo_packets,
     short_packets_delivered, short_ooo_pct, short_timeouts, long_goodput_mbps,
     long_goodput_max_mbps, long_aggregate_mbps, long_first_end_ms, long_last_end_ms,
     long_timeouts, drops, unfinished,
     wall_s``.
     """
     plan = SPRAYING_QUICK if quick else SPRAYING_FULL
+    # The study's full variant (its own plan, rps included) also runs the reference.
+    full_variant = not quick and n_long is None and seeds is None and "rps" in policies
     n_long = list(plan["n_long"] if n_long is None else n_long)
     seeds = list(plan["seeds"] if seeds is None else seeds)
     points = [(p, n, s) for p in policies for n in n_long for s in seeds]
@@ -177,7 +181,7 @@ def run_spraying(
         policy, n, seed = points[i]
         rows[i] = {"policy": policy, "n_long": n, "seed": seed, **answer}
     table = pd.DataFrame(rows)
-    if not quick and "rps" in policies:
+    if full_variant:
         # The full variant's spraying beside ns-3.37 (issue 45 item 4), printed by
         # _spraying_tables: the text, or what to install.
         from dcnsim.crosscheck import reference_block

@@ -148,6 +148,8 @@ def run_latency_difference(
     ``latency_packets`` expands them).
     """
     plan = LATENCY_QUICK if quick else LATENCY_FULL
+    # The study's full variant (its own loads and seeds) also runs the reference.
+    full_variant = not quick and loads is None and seeds is None
     schemes = list(schemes)
     for scheme in schemes:
         scheme_parts(scheme)
@@ -206,7 +208,7 @@ def run_latency_difference(
         }
     table = pd.DataFrame(rows)
     scheme, oversub, load = REFERENCE_POINT
-    if not quick and scheme in schemes and oversub in oversubs and load in grid_loads:
+    if full_variant and scheme in schemes and oversub in oversubs and load in grid_loads:
         # The full variant's TCP baseline beside ns-2.35 (issue 45 item 4), printed by
         # latency_tables: the text, or why it was not run.
         table.attrs["reference"] = _reference(grid_seeds)
