@@ -86,6 +86,16 @@ def test_incast_with_a_short_last_segment_round_times_within_one_percent_of_ns2(
     assert abs(report.metric("round time median").ratio - 1) <= 0.01, report.format()
 
 
+def test_oneway_incast_below_collapse_round_times_within_one_percent_of_ns2():
+    # Persistent incast over Agent/TCP/Newreno + TCPSink with their SYN: measured
+    # 735 and 694 µs rounds in both.
+    report = run(incast(4, "ns2_oneway", "20000B", 5), "ns2")
+    assert report.metric("rounds finished").reference == 5
+    assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
+    with pytest.raises(NotTranslatable, match=r"transport\.oneway_syn"):
+        crosscheck(incast(4, "ns2_oneway", "20000B", 5, oneway_syn=False), "ns2")
+
+
 def test_incast_past_collapse_drops_within_25_percent_of_ns2():
     # Measured with the profile's ns-2 keys: 146 drops against 121 (1.21), 37 timeouts
     # against 30 (228 drops and 51 timeouts before them).
@@ -148,16 +158,36 @@ def test_tree_per_flow_fct_median_within_two_percent_of_ns2_with_its_defaults():
 # --- ns-3: a DCTCP incast and packet spraying ----------------------------------------------
 
 
+def _mean_fct_over_seeds(scenario: dict, seeds: range) -> tuple[float, float, int, int]:
+    """Mean FCT over every flow of every seed in dcnsim and in ns-3 (the scenario's seed
+    is ns-3's RngRun), and the retransmits summed: random draws (spraying, RED) are each
+    simulator's own, so they agree in distribution, not run by run."""
+    ours, ref, rtx, rtx_ref = [], [], 0, 0
+    for seed in seeds:
+        flows = run({**scenario, "seed": seed}, "ns3").flows()
+        assert flows.fct_s.notna().all() and flows.fct_s_ref.notna().all()
+        ours += list(flows.fct_s)
+        ref += list(flows.fct_s_ref)
+        rtx += int(flows.retransmits.sum())
+        rtx_ref += int(flows.retransmits_ref.sum())
+    return sum(ours) / len(ours), sum(ref) / len(ref), rtx, rtx_ref
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="8 DCTCP workers x 64 KB, 5 rounds, threshold 20 of 100 packets (profile ns3_current, "
-    "delayed ACKs of 200 ms): rounds stall on the delayed-ACK timer in both, once more in dcnsim. "
-    "Measured round time median ratio 1.0074 (202.7 against 202.8 ms) but mean 282.6 against "
-    "242.1 ms (1.167); no drops or timeouts in either",
+    reason="8 DCTCP workers x 64 KB, 5 rounds, threshold 20 of 100 packets (profile ns3_current "
+    "with ns-3's DCTCP floor 0, delayed ACKs of 200 ms): rounds end on the 200 ms delayed-ACK "
+    "timer in both, once more in dcnsim. Measured round time median ratio 1.0074 (202.7 against "
+    "202.8 ms) but mean 282.6 against 242.1 ms (1.167); no drops or timeouts in either. Which "
+    "round waits depends on the parity of segments since the last ACK, where dcnsim's model "
+    "differs knowingly: ns-3.37 counts a short segment towards DelAckCount "
+    "(TcpSocketBase::ReceivedData) and reduces the window by PRR in CWR (EnterCwr calls the "
+    "recovery's EnterRecovery), dcnsim acknowledges a short segment at once and cuts at once; "
+    "with 64,320 B (whole segments) the mean is 0.804 of ns-3's instead",
 )
 def test_dctcp_incast_round_times_within_one_percent_of_ns3():
     report = run(
-        incast(8, "ns3_current", "64KB", 5, protocol="dctcp", slow_start="segments")
+        incast(8, "ns3_current", "64KB", 5, protocol="dctcp", slow_start="segments", ecn_floor=0)
         | {
             "network": {"queue": {"capacity": "100pkt", "aqm": {"kind": "threshold", "k": "20pkt"}}}
         },
@@ -168,42 +198,95 @@ def test_dctcp_incast_round_times_within_one_percent_of_ns3():
     assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
 
 
+SPRAY = {
+    "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "1us"}},
+    "forwarding": {"policy": "rps"},
+    "transport": {"profile": "ns3"},
+    "traffic": {"flows": [{"src": i, "dst": 15 - i, "size": "200000B"} for i in range(4)]},
+}
+
+
+def test_spraying_matches_ns3_on_one_seed_and_resends_less():
+    # One seed's 4 flows are one draw of the spraying: seed 1, FCT mean 2.753 against
+    # 3.111 ms (0.885), retransmits 89 against 455 (ns-3.37's non-SACK recovery, below).
+    ours, ref, rtx, rtx_ref = _mean_fct_over_seeds(SPRAY, range(1, 2))
+    assert abs(ours / ref - 1) <= 0.15, (ours, ref)
+    assert 0 < rtx < rtx_ref, (rtx, rtx_ref)
+
+
+@pytest.mark.slow
+def test_spraying_mean_fct_over_seeds_within_two_percent_of_ns3():
+    # k = 4 fat-tree, per-packet random spraying (ns-3's RandomEcmpRouting), 4 cross-pod
+    # flows of 200 KB, seeds 1-8: measured 2.702 against 2.710 ms. One seed's 4 flows
+    # are one draw of the spraying (seed 1: median 0.965 of ns-3's). Retransmits differ
+    # by version, not by model: 89 against 510. The ns3 profile is ns-3.23's NewReno
+    # (RFC 6582 partial ACKs); ns-3.37 without SACK marks a segment SACKed per duplicate
+    # ACK (TcpTxBuffer::AddRenoSack from TcpSocketBase::DupAck/EnterRecovery) and
+    # recovers by RFC 6675 over that scoreboard, resending every segment reordering
+    # made look lost.
+    ours, ref, rtx, rtx_ref = _mean_fct_over_seeds(SPRAY, range(1, 9))
+    assert abs(ours / ref - 1) <= 0.02, (ours, ref)
+    assert rtx < rtx_ref, (rtx, rtx_ref)
+
+
+@pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="k = 4 fat-tree, rps, 4 cross-pod flows of 200 KB (profile ns3): ns-3's "
-    "RandomEcmpRouting reorders more. Measured FCT median ratio 0.965 (2.872 against 2.994 ms), "
-    "89 retransmits against 455, largest queue 9 against 19 packets",
+    reason="the same spraying with ns3_current (SACK, PRR, limited transmit, initial window 10) "
+    "in both: retransmits agree (160 against 264 over seeds 1-8) but dcnsim's mean FCT is "
+    "2.685 against 2.567 ms (1.046), every seed slower; not root-caused",
 )
-def test_spraying_fct_median_within_two_percent_of_ns3():
-    scenario = {
-        "topology": {"kind": "fat_tree", "k": 4, "link": {"rate": "1Gbps", "delay": "1us"}},
-        "forwarding": {"policy": "rps"},
-        "transport": {"profile": "ns3"},
-        "traffic": {"flows": [{"src": i, "dst": 15 - i, "size": "200000B"} for i in range(4)]},
-    }
-    report = run(scenario, "ns3")
-    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
+def test_spraying_with_ns3_current_mean_fct_over_seeds_within_two_percent_of_ns3():
+    scenario = {**SPRAY, "transport": {"profile": "ns3_current"}}
+    ours, ref, _, _ = _mean_fct_over_seeds(scenario, range(1, 9))
+    assert abs(ours / ref - 1) <= 0.02, (ours, ref)
 
 
 # --- RED with ECN ------------------------------------------------------------------------------
 
+RED = {
+    **star(5, aqm={"kind": "red", "min": "5pkt", "max": "15pkt"}),
+    "transport": {"profile": "ns3", "protocol": "ecn"},
+    "traffic": {"flows": [{"src": i, "dst": 0, "size": "500000B"} for i in range(1, 5)]},
+}
 
+
+def test_red_with_ecn_keeps_two_segments_as_ns3s_newreno():
+    # 4 ECN NewReno flows of 500 KB into one RED port (min 5, max 15 of 100 packets,
+    # profile ns3 with its 200 ms delayed ACKs). Before the ns3 profiles' ecn_floor = 2
+    # (TcpNewReno::GetSsThresh's 2-segment floor) dcnsim cut windows below one segment,
+    # each then waiting out the delayed-ACK timer: FCT median 510.4 ms against 18.0 ms
+    # (31.6), spread 405.5 against 4.5 ms. Now the mean over the flows is within 5 %
+    # (measured 17.91 against 17.12 ms: RED's draws are each simulator's own, so flows
+    # are compared on average, not one by one).
+    report = run(RED, "ns3")
+    assert report.metric("drops").reference == 0 == report.metric("drops").dcnsim
+    flows = report.flows()
+    assert abs(flows.fct_s.mean() / flows.fct_s_ref.mean() - 1) <= 0.05, report.format()
+
+
+@pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="4 ECN NewReno flows of 500 KB into one RED port (min 5, max 15 of 100 packets, "
-    "profile ns3 with its 200 ms delayed ACKs): no drops in either, but dcnsim's flows take "
-    "far longer. Measured FCT median 510.4 ms against 18.0 ms (ratio 31.6), spread 405.5 "
-    "against 4.5 ms; unexplained (suspect: ECE and the delayed-ACK timer in dcnsim)",
+    reason="the same RED + ECN over seeds 1-8 (ns-3's RngRun): dcnsim's mean FCT 18.06 ms "
+    "against 17.31 ms (1.043), higher at every seed, with larger queues (78-86 against 67-79 "
+    "packets at seeds 1-3). Not root-caused; a known difference in the cut: ns-3's EnterCwr "
+    "halves BytesInFlight(), dcnsim's ecn controller halves cwnd",
 )
-def test_red_with_ecn_fct_median_within_two_percent_of_ns3():
-    scenario = {
-        **star(5, aqm={"kind": "red", "min": "5pkt", "max": "15pkt"}),
-        "transport": {"profile": "ns3", "protocol": "ecn"},
-        "traffic": {"flows": [{"src": i, "dst": 0, "size": "500000B"} for i in range(1, 5)]},
-    }
-    report = run(scenario, "ns3")
-    assert report.metric("drops").reference == 0
-    assert abs(report.metric("FCT median").ratio - 1) <= 0.02, report.format()
+def test_red_with_ecn_mean_fct_over_seeds_within_two_percent_of_ns3():
+    ours, ref, _, _ = _mean_fct_over_seeds(RED, range(1, 9))
+    assert abs(ours / ref - 1) <= 0.02, (ours, ref)
+
+
+def test_ns3s_ecn_floor_follows_its_congestion_control():
+    # TcpNewReno's ECE cut leaves at least 2 segments, TcpDctcp's no floor.
+    with pytest.raises(NotTranslatable, match=r"transport\.ecn_floor"):
+        crosscheck(
+            {**RED, "transport": {"profile": "ns3", "protocol": "ecn", "ecn_floor": 0}}, "ns3"
+        )
+    dctcp = {"profile": "ns3", "protocol": "dctcp", "slow_start": "segments"}
+    with pytest.raises(NotTranslatable, match=r"set ecn_floor = 0"):
+        crosscheck({**RED, "transport": dctcp}, "ns3")
 
 
 # --- refusals and the command line ------------------------------------------------------------
@@ -352,3 +435,48 @@ def test_the_incast_baseline_runs_beside_ns2():
         small, large = table.iloc[0], table.iloc[1]
         assert small[f"{who}_steady_median_ms"] < 200 <= large[f"{who}_steady_median_ms"], text
         assert large[f"{who}_timeouts"] > 0, text
+
+
+def test_the_full_incast_study_prints_the_ns2_baseline(monkeypatch):
+    import dcnsim.studies.incast as incast_study
+    from dcnsim.studies.incast import STUDY, run_incast
+
+    _need(ns2)
+    # The full variant (quick=False, its own grid: here one point) runs the baseline in both
+    # simulators and prints it after the claims (here at 4 and 8 workers of its five,
+    # to stay short; measured: no collapse at either in both).
+    full = incast_study.incast_reference
+    monkeypatch.setattr(incast_study, "incast_reference", lambda **kw: full(workers=(4, 8), **kw))
+    monkeypatch.setattr(incast_study, "INCAST_FULL", {1500: [4]})
+    detail = run_incast(rounds=2, jobs=1)
+    text = STUDY.tables(detail, False)[1]
+    block = text[text.index("Incast baseline without DCTCP") :]
+    assert "the seed's most workers without collapse (DCTCP): 25" in block
+    assert "most workers of [4, 8] without collapse, without DCTCP: dcnsim 8, ns-2 8" in block
+    assert max(len(line) for line in block.splitlines()) <= 100
+    rows = block.splitlines()[8:10]
+    assert [line.split()[0] for line in rows] == ["4", "8"]
+    # Without ns-2 the study says what to install instead.
+    monkeypatch.setattr(ns2, "available", lambda: False)
+    detail = run_incast(rounds=2, jobs=1)
+    assert f"not run ({ns2.INSTALL})" in STUDY.tables(detail, False)[1]
+    # The quick variant, or a grid of the caller's, runs no reference.
+    assert "reference" not in run_incast(quick=True, sizes=[1500], jobs=1).attrs
+    assert "reference" not in run_incast(grid={1500: [4]}, rounds=2, jobs=1).attrs
+
+
+@pytest.mark.slow
+def test_the_first_seeds_tcp_baseline_beside_ns2():
+    from dcnsim.studies.latency_difference.reference import latency_reference, reference_text
+
+    _need(ns2)
+    # TCP, 64:4:1, 10 % load, seed 1: the 127 test packets' latencies in both agree
+    # (measured: median 610.9 / 610 µs, largest 1494.7 / 1507 µs); both run past the
+    # seed's 829 µs, so the gap to the seed is not dcnsim's.
+    table = latency_reference(seeds=(1,))
+    row = table.iloc[0]
+    for stat in ("median", "max"):
+        assert abs(row[f"dcnsim_{stat}_us"] / row[f"ns2_{stat}_us"] - 1) <= 0.02, table
+    assert row["ns2_max_us"] > 829 + 1 and row["dcnsim_max_us"] > 829 + 1, table
+    text = reference_text(table)
+    assert "the seed: 29-829 µs; runs inside it (+-1 µs): dcnsim 0 of 1, ns-2 0 of 1" in text

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ __all__ = [
     "NotTranslatable",
     "ReferenceMissing",
     "crosscheck",
+    "reference_block",
 ]
 
 #: The references and the profiles each runs (its own TCP).
@@ -59,6 +60,15 @@ def _module(reference: str) -> Any:
 
         return ns3
     raise ScenarioError(f"reference: {reference!r} is not one of {', '.join(REFERENCES)}")
+
+
+def reference_block(reference: str, title: str, build: Callable[[], str]) -> str:
+    """A study's block run beside ``reference``: ``build()`` when the reference is
+    installed, else one line naming ``title`` and what to install."""
+    module = _module(reference)
+    if not module.available():
+        return f"{title}: not run ({module.INSTALL})"
+    return build()
 
 
 @dataclass

@@ -127,6 +127,9 @@ class Model:
     probes: list[Probe] = field(default_factory=list)
     streams: list[Stream] = field(default_factory=list)
     stop_s: float | None = None
+    #: The scenario's ``seed``: ns-3's run number (``RngRun``), so the reference's own
+    #: random draws (spraying, RED) change with it as dcnsim's do.
+    seed: int = 1
     #: Without stop_time, when the reference gives up: twice dcnsim's last event plus 1 s.
     horizon_s: float = 1.0
 
@@ -324,9 +327,14 @@ def resolve_transport(transport: dict[str, Any], profiles: tuple[str, ...], refe
 
 
 def check_fixed(explicit: dict[str, Any], profile: dict[str, Any], translated: set[str]) -> None:
-    """Refuse a key set beside the profile that the reference cannot change."""
+    """Refuse a key set beside the profile that the reference cannot change.
+
+    ``host_queue_limit`` passes in every reference: neither has TCP Small Queues, the
+    window waits in the NIC's queue instead of the host, and the departures are the
+    same unless that queue overflows (docs/crosscheck.md, what differs by construction).
+    """
     for key, value in explicit.items():
-        if key in translated or isinstance(value, dict):
+        if key in translated or key == "host_queue_limit" or isinstance(value, dict):
             continue
         if profile.get(key, _TCP_DEFAULTS.get(key)) != value:
             raise NotTranslatable(f"transport.{key}: not translated (the reference's is fixed)")
@@ -385,6 +393,7 @@ def build(scenario: dict[str, Any], flows_table: Any, reference: str) -> Model:
     )
     stop = scenario.get("stop_time")
     model.stop_s = None if stop is None else _time_s(stop)
+    model.seed = int(scenario.get("seed", 1))
     traffic = scenario.get("traffic", {})
     for key in set(traffic) - _SUPPORTED_TRAFFIC:
         raise NotTranslatable(f"traffic.{key}: not translated")

@@ -161,11 +161,13 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
         raise NotTranslatable(
             f"transport.protocol: {p!r} is not in stock ns-2.35 (newreno and ecn translate)"
         )
-    if model.incasts and not fulltcp:
-        # A one-way agent advanced again after all its data was acknowledged sends
-        # nothing more in ns-2.35 as driven here (rounds after the first stall).
+    if model.incasts and not fulltcp and not tcp["oneway_syn"]:
+        # Measured: without its SYN (syn_ false), a one-way Agent/TCP/Newreno driven
+        # round by round here completes no round in ns-2.35; with it (the profile's
+        # default) the rounds match dcnsim's.
         raise NotTranslatable(
-            "traffic.incast: persistent one-way agents are not translated (FullTcp profiles are)"
+            "transport.oneway_syn: persistent incast over the one-way agents translates "
+            "with their SYN only (syn_ true, ns2_oneway's default)"
         )
     if fulltcp and not tcp["handshake"]:
         raise NotTranslatable("transport.handshake: FullTcp always opens with a SYN")

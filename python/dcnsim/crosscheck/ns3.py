@@ -43,7 +43,7 @@ _MODULES = ["ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns
 _TRANSLATED = {
     "protocol", "mss", "header", "init_cwnd", "initial_ssthresh", "rwnd", "min_rto",
     "initial_rto", "rto_granularity", "dupack_threshold", "delayed_ack", "delayed_ack_timeout",
-    "limited_transmit", "sack", "recovery", "slow_start", "nagle", "dctcp",
+    "limited_transmit", "sack", "recovery", "slow_start", "nagle", "dctcp", "ecn_floor",
 }  # fmt: skip
 
 
@@ -69,8 +69,23 @@ def available() -> bool:
     )
 
 
-def _socket_type(protocol: str, slow_start: str) -> str:
+#: The least ssthresh an ECE cut leaves in ns-3.37, in segments, by congestion control:
+#: TcpSocketBase::EnterCwr sets ssthresh = GetSsThresh(tcb, BytesInFlight()), which is
+#: max(2 segSize, bytesInFlight / 2) for TcpNewReno (tcp-congestion-ops.cc 244-249),
+#: max(2 segSize, cwnd / 2) for TcpLinuxReno (tcp-linux-reno.cc 139-145) and
+#: (1 - alpha/2) cwnd, no floor, for TcpDctcp (tcp-dctcp.cc 130-134). dcnsim's
+#: ``ecn_floor``.
+_ECN_FLOOR = {"ecn": 2.0, "dctcp": 0.0}
+
+
+def _socket_type(protocol: str, slow_start: str, ecn_floor: float) -> str:
     """dcnsim's controller as ns-3's congestion control (TcpL4Protocol::SocketType)."""
+    floor = _ECN_FLOOR.get(protocol)
+    if floor is not None and ecn_floor != floor:
+        raise NotTranslatable(
+            f"transport.ecn_floor: ns-3.37's {protocol} cut leaves at least {floor:g} "
+            f"segments, not {ecn_floor:g}; set ecn_floor = {floor:g}"
+        )
     if protocol == "dctcp":
         # TcpDctcp grows as TcpLinuxReno (tcp-dctcp.cc), dcnsim's slow_start = "segments".
         if slow_start != "segments":
@@ -113,7 +128,7 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
     if len(protocols) > 1:
         raise NotTranslatable("protocol: one congestion control per scenario translates to ns-3")
     for p in protocols:
-        _socket_type(p, model.tcp["slow_start"])
+        _socket_type(p, model.tcp["slow_start"], float(model.tcp["ecn_floor"]))
     if _size(model.tcp["header"]) not in (40, 52):
         raise NotTranslatable(
             "transport.header: ns-3's TCP header is 40 B, or 52 B with timestamps"
@@ -143,6 +158,7 @@ def _defaults(tcp: dict[str, Any], protocol: str) -> list[str]:
     ssthresh = segments(tcp.get("initial_ssthresh"), mss)
     dctcp = tcp.get("dctcp", {})
     nagle = bool(tcp["nagle"])
+    socket = _socket_type(protocol, tcp["slow_start"], float(tcp["ecn_floor"]))
 
     def t(key: str) -> str:
         return f"PicoSeconds({round(_time_s(tcp[key]) * 1e12)})"
@@ -150,7 +166,7 @@ def _defaults(tcp: dict[str, Any], protocol: str) -> list[str]:
     lines = [
         (
             "ns3::TcpL4Protocol::SocketType",
-            f'TypeIdValue(TypeId::LookupByName("{_socket_type(protocol, tcp["slow_start"])}"))',
+            f'TypeIdValue(TypeId::LookupByName("{socket}"))',
         ),
         (
             "ns3::TcpL4Protocol::RecoveryType",
@@ -345,7 +361,12 @@ def run(model: Model, workdir: Path) -> tuple[dict[str, pd.DataFrame], str]:
     source, flow_ids = translate(model)
     (workdir / "crosscheck.cc").write_text(source)
     binary = _compile(source)
-    proc = subprocess.run([str(binary)], cwd=workdir, capture_output=True, text=True)
+    # The run number of ns-3's random streams (RngSeedManager's "RngRun" global value,
+    # src/core/model/rng-seed-manager.cc, default 1 as dcnsim's seed) from the
+    # environment (GlobalValue reads NS_GLOBAL_VALUE), so one compiled program serves
+    # every seed.
+    env = dict(os.environ, NS_GLOBAL_VALUE=f"RngRun={model.seed}")
+    proc = subprocess.run([str(binary)], cwd=workdir, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise RuntimeError(
             f"the ns-3 program failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}"

@@ -184,6 +184,8 @@ def run_incast(
     """
     if rounds < 2:
         raise ValueError("incast needs at least 2 rounds: round 0 is not steady state")
+    # The study's full variant (its own grid, 1500 B in it) also runs the reference.
+    full_variant = not quick and grid is None and (sizes is None or 1500 in sizes)
     grid = dict(grid if grid is not None else (INCAST_QUICK if quick else INCAST_FULL))
     if sizes is not None:
         grid = {s: grid[s] for s in sizes}
@@ -208,7 +210,18 @@ def run_incast(
         "timeout_fraction",
         table["steady_timeout_rounds"] / table["steady_rounds"].clip(lower=1),
     )
+    if full_variant:
+        # The full variant's baseline beside ns-2.35 (issue 45 item 4), printed by
+        # _incast_tables: the text, or why it was not run.
+        table.attrs["reference"] = _reference_text(rounds)
     return table
+
+
+def _reference_text(rounds: int) -> str:
+    from dcnsim.crosscheck import reference_block
+
+    title = "Incast baseline beside ns-2.35"
+    return reference_block("ns2", title, lambda: incast_reference(rounds=rounds)[1])
 
 
 def incast_summary(detail: pd.DataFrame) -> pd.DataFrame:
@@ -299,10 +312,20 @@ def incast_reference(
         rows.append(row)
     table = pd.DataFrame(rows)
     seed = INCAST_SEED.get(size)
+    most = {}
+    for who in ("dcnsim", "ns2"):
+        # Collapse: the steady rounds' median waits for RTO_min (200 ms).
+        fine = (table[f"{who}_steady_median_ms"] < 200).to_numpy()
+        upto = len(fine) if fine.all() else int(np.argmin(fine))
+        most[who] = int(table["workers"].iloc[upto - 1]) if upto else None
+    agree = "agree" if most["dcnsim"] == most["ns2"] else "DISAGREE"
     lines = [
-        f"Incast baseline without DCTCP (TCP, {INCAST_PROFILE}, 64 KB drop-tail), {size} B, "
-        f"{rounds} rounds: dcnsim beside ns-2.35 (dcnsim crosscheck)",
+        "Incast baseline without DCTCP: dcnsim beside ns-2.35 (dcnsim crosscheck)",
+        f"  TCP ({INCAST_PROFILE}), 64 KB drop-tail, {size} B packets, {rounds} rounds",
         f"  the seed's most workers without collapse (DCTCP): {seed[1] if seed else 'n/a'}",
+        f"  most workers of {list(table['workers'])} without collapse, without DCTCP: "
+        f"dcnsim {most['dcnsim']}, ns-2 {most['ns2']} ({agree});",
+        "  the seed's number is DCTCP's, which stock ns-2.35 lacks: no baseline should reach it",
         "",
         format_table(
             pd.DataFrame(
@@ -392,6 +415,8 @@ def _incast_tables(detail: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
         format_table(shown),
     ]
     lines += ["", "The seed's claims, against these numbers:", *claim_lines(incast_claims(detail))]
+    if "reference" in detail.attrs:
+        lines += ["", detail.attrs["reference"]]
     if verbose:
         lines += ["", "Per point:", format_table(_incast_detail_view(detail))]
     lines += ["", *INCAST_NOTES]

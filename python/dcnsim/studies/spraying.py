@@ -44,6 +44,7 @@ __all__ = [
     "STUDY",
     "run_spraying",
     "spraying_checks",
+    "spraying_reference",
     "spraying_scenario",
     "spraying_summary",
     "spraying_wide",
@@ -158,13 +159,17 @@ def run_spraying(
     """One row per run (policy, n_long, seed) of the static spraying scenario.
 
     Defaults: n_long 0..5 and seeds 1..10, or with ``quick`` n_long 0, 2, 5 and
-    seeds 1..3. Columns: ``policy, n_long, seed, short_fct_ms, short_ooo_packets,
+    seeds 1..3; the full plan (no ``n_long`` or ``seeds`` given) also runs
+    ``spraying_reference`` beside ns-3 into ``attrs["reference"]``, which the study
+    prints. Columns: ``policy, n_long, seed, short_fct_ms, short_ooo_packets,
     short_packets_delivered, short_ooo_pct, short_timeouts, long_goodput_mbps,
     long_goodput_max_mbps, long_aggregate_mbps, long_first_end_ms, long_last_end_ms,
     long_timeouts, drops, unfinished,
     wall_s``.
     """
     plan = SPRAYING_QUICK if quick else SPRAYING_FULL
+    # The study's full variant (its own plan, rps included) also runs the reference.
+    full_variant = not quick and n_long is None and seeds is None and "rps" in policies
     n_long = list(plan["n_long"] if n_long is None else n_long)
     seeds = list(plan["seeds"] if seeds is None else seeds)
     points = [(p, n, s) for p in policies for n in n_long for s in seeds]
@@ -175,7 +180,50 @@ def run_spraying(
     for i, answer in zip(order, answers, strict=True):
         policy, n, seed = points[i]
         rows[i] = {"policy": policy, "n_long": n, "seed": seed, **answer}
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if full_variant:
+        # The full variant's spraying beside ns-3.37 (issue 45 item 4), printed by
+        # _spraying_tables: the text, or what to install.
+        from dcnsim.crosscheck import reference_block
+
+        title = "Spraying beside ns-3.37"
+        table.attrs["reference"] = reference_block("ns3", title, spraying_reference)
+    return table
+
+
+#: The points run beside ns-3 (each 10 MB flow takes ns-3 about a minute).
+REFERENCE_N_LONG = (1, 2, 5)
+
+
+def spraying_reference(n_long: Iterable[int] = REFERENCE_N_LONG, seed: int = 1) -> str:
+    """The static scenario with ``rps`` run by dcnsim and by ns-3.37 (``dcnsim
+    crosscheck --with ns3``: ``RandomEcmpRouting``, the seed's simulator a later
+    release, ns-3.23 being the one it names): per ``n_long`` the short flow's FCT, the
+    long flows' mean FCT and the retransmits, in both. Single-path routing is not
+    run: ns-3's global routing has no per-flow choice to match dcnsim's. Needs ns-3."""
+    from dcnsim.crosscheck import crosscheck
+
+    rows = []
+    for n in n_long:
+        flows = crosscheck(spraying_scenario("rps", n, seed).to_dict(), "ns3").flows()
+        short, long = flows.iloc[-1], flows.iloc[:-1]
+        rows.append(
+            {
+                "long flows": n,
+                "short FCT ms (dcnsim / ns-3)": f"{short.fct_s * 1e3:.3f} / "
+                f"{short.fct_s_ref * 1e3:.3f}",
+                "long mean FCT ms": f"{long.fct_s.mean() * 1e3:.2f} / "
+                f"{long.fct_s_ref.mean() * 1e3:.2f}",
+                "retransmits": f"{flows.retransmits.sum()} / {flows.retransmits_ref.sum()}",
+            }
+        )
+    return "\n".join(
+        [
+            f"Spraying (rps) beside ns-3.37 (dcnsim crosscheck), seed {seed}; the seed's",
+            "  numbers are qualitative (above): here the two simulators, run for run",
+            format_table(pd.DataFrame(rows)),
+        ]
+    )
 
 
 def spraying_summary(runs: pd.DataFrame) -> pd.DataFrame:
@@ -456,6 +504,8 @@ def _spraying_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, s
         "The seed's claims against these numbers (intervals: of the difference, paired by seed):",
     ]
     lines += claim_lines(spraying_checks(runs))
+    if "reference" in runs.attrs:
+        lines += ["", runs.attrs["reference"]]
     if verbose:
         lines += ["", "Per run:", format_table(_spraying_run_view(runs))]
     lines += ["", *SPRAYING_NOTES]

@@ -629,8 +629,8 @@ mod tests {
             rules("ns2_oneway"),
             (S::Ack, Classic, F::Window, false, 1.0)
         );
-        assert_eq!(rules("ns3"), (S::Ack, Classic, F::Flight, false, 0.0));
-        assert_eq!(rules("ns3_current"), (S::Ack, Prr, F::Pipe, true, 0.0));
+        assert_eq!(rules("ns3"), (S::Ack, Classic, F::Flight, false, 2.0));
+        assert_eq!(rules("ns3_current"), (S::Ack, Prr, F::Pipe, true, 2.0));
         let e = TransportSpec::from_value(json!({"recovery": "prr"}))
             .unwrap_err()
             .to_string();

@@ -10,6 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dcnsim.studies.latency_difference.reference import (
+    REFERENCE_POINT,
+    latency_reference,
+    reference_text,
+)
 from dcnsim.studies.latency_difference.scenario import (
     HOST_DELAY_US,
     LATENCY_FULL,
@@ -143,6 +148,8 @@ def run_latency_difference(
     ``latency_packets`` expands them).
     """
     plan = LATENCY_QUICK if quick else LATENCY_FULL
+    # The study's full variant (its own loads and seeds) also runs the reference.
+    full_variant = not quick and loads is None and seeds is None
     schemes = list(schemes)
     for scheme in schemes:
         scheme_parts(scheme)
@@ -199,7 +206,20 @@ def run_latency_difference(
             "warmup_ms": warmup_ms if LATENCY_READINGS[reading]["W"] == "W1" else 0.0,
             **answer,
         }
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    scheme, oversub, load = REFERENCE_POINT
+    if full_variant and scheme in schemes and oversub in oversubs and load in grid_loads:
+        # The full variant's TCP baseline beside ns-2.35 (issue 45 item 4), printed by
+        # latency_tables: the text, or why it was not run.
+        table.attrs["reference"] = _reference(grid_seeds)
+    return table
+
+
+def _reference(seeds: list[int]) -> str:
+    from dcnsim.crosscheck import reference_block
+
+    title = "The seed's FullTcp baseline beside ns-2.35"
+    return reference_block("ns2", title, lambda: reference_text(latency_reference(seeds)))
 
 
 def latency_packets(runs: pd.DataFrame) -> pd.DataFrame:

@@ -102,6 +102,8 @@ def latency_tables(runs: pd.DataFrame, verbose: bool) -> tuple[pd.DataFrame, str
                 )
             ),
         ]
+    if "reference" in runs.attrs:
+        lines += ["", runs.attrs["reference"]]
     if verbose:
         lines += ["", "Per run:", format_table(_latency_run_view(runs))]
     lines += ["", *latency_notes(runs)]
