@@ -131,7 +131,7 @@ impl Simulation {
         self.count_links(now);
         let l = self.rec.links.as_mut().expect("samples only when traced");
         l.settle(last_active);
-        let next = now + l.interval;
+        let next = Time(now.0.saturating_add(l.interval.0));
         if !self.events.is_empty() && self.stop.is_none_or(|s| next <= s) {
             self.events.schedule(next, Event::LinkSample);
         }
