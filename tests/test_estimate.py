@@ -238,3 +238,32 @@ def test_one_bottleneck_is_decomposed_exactly(tmp_path):
     for p in (50, 99):
         ratio = np.percentile(mine["slowdown"], p) / np.percentile(truth["slowdown"], p)
         assert ratio == pytest.approx(1, abs=0.05)
+
+
+def _b1(stop: str, **change) -> dict:
+    """B1 (docs/performance.md): k = 8 fat-tree, 10 Gbps, DCTCP (K = 65 packets, 1000
+    packet queues), web-search flows at 50 % load, ECMP."""
+    workload = {"src": "all", "dst": "random", "cdf": "websearch", "load": 0.5} | change
+    return K4 | {
+        "name": "B1",
+        "seed": 1,
+        "stop_time": stop,
+        "topology": {"kind": "fat_tree", "k": 8, "link": {"rate": "10Gbps", "delay": "1us"}},
+        "traffic": {"workloads": [workload]},
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 47's 10 % is not met on B1 (100 ms, tolerance 0.1; measured "
+    "29 Nov 2026): slowdown error p50 +126/+112/+193/+63 %, p99 +181/+272/+160/+83 % "
+    "(<10KB, 10-100KB, 100KB-1MB, >1MB): link-level runs paced by the sources' "
+    "NICs overstate each multi-source link's delay, summed over 5-6 loaded hops "
+    "(docs/estimate.md)",
+)
+def test_b1_within_ten_percent_of_the_packet_level(tmp_path):
+    est = dcnsim.estimate(_b1("100ms"), tmp_path / "out", tolerance=0.1, jobs=2, check=True)
+    errors = est.buckets[["error_p50", "error_p99"]].to_numpy()
+    assert np.isfinite(errors).all()
+    assert (np.abs(errors) <= 0.10).all(), est.buckets.to_string()
