@@ -240,15 +240,16 @@ def test_one_bottleneck_is_decomposed_exactly(tmp_path):
         assert ratio == pytest.approx(1, abs=0.05)
 
 
-def _b1(stop: str, **change) -> dict:
+def _b1(stop: str) -> dict:
     """B1 (docs/performance.md): k = 8 fat-tree, 10 Gbps, DCTCP (K = 65 packets, 1000
     packet queues), web-search flows at 50 % load, ECMP."""
-    workload = {"src": "all", "dst": "random", "cdf": "websearch", "load": 0.5} | change
+    workload = {"src": "all", "dst": "random", "cdf": "websearch", "load": 0.5}
     return K4 | {
         "name": "B1",
         "seed": 1,
         "stop_time": stop,
         "topology": {"kind": "fat_tree", "k": 8, "link": {"rate": "10Gbps", "delay": "1us"}},
+        "forwarding": {"policy": "ecmp"},
         "traffic": {"workloads": [workload]},
     }
 
