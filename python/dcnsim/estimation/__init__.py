@@ -13,8 +13,9 @@ core (docs/estimate.md).
    and only each cluster's representative is simulated (``clustering``).
 3. The link-level runs go where sweeps go (a local pool, Dask, Slurm) and land in a
    sweep directory as runs of role ``link``: a killed estimate resumes from those done.
-4. Each flow's estimate is its ideal FCT plus a delay per link of its path drawn from
-   the link's representative's delays for its size (``combine``); the estimated flows
+4. Each flow's estimate is its FCT alone on its path plus a delay per link of its
+   path: its own where the link was simulated itself, else drawn from the link's
+   representative's delays for its size (``combine``); the estimated flows
    are the run of role ``estimate``, and with ``check`` the packet-level run of the
    whole scenario is the run of role ``packet``. ``dcnsim query OUT "SQL"`` reads them.
 """

@@ -8,12 +8,14 @@ alone on its path, see ``decompose``); these are bucketed by flow size so that e
 bucket holds at least ``B`` flows and spans at least a factor ``X`` of sizes
 (Parsimon's defaults, ``BucketOpts { x: 2, b: 100 }``); every link of a cluster takes
 its representative's buckets. A flow's estimate is its FCT alone on its path plus, for
-each link of the path, a delay drawn from that link's bucket for its size, times its
-packets — the links' delays are taken as independent. Its slowdown is against its
-ideal FCT, as a run's. A flow of the link-level run that did not
-finish by ``stop_time`` gives no delay (its delay is censored: a bias towards smaller
-delays at the very end, docs/estimate.md), and an estimated flow that would end after
-``stop_time`` is reported unfinished, as a run reports it.
+each link of the path, a delay: its own in the link's run where the link was simulated
+itself (dcnsim's choice: the flow is one of that run's flows), else a delay drawn from
+the representative's bucket for its size, times its packets — the links' delays are
+taken as independent. Delays are never below zero (``FctRecord::delay``). Its slowdown
+is against its ideal FCT, as a run's. A flow unfinished at ``stop_time`` in a
+link-level run gives no delay to the buckets (censored: a bias towards smaller delays
+at the very end, docs/estimate.md) and stays unfinished in the estimate; an estimated
+flow that would end after ``stop_time`` is reported unfinished, as a run reports it.
 """
 
 from __future__ import annotations
