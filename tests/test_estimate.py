@@ -14,7 +14,7 @@ import pytest
 
 import dcnsim
 from dcnsim import _core
-from dcnsim.estimation import combine, decompose
+from dcnsim.estimation import clustering, combine, decompose
 
 K4 = {
     "name": "k4 websearch",
@@ -180,3 +180,103 @@ def test_estimate_on_slurm_is_the_local_pools(tmp_path):
     assert slurm.summary["on"] == "slurm"
     assert np.array_equal(slurm.flows["fct_s"], local.flows["fct_s"], equal_nan=True)
     assert slurm.buckets.equals(local.buckets)
+
+
+def _one_bottleneck(sources: int, seed: int) -> dict:
+    """``sources`` hosts, one flow each, into switch A, over the one link A -> B (10
+    Gbps), to one host d behind B on a 100 Gbps link."""
+    rng = np.random.default_rng(seed)
+    nodes = [{"name": f"s{i}", "kind": "host"} for i in range(sources)]
+    nodes += [{"name": "d", "kind": "host"}, {"name": "A", "kind": "switch"}]
+    nodes += [{"name": "B", "kind": "switch"}]
+    links = [{"a": f"s{i}", "b": "A"} for i in range(sources)]
+    links += [{"a": "A", "b": "B"}, {"a": "B", "b": "d", "rate": "100Gbps"}]
+    sizes = np.round(np.exp(rng.uniform(np.log(2e3), np.log(3e6), sources)))
+    starts = np.sort(rng.uniform(0, 3e-3, sources))
+    return (
+        K4
+        | {
+            "name": "one bottleneck",
+            "stop_time": "1s",
+            "topology": {"kind": "edges", "link": {"rate": "10Gbps", "delay": "1us"}},
+            "traffic": {
+                "flows": [
+                    {"src": i, "dst": sources, "size": f"{int(n)}B", "start": f"{t * 1e6:.3f}us"}
+                    for i, (n, t) in enumerate(zip(sizes, starts, strict=True))
+                ]
+            },
+        }
+        | {"topology": {"kind": "edges", "nodes": nodes, "links": links}}
+    )
+
+
+def test_one_bottleneck_is_decomposed_exactly(tmp_path):
+    """Consistency check where the decomposition is exact: every flow's one loaded
+    link is A -> B, whose link-level network is the fabric itself (each source on its
+    own NIC, one flow each), and the other links of every path add no queueing. So
+    each flow's estimate is its FCT in the packet-level run, to the store-and-forward
+    the faster destination link saves (Parsimon's fat link: 1 us at most here)."""
+    scenario = _one_bottleneck(24, 7)
+    est = dcnsim.estimate(scenario, tmp_path / "out", tolerance=0, jobs=2)
+    ran = dcnsim.run(scenario).flows
+    mine = est.flows.sort_values(["src", "start_s"]).reset_index(drop=True)
+    truth = ran.sort_values(["src", "start_s"]).reset_index(drop=True)
+    assert (mine["size_bytes"].to_numpy() == truth["size_bytes"].to_numpy()).all()
+    # contention: the flows' FCTs in the packet-level run are far above their ideal
+    assert truth["slowdown"].median() > 4
+    error = mine["fct_s"].to_numpy() / truth["fct_s"].to_numpy() - 1
+    # Some flows to the picosecond; the rest differ by the destination link's rate
+    # (DCTCP's marks then fall on other packets) and by the last hop's link-level
+    # run, where the sources' access links meet at B without A -> B's pacing.
+    assert (np.abs(error) < 1e-9).sum() >= 5
+    assert np.median(np.abs(error)) < 0.02
+    assert np.abs(error).max() < 0.3
+    for p in (50, 99):
+        ratio = np.percentile(mine["slowdown"], p) / np.percentile(truth["slowdown"], p)
+        assert ratio == pytest.approx(1, abs=0.05)
+
+
+def _b1(stop: str) -> dict:
+    """B1 (docs/performance.md): k = 8 fat-tree, 10 Gbps, DCTCP (K = 65 packets, 1000
+    packet queues), web-search flows at 50 % load, ECMP."""
+    workload = {"src": "all", "dst": "random", "cdf": "websearch", "load": 0.5}
+    return K4 | {
+        "name": "B1",
+        "seed": 1,
+        "stop_time": stop,
+        "topology": {"kind": "fat_tree", "k": 8, "link": {"rate": "10Gbps", "delay": "1us"}},
+        "forwarding": {"policy": "ecmp"},
+        "traffic": {"workloads": [workload]},
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 47's 10 % is not met on B1 (100 ms, tolerance 0.1; measured "
+    "29 Nov 2026): slowdown error p50 +126/+112/+193/+63 %, p99 +181/+272/+160/+83 % "
+    "(<10KB, 10-100KB, 100KB-1MB, >1MB): link-level runs paced by the sources' "
+    "NICs overstate each multi-source link's delay, summed over 5-6 loaded hops "
+    "(docs/estimate.md)",
+)
+def test_b1_within_ten_percent_of_the_packet_level(tmp_path):
+    est = dcnsim.estimate(_b1("100ms"), tmp_path / "out", tolerance=0.1, jobs=2, check=True)
+    errors = est.buckets[["error_p50", "error_p99"]].to_numpy()
+    assert np.isfinite(errors).all()
+    assert (np.abs(errors) <= 0.10).all(), est.buckets.to_string()
+
+
+def test_link_features_are_each_links_own():
+    """The clustering's features, computed for all links at once, are each link's
+    load, size quantiles (``np.quantile``'s) and number of source hosts."""
+    d = decompose.draw(dcnsim.Scenario(K4))
+    lf = decompose.link_flows(d)
+    feat = clustering.features(d, lf)
+    size = d.flows["size_bytes"].astype(float)
+    for i in range(0, len(lf.ports), 7):
+        f = d.flow[lf.hops_of(i)]
+        rate = d.ports["rate_bps"][lf.ports[i]]
+        assert feat.load[i] == pytest.approx(size[f].sum() * 8 / d.span_s / rate, rel=1e-12)
+        quantiles = np.quantile(size[f], clustering.QUANTILES)
+        np.testing.assert_allclose(feat.sizes[i], quantiles, rtol=1e-12)
+        assert feat.fan_in[i] == len(np.unique(d.flows["src"][f]))

@@ -13,8 +13,9 @@ core (docs/estimate.md).
    and only each cluster's representative is simulated (``clustering``).
 3. The link-level runs go where sweeps go (a local pool, Dask, Slurm) and land in a
    sweep directory as runs of role ``link``: a killed estimate resumes from those done.
-4. Each flow's estimate is its ideal FCT plus a delay per link of its path drawn from
-   the link's representative's delays for its size (``combine``); the estimated flows
+4. Each flow's estimate is its FCT alone on its path plus a delay per link of its
+   path: its own where the link was simulated itself, else drawn from the link's
+   representative's delays for its size (``combine``); the estimated flows
    are the run of role ``estimate``, and with ``check`` the packet-level run of the
    whole scenario is the run of role ``packet``. ``dcnsim query OUT "SQL"`` reads them.
 """
@@ -179,6 +180,7 @@ class _Plan:
     lf: decompose.LinkFlows
     rep: np.ndarray  # representative (index into lf.ports) of each link with traffic
     rep_run: dict[int, str]  # representative -> its link-level run's id
+    run_reps: dict[str, list[int]]  # link-level run id -> the representatives it is
     run_flows: dict[str, np.ndarray]  # link-level run id -> its drawn flows, in order
     run_chains: dict[str, np.ndarray]  # link-level run id -> its flows' paths (chains)
     flow_chain: np.ndarray  # each flow's path in the fabric (index into solo_runs)
@@ -214,6 +216,7 @@ def _plan(scenario: Scenario, tolerance: float) -> _Plan:
     for c, chain in enumerate(fabric):
         chains[chain].append(size[classes == c])
     rep_run: dict[int, str] = {}
+    run_reps: dict[str, list[int]] = {}
     run_flows: dict[str, np.ndarray] = {}
     run_chains: dict[str, np.ndarray] = {}
     link_runs: dict[str, Run] = {}
@@ -223,6 +226,7 @@ def _plan(scenario: Scenario, tolerance: float) -> _Plan:
         sc = Scenario(link)
         rid = run_id(sc)
         rep_run[int(r)] = rid
+        run_reps.setdefault(rid, []).append(int(r))
         if rid not in link_runs:
             run_flows[rid] = d.flow[hops]
             run_chains[rid] = chain_ids(paths, size[run_flows[rid]])
@@ -249,6 +253,7 @@ def _plan(scenario: Scenario, tolerance: float) -> _Plan:
         lf,
         rep,
         rep_run,
+        run_reps,
         run_flows,
         run_chains,
         flow_chain,
@@ -288,9 +293,14 @@ def _combine(plan: _Plan, directory: Path) -> dict[str, Any]:
 
     size = plan.drawn.flows["size_bytes"].astype(float)
     delays: dict[str, combine.Delays] = {}
+    own = np.full(len(plan.drawn.port), np.nan)
     for rid, flows in plan.run_flows.items():
-        baseline = alone(size[flows], plan.run_chains[rid])
-        delays[rid] = combine.delays_of(flows_of(rid), baseline, plan.mss)
+        table = flows_of(rid)
+        delay = combine.run_delays(table, alone(size[flows], plan.run_chains[rid]))
+        delays[rid] = combine.delays_of(table, delay, plan.mss)
+        for r in plan.run_reps[rid]:
+            # A link simulated itself: its flows are the run's rows, in order.
+            own[plan.lf.hops_of(r)] = delay
     order = list(delays)
     index = {rid: i for i, rid in enumerate(order)}
     link_of_port = np.full(len(plan.drawn.ports["node"]), -1)
@@ -303,6 +313,7 @@ def _combine(plan: _Plan, directory: Path) -> dict[str, Any]:
         plan.seed,
         plan.stop_s,
         alone(size, plan.flow_chain),
+        own,
     )
 
 

@@ -8,12 +8,14 @@ alone on its path, see ``decompose``); these are bucketed by flow size so that e
 bucket holds at least ``B`` flows and spans at least a factor ``X`` of sizes
 (Parsimon's defaults, ``BucketOpts { x: 2, b: 100 }``); every link of a cluster takes
 its representative's buckets. A flow's estimate is its FCT alone on its path plus, for
-each link of the path, a delay drawn from that link's bucket for its size, times its
-packets — the links' delays are taken as independent. Its slowdown is against its
-ideal FCT, as a run's. A flow of the link-level run that did not
-finish by ``stop_time`` gives no delay (its delay is censored: a bias towards smaller
-delays at the very end, docs/estimate.md), and an estimated flow that would end after
-``stop_time`` is reported unfinished, as a run reports it.
+each link of the path, a delay: its own in the link's run where the link was simulated
+itself (dcnsim's choice: the flow is one of that run's flows), else a delay drawn from
+the representative's bucket for its size, times its packets — the links' delays are
+taken as independent. Delays are never below zero (``FctRecord::delay``). Its slowdown
+is against its ideal FCT, as a run's. A flow unfinished at ``stop_time`` in a
+link-level run gives no delay to the buckets (censored: a bias towards smaller delays
+at the very end, docs/estimate.md) and stays unfinished in the estimate; an estimated
+flow that would end after ``stop_time`` is reported unfinished, as a run reports it.
 """
 
 from __future__ import annotations
@@ -74,12 +76,19 @@ class Delays:
         return self.delays[lo + np.minimum((u * (hi - lo)).astype(np.int64), hi - lo - 1)]
 
 
-def delays_of(flows: Mapping[str, Any], alone_s: np.ndarray, mss: int) -> Delays:
-    """The delays of one link-level run's flows table: each flow's FCT less
-    ``alone_s``, its FCT alone on its path (in the table's order)."""
+def run_delays(flows: Mapping[str, Any], alone_s: np.ndarray) -> np.ndarray:
+    """Each flow's delay in one link-level run's flows table: its FCT less
+    ``alone_s``, its FCT alone on its path (in the table's order), never below zero
+    (Parsimon's ``FctRecord::delay``); infinite for a flow unfinished at
+    ``stop_time`` (it cannot finish in the fabric either)."""
+    fct = np.asarray(flows["fct_s"], dtype=float)
+    return np.where(np.isnan(fct), np.inf, np.maximum(0.0, fct - alone_s))
+
+
+def delays_of(flows: Mapping[str, Any], delay_s: np.ndarray, mss: int) -> Delays:
+    """The packet-normalized delays of one link-level run (``run_delays``)."""
     size = np.asarray(flows["size_bytes"], dtype=float)
-    extra = np.asarray(flows["fct_s"], dtype=float) - alone_s
-    return Delays(size, extra / _packets(size, mss))
+    return Delays(size, delay_s / _packets(size, mss))
 
 
 def alone(sizes: np.ndarray, solo: Mapping[str, Any]) -> np.ndarray:
@@ -103,23 +112,29 @@ def estimate_flows(
     seed: int,
     stop_s: float | None,
     alone_s: np.ndarray,
+    own_s: np.ndarray,
 ) -> dict[str, Any]:
     """The estimated flows table: ``hop_link[i]`` is the index into ``link_delays`` (the
     cluster representative's) of the flattened hop ``i``; ``alone_s`` each flow's FCT
-    alone on its path."""
+    alone on its path; ``own_s[i]`` the flow's own delay at hop ``i`` where its link was
+    simulated itself (NaN where the link took its cluster representative's delays)."""
     rng = np.random.default_rng([seed, 47])
     size = d.flows["size_bytes"].astype(float)
     per_packet = np.zeros(len(size))
     u = rng.random(len(hop_link))
     order = np.argsort(hop_link, kind="stable")
     bounds = np.searchsorted(hop_link[order], np.arange(len(link_delays) + 1))
+    drawn = np.isnan(own_s)
     for k, delays in enumerate(link_delays):
         hops = order[bounds[k] : bounds[k + 1]]
+        hops = hops[drawn[hops]]
         if len(hops):
             f = d.flow[hops]
             np.add.at(per_packet, f, delays.sample(size[f], u[hops]))
+    own = np.zeros(len(size))
+    np.add.at(own, d.flow[~drawn], own_s[~drawn])
     ideal = d.flows["ideal_fct_s"]
-    fct = alone_s + per_packet * _packets(size, mss)
+    fct = alone_s + own + per_packet * _packets(size, mss)
     start = d.flows["start_s"]
     if stop_s is not None:
         fct = np.where(start + fct > stop_s, np.nan, fct)
