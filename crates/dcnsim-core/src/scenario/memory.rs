@@ -28,6 +28,14 @@ const ROUTE_PORT: u64 = 2 * (4 + 4);
 /// Bytes per recorded packet row (ten 8-byte columns in the core, a copy in
 /// the Python front while tables are converted).
 const ROW: u64 = 2 * 10 * 8;
+/// Bytes per row of `ports.parquet`, made as the run ends: its 17 eight-byte
+/// columns in the core and again in the Python front (Arrow, then pandas
+/// shares it), the port's name copied for the table in the core (a 24 B
+/// `String` and its text) and in the front (about 24 B). A fat-tree's ports
+/// outnumber its hosts six to one, so at k = 64 this is 135 MB; measured
+/// growth of a k = 24 … 64 incast with it in the estimate: within 10 %
+/// (`tests/test_memory_scale.py`).
+const PORT_ROW: u64 = 2 * 17 * 8 + 48 + 24;
 /// Bytes per TCP flow: connection state, its timers and its output row.
 const FLOW: u64 = 2048;
 /// Bytes per operation row (nine 8-byte columns in the core, a copy in the
@@ -79,6 +87,7 @@ impl Scenario {
         let mut terms = vec![
             ("routing tables", routing),
             ("ports", ports * (std::mem::size_of::<Port>() as u64 + 64)),
+            ("port rows", ports * PORT_ROW),
             ("recorded packets", recorded as u64 * ROW),
             ("TCP flows", (flows * FLOW as f64) as u64),
             ("operation rows", (ops * OP as f64) as u64),

@@ -265,6 +265,15 @@ pub const MAX_MSS: u64 = 65_495;
 /// The smallest `min_pmtu`: a 64 B packet (the Ethernet minimum).
 pub const MIN_PMTU: u64 = 64;
 
+/// The longest retransmission timeout, first or backed off: Linux's
+/// `TCP_RTO_MAX` (120 s, include/net/tcp.h), the largest of the three
+/// references' caps (ns-2 and ns-3 hold 60 s).
+pub const MAX_RTO: Time = Time(120 * Time::PS_PER_S);
+
+/// The longest delayed-ACK timer: RFC 1122 §4.2.3.2, "the delay MUST be less
+/// than 0.5 seconds".
+pub const MAX_DELAYED_ACK: Time = Time(Time::PS_PER_S / 2);
+
 /// `transport.profile`: whose TCP defaults the keys start from. Each profile
 /// is a table of `[transport]` keys in `profiles.toml`, every value cited to
 /// its source there and in docs/scenario.md. Add one as a variant here and
@@ -388,6 +397,27 @@ impl TransportSpec {
                 format!(
                     "must be > 0 and ≤ max_rto ({}), got {}",
                     self.max_rto, self.min_rto
+                ),
+            );
+        }
+        for (key, value) in [
+            ("max_rto", self.max_rto),
+            ("initial_rto", self.initial_rto),
+            ("rto_granularity", self.rto_granularity),
+        ] {
+            if value > MAX_RTO {
+                return bad(
+                    key,
+                    format!("must be at most {MAX_RTO} (120 s, Linux's TCP_RTO_MAX), got {value}"),
+                );
+            }
+        }
+        if self.delayed_ack_timeout >= MAX_DELAYED_ACK {
+            return bad(
+                "delayed_ack_timeout",
+                format!(
+                    "must be less than 0.5 s (RFC 1122 §4.2.3.2), got {}",
+                    self.delayed_ack_timeout
                 ),
             );
         }
