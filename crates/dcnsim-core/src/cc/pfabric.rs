@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(w.cwnd, 23.0 * mss);
         p.on_timeout(&mut w, 0);
         assert_eq!((w.cwnd, w.ssthresh), (mss, 11.5 * mss));
-        assert!(!Pfabric::FLAGS.fast_retransmit);
+        const { assert!(!Pfabric::FLAGS.fast_retransmit) };
         assert_eq!(p.fixed_rto(), Some(Time::from_us(45)));
         assert_eq!(p.probe_after(), Some(5));
     }
