@@ -28,28 +28,9 @@ use dcnsim_core::{Scenario, Simulation};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// The 5:1 overload into 100-packet queues, its stream recorded.
 fn flow_control(agents: &str) -> String {
-    format!(
-        r#"
-stop_time = "30ms"
-[topology]
-kind = "star"
-hosts = 2
-link = {{ rate = "10Gbps", delay = "1us" }}
-host_rates = ["10Gbps", "1Gbps"]
-[network]
-queue = {{ capacity = "100pkt" }}
-[[traffic.streams]]
-src = 0
-dst = 1
-rate = "5Gbps"
-pattern = "constant"
-size = "1500B"
-stop = "2ms"
-record = true
-{agents}
-"#
-    )
+    common::five_to_one("1us", "100pkt", &format!("record = true\n{agents}"))
 }
 
 const PAUSE_AGENT: &str = r#"

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{error_of, run_toml};
+use common::{error_of, run_toml, star_overload};
 use dcnsim_core::Output;
 
 /// `(time_s, interval_s, packets, bytes, utilisation)` of `port`'s rows.
@@ -28,31 +28,9 @@ fn rows(out: &Output, port: &str) -> Vec<(f64, f64, i64, f64, f64)> {
         .collect()
 }
 
-/// Four hosts send 0.6 of a 1 Gbps link each to host 3 (1.8 times what its
-/// port can take) for 20 ms, counted per millisecond.
-fn overload(trace: &str) -> Output {
-    run_toml(&format!(
-        r#"
-stop_time = "20ms"
-[topology]
-kind = "star"
-hosts = 4
-link = {{ rate = "1Gbps", delay = "1us" }}
-[network]
-queue = {{ kind = "droptail", capacity = "50pkt" }}
-[trace]
-{trace}
-[[traffic.streams]]
-src = "all"
-dst = 3
-load = 0.6
-"#
-    ))
-}
-
 #[test]
 fn a_saturated_link_is_busy_every_interval_and_an_idle_one_never() {
-    let out = overload("links = \"1ms\"");
+    let out = star_overload("50pkt", "links = \"1ms\"");
     let ports = out.ports.rows();
     assert_eq!(out.links.rows(), ports * 20, "a row per port per interval");
     let full = rows(&out, "sw0->host3");
@@ -97,9 +75,9 @@ fn a_saturated_link_is_busy_every_interval_and_an_idle_one_never() {
 
 #[test]
 fn counting_links_changes_no_other_table_and_scheduled_ports_count_alike() {
-    let plain = overload("");
+    let plain = star_overload("50pkt", "");
     assert_eq!(plain.links.rows(), 0);
-    let counted = overload("links = \"1ms\"");
+    let counted = star_overload("50pkt", "links = \"1ms\"");
     // The samples are events of their own, but the run is the same run.
     for column in [
         "packets_sent",
@@ -127,7 +105,7 @@ fn counting_links_changes_no_other_table_and_scheduled_ports_count_alike() {
         .map(|p| format!("\"{p}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    let driven = overload(&format!("links = \"1ms\"\nqueues = [{ports}]"));
+    let driven = star_overload("50pkt", &format!("links = \"1ms\"\nqueues = [{ports}]"));
     assert!(driven.summary.events > counted.summary.events);
     assert_eq!(counted.links.i64("packets"), driven.links.i64("packets"));
     for column in ["time_s", "interval_s", "bytes", "utilisation"] {
@@ -190,7 +168,7 @@ stop = "996us"
 
 #[test]
 fn a_run_shorter_than_an_interval_has_one_row_per_port() {
-    let out = overload("links = \"50ms\"");
+    let out = star_overload("50pkt", "links = \"50ms\"");
     let full = rows(&out, "sw0->host3");
     assert_eq!(full.len(), 1);
     assert!(

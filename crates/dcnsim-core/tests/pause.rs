@@ -335,7 +335,7 @@ fn the_agent_renews_a_pause_on_its_timer() {
 }
 
 /// The dynamic threshold T = α · (buffer − used) on the 5:1 overload of
-/// tests/agents.rs (5 Gbps of 1500 B datagrams from host 0 into a 1 Gbps
+/// `common::five_to_one` (5 Gbps of 1500 B datagrams from host 0 into a 1 Gbps
 /// link): after packet k reaches the switch (at 2.2 + 2.4k us) the switch
 /// holds k − ⌊k/5⌋ + 1 − 1 = k − ⌊k/5⌋ packets (one leaves every 12 us from
 /// 2.2 us, as it starts). One ingress count holding x bytes pauses when
@@ -348,36 +348,12 @@ fn a_dynamic_threshold_pauses_at_alpha_times_the_free_buffer() {
         let agent = format!(
             "[[agents]]\nkind = \"pause\"\nswitches = \"all\"\nalpha = {alpha}\nbuffer = \"60000B\"\ntrace = true\n"
         );
-        let out = run_toml(&overload(&agent, "1us"));
+        let out = run_toml(&common::five_to_one("1us", "1000pkt", &agent));
         assert_eq!(out.summary.packets_dropped, 0);
         assert_eq!(out.agent_rows.str("key")[0], "xoff");
         let at = out.agent_rows.f64("time_s")[0] * 1e6;
         assert!((at - xoff_us).abs() < 1e-6, "α {alpha}: XOFF at {at} us");
     }
-}
-
-/// tests/agents.rs's 5:1 overload with links of `delay`.
-fn overload(agents: &str, delay: &str) -> String {
-    format!(
-        r#"
-stop_time = "30ms"
-[topology]
-kind = "star"
-hosts = 2
-link = {{ rate = "10Gbps", delay = "{delay}" }}
-host_rates = ["10Gbps", "1Gbps"]
-[network]
-queue = {{ capacity = "1000pkt" }}
-[[traffic.streams]]
-src = 0
-dst = 1
-rate = "5Gbps"
-pattern = "constant"
-size = "1500B"
-stop = "2ms"
-{agents}
-"#
-    )
 }
 
 /// Headroom: with 5 us links, a PAUSE sent as a packet crosses xoff at t
@@ -398,7 +374,7 @@ fn arrivals_beyond_the_headroom_are_dropped_on_ingress() {
         )
     };
     for h in [2, 8, 9] {
-        let out = run_toml(&overload(&agent(h), "5us"));
+        let out = run_toml(&common::five_to_one("5us", "1000pkt", &agent(h)));
         let keys = out.agent_rows.str("key");
         let xoffs = keys.iter().filter(|k| *k == "xoff").count() as u64;
         let drops = out.summary.packets_dropped;
@@ -462,9 +438,10 @@ fn bad_pause_settings_name_the_field() {
         ),
     ];
     for (keys, want) in bad {
-        let text = overload(
-            &format!("[[agents]]\nkind = \"pause\"\nswitches = \"all\"\n{keys}\n"),
+        let text = common::five_to_one(
             "1us",
+            "1000pkt",
+            &format!("[[agents]]\nkind = \"pause\"\nswitches = \"all\"\n{keys}\n"),
         );
         let err = common::error_of(&text);
         assert!(err.starts_with(want), "{keys}: got {err}");

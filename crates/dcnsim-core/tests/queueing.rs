@@ -1,7 +1,7 @@
 //! Queueing against closed forms and the drop-tail invariants.
 
 mod common;
-use common::{port_sent, run_toml};
+use common::{port_sent, run_toml, star_overload};
 
 /// A Poisson stream of fixed 1500 B packets into one 1 Gbps NIC is an M/D/1
 /// queue: mean wait ρ / (2μ(1 − ρ)) with μ = 1e9 / 12000 packets per second.
@@ -51,29 +51,9 @@ fn md1_mean_wait_at_eight_tenths_load() {
     );
 }
 
-fn overload(capacity: &str) -> dcnsim_core::Output {
-    run_toml(&format!(
-        r#"
-stop_time = "20ms"
-[topology]
-kind = "star"
-hosts = 4
-link = {{ rate = "1Gbps", delay = "1us" }}
-[network]
-queue = {{ kind = "droptail", capacity = "{capacity}" }}
-[trace]
-queues = ["sw0->host3"]
-[[traffic.streams]]
-src = "all"
-dst = 3
-load = 0.6
-"#
-    ))
-}
-
 #[test]
 fn overloaded_droptail_port_holds_its_capacity_and_counts_drops() {
-    let out = overload("50pkt");
+    let out = star_overload("50pkt", "queues = [\"sw0->host3\"]");
     let q = &out.queues;
     assert!(q.rows() > 1000);
     let max = q.i64("packets").iter().copied().max().unwrap();
@@ -95,7 +75,7 @@ fn overloaded_droptail_port_holds_its_capacity_and_counts_drops() {
 
 #[test]
 fn byte_capacity_bounds_the_queue_in_bytes() {
-    let out = overload("64KB");
+    let out = star_overload("64KB", "queues = [\"sw0->host3\"]");
     let max_bytes = out.queues.i64("bytes").iter().copied().max().unwrap();
     assert!(
         max_bytes <= 64_000 && max_bytes > 64_000 - 1500,
