@@ -54,7 +54,7 @@ test: wheel-check
 	cargo test --workspace --release
 	$(BIN)/ruff check python tests scripts
 	$(BIN)/ruff format --check python tests scripts
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=25
 
 # The scenario parser and validator fuzzed (fuzz/fuzz_targets/scenario.rs: any
 # bytes as TOML and as JSON give a scenario or a one-line error naming a field,

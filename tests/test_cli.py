@@ -365,26 +365,20 @@ def test_flowheavy_is_the_latency_difference_background():
     assert bench("flowheavy", quick=True).get("stop_time") == "50ms"  # the study's warm-up
 
 
-def test_bench_scale_runs_each_fat_tree_in_its_own_process():
-    proc = cli("bench", "scale", "--stop-time", "0.2ms")
+def test_bench_scale_runs_each_fat_tree_in_its_own_process_round_by_round():
+    proc = cli("bench", "scale", "--stop-time", "0.2ms", "--repeat", "2")
     assert proc.returncode == 0, proc.stderr
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("scale k=")]
-    # k^3 / 4 hosts per fat-tree.
-    assert [line.split(":")[1].split(" hosts")[0].strip() for line in lines] == [
+    out = proc.stdout.splitlines()
+    sizes = [line for line in out if line.startswith("scale k=")]
+    # k^3 / 4 hosts per fat-tree, each size in its own process.
+    assert [line.split(":")[1].split(" hosts")[0].strip() for line in sizes] == [
         "16",
         "128",
         "1,024",
         "3,456",
     ]
-    for line in lines:
+    for line in sizes:
         assert " ns per packet-hop, " in line and ", peak RSS " in line
-    assert proc.stdout.splitlines()[-1].startswith("scale: ns per packet-hop at k=24 / k=8: ")
-
-
-def test_bench_scale_repeat_alternates_the_sizes_round_by_round():
-    proc = cli("bench", "scale", "--stop-time", "0.2ms", "--repeat", "2")
-    assert proc.returncode == 0, proc.stderr
-    out = proc.stdout.splitlines()
     rounds = [line for line in out if line.startswith("round ")]
     # Every size once per round, round after round (not each size's runs together).
     assert [line.split(":")[0] for line in rounds] == [
