@@ -4,7 +4,11 @@
 //!
 //! The terms are upper-side estimates from the sizes of the structures they
 //! count (routing tables, ports, per-flow state, recorded rows as the core holds
-//! them and as the Python front converts them), not measurements.
+//! them and as the Python front converts them), not measurements, except what
+//! a workload holds at once: its open connections and packets in flight follow
+//! a model of its sources' queues (`app/workload.rs`, [`BUSY_QUEUE`]), checked
+//! against the measured growth of benchmark B1's workload at k = 8 … 48
+//! (`tests/test_memory_scale.py`).
 
 use super::Scenario;
 use crate::network::Port;
