@@ -19,9 +19,10 @@ alone, on a machine with room).
 Workload traffic: benchmark B1's load (web-search sizes at 50 %, DCTCP) on fat-trees,
 short runs, where packets in flight and open connections weigh most, and longer ones,
 where the flows' rows do. The default suite runs those of a few seconds; the rest are
-``slow`` (k = 24 for 5 ms takes about 20 s of CPU, k = 48 for 1 ms about a minute).
-A second of B1 at k = 48 (10.6 M flows, some 130 G packet-hops) is out of reach of
-a test: its estimate is about 9 GB, 8.3 GB of it the flows' rows.
+``slow`` (on a loaded 2-core machine: k = 48 for 1 ms 17 s, for 5 ms 4 minutes; k = 8
+for 1 s, B1 itself, 10 minutes). A second of B1 at k = 48 (10.6 M flows, some 130 G
+packet-hops) is out of reach of a test: its estimate is 8.2 GB, 7.7 GB of it the
+flows' rows, against some 9 GB from k = 8's measured growth per host.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def within_margin(m: dict, what: str) -> None:
     [(8, "1ms"), (8, "20ms"), (16, "1ms"), (16, "5ms"),
      pytest.param(8, "100ms", marks=SLOW), pytest.param(16, "20ms", marks=SLOW),
      pytest.param(24, "2ms", marks=SLOW), pytest.param(24, "5ms", marks=SLOW),
-     pytest.param(32, "2ms", marks=SLOW), pytest.param(48, "1ms", marks=SLOW)],
+     pytest.param(32, "2ms", marks=SLOW), pytest.param(48, "1ms", marks=SLOW),
+     pytest.param(48, "5ms", marks=SLOW), pytest.param(8, "1s", marks=SLOW)],
 )  # fmt: skip
 def test_the_estimate_of_a_fat_tree_workload_is_within_the_margin_of_its_growth(k, stop):
     m = measure(b1(k, stop))

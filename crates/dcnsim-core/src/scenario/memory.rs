@@ -246,4 +246,40 @@ mod tests {
         );
         assert_eq!(term("operation rows"), 40 * OP);
     }
+
+    /// A workload's open flows follow processor sharing: every flow still
+    /// open while the run is short beside a flow's sojourn (λ T), ρ / (1 − ρ)
+    /// once it is long (Little's law, any size distribution), and a source is
+    /// busy with probability 1 − e^(−open).
+    #[test]
+    fn workload_open_flows_follow_processor_sharing() {
+        let load = |stop: &str, cdf: &str| {
+            let sc = Scenario::from_toml_str(&format!(
+                r#"
+                [topology]
+                kind = "star"
+                hosts = 2
+                [[traffic.workloads]]
+                src = 0
+                dst = 1
+                {cdf}
+                load = 0.5
+                stop = "{stop}"
+                "#
+            ))
+            .unwrap();
+            sc.traffic.apps[0].load()
+        };
+        // 1 MB flows, 10 us: 3 KB of a flow served at most, all open.
+        let short = load("10us", "size = \"1MB\"");
+        assert!((short.open.unwrap() - short.flows).abs() < 1e-9 * short.flows);
+        let long = load("1s", "size = \"1MB\"");
+        assert!((long.open.unwrap() - 1.0).abs() < 1e-9, "{long:?}");
+        assert!((long.busy - (1.0 - (-1.0f64).exp())).abs() < 1e-9);
+        // Web-search sizes (up to 30 MB): a second is long, a millisecond not.
+        let long = load("1s", "cdf = \"websearch\"");
+        assert!((long.open.unwrap() - 1.0).abs() < 0.02, "{long:?}");
+        let short = load("1ms", "cdf = \"websearch\"");
+        assert!(short.open.unwrap() < 0.6 * short.flows, "{short:?}");
+    }
 }
