@@ -375,6 +375,28 @@ def test_a_run_that_outgrows_its_estimate_under_a_limit_ends_in_one_line(tmp_pat
     ), message
 
 
+@pytest.mark.slow  # 10 to 25 s each; the 1.5 GB case above runs by default
+@pytest.mark.parametrize("limit", [1_000_000_000, 1_300_000_000, 1_700_000_000, 2_200_000_000])
+def test_a_refused_growth_under_any_address_space_limit_ends_the_run_in_one_line(tmp_path, limit):
+    # A refused doubling used to grow the table by an eighth instead, into 1 GiB of
+    # address space held for it (an eighth of the limit at most): the packet tables'
+    # 64-byte-aligned rows grow by a copy, old and new buffer at once, which could
+    # itself be refused and abort (exit 134). Now the refusal ends the run at once,
+    # at whatever limit the growth meets (`prlimit --as`, the user's way to set it).
+    path = tmp_path / "deep.toml"
+    path.write_text(tomli_w.dumps(DEEP_BUFFER))
+    proc = subprocess.run(
+        ["prlimit", f"--as={limit}", sys.executable, "-m", "dcnsim", "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    message = assert_one_error_line(proc)
+    assert message.startswith(
+        "scenario: the run outgrew the memory the process may take: a table's growth to "
+    ), message
+
+
 def test_a_run_just_within_its_estimate_under_an_address_space_limit_runs_and_writes(tmp_path):
     # The limit leaves the budget (80% of what is left) 50 MB above the estimate of a
     # run recording 1.95 M packets. This aborted the interpreter ("memory allocation

@@ -6,7 +6,6 @@
 //! kernel for transparent huge pages, so that their pages' translations
 //! stay cached too.
 
-use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// Start loading every cache line of `value` (a hint: nothing happens on
@@ -70,151 +69,110 @@ pub fn push_back_checked<T>(queue: &mut VecDeque<T>, x: T) {
     queue.push_back(x);
 }
 
-/// Bytes of address space a run holds untouched while it goes (no memory is
-/// used until written), given back when the process refuses a large
-/// table's growth: room for the smaller growths until the run ends. Half as
-/// much, and so on down to an eighth, where the process refuses that much;
-/// at most an eighth of the address-space limit ([`address_space_limit`]).
-const HEADROOM: usize = 1 << 30;
-
-/// The process's address-space limit (`ulimit -v`, `prlimit --as`), if any.
-/// The memory budget a run is checked against before it starts leaves a
-/// fifth of what the limit allows beyond the run's estimate
-/// (`python/dcnsim/memory.py`); a headroom of at most an eighth of the limit
-/// stays within it, where a whole [`HEADROOM`] would take the room the run's
-/// own tables were estimated to fit in, and their growth would fail.
-fn address_space_limit() -> Option<usize> {
-    #[cfg(unix)]
-    {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit writes the limit into `limit` and nothing else.
-        let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
-        if read && limit.rlim_cur != libc::RLIM_INFINITY {
-            return Some(usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX));
-        }
-    }
-    None
-}
-
 thread_local! {
-    /// Bytes of the last large growth the process refused on this thread (0:
-    /// none since [`take_refused`]). A thread runs one simulation at a time.
-    static REFUSED: Cell<usize> = const { Cell::new(0) };
-    /// The running simulation's [`HEADROOM`], while not given back.
-    static HELD: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     /// The running simulation's cgroups ([`crate::cgroup`]).
     static CGROUPS: std::cell::RefCell<Option<crate::cgroup::Watch>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// What a large table's growth refused by a cgroup of the process unwinds
-/// the run with ([`grow_large`]): the bytes the cgroup would hold and its
-/// limit. The event loop catches it and ends the run with the one-line
-/// error (`Simulation::run_with`); it is never a panic (no hook, no message).
-pub struct CgroupRefusal {
-    pub would_hold: u64,
-    pub limit: u64,
+/// A large table's growth the process refused ([`grow_large`]), which
+/// unwinds the run: [`catching`] turns it back into a value, and the run
+/// ends with the one-line "outgrew" error. It is never a panic (no hook, no
+/// message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The address-space limit (`ulimit -v`, `prlimit --as`) refused a
+    /// buffer of `bytes`.
+    AddressSpace { bytes: u64 },
+    /// A cgroup of the process would hold `would_hold` bytes of its `limit`,
+    /// past [`crate::cgroup::STOP_SHARE`] of it.
+    Cgroup { would_hold: u64, limit: u64 },
 }
 
-/// [`HEADROOM`] held for the run on this thread while the guard lives (none
-/// if the process refuses even that).
-pub struct Headroom;
-
-impl Headroom {
-    pub fn hold() -> Headroom {
-        let mut room = Vec::new();
-        let mut bytes = address_space_limit().map_or(HEADROOM, |l| HEADROOM.min(l / 8));
-        while room.try_reserve_exact(bytes).is_err() && bytes > HEADROOM / 8 {
-            bytes /= 2;
+/// Run `f`; a [`Refusal`] it unwinds with is returned as the error, any
+/// other panic goes on unwinding.
+pub fn catching<R>(f: impl FnOnce() -> R) -> Result<R, Refusal> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|unwound| {
+        match unwound.downcast::<Refusal>() {
+            Ok(refusal) => *refusal,
+            Err(panic) => std::panic::resume_unwind(panic),
         }
-        HELD.set(room);
-        REFUSED.set(0);
+    })
+}
+
+/// Stop the run here with `refusal`.
+fn refuse(refusal: Refusal) -> ! {
+    std::panic::resume_unwind(Box::new(refusal))
+}
+
+/// The process's cgroups, watched for the running simulation on this thread
+/// while the guard lives ([`cgroup_over`], [`grow_large`]).
+pub struct Watched;
+
+impl Watched {
+    pub fn start() -> Watched {
         CGROUPS.set(Some(crate::cgroup::Watch::of_this_process()));
-        Headroom
+        Watched
     }
 }
 
-impl Drop for Headroom {
+impl Drop for Watched {
     fn drop(&mut self) {
-        drop(HELD.take());
         CGROUPS.set(None);
     }
 }
 
-/// Note a refused growth of `bytes` for the run to end with, and give its
-/// headroom back.
-fn refused(bytes: usize) {
-    drop(HELD.take());
-    REFUSED.set(bytes);
-}
-
-/// Stop the run here if a cgroup of the process refuses a growth of `bytes`
-/// ([`crate::cgroup::Watch::refuses`]): unwind it with a [`CgroupRefusal`].
-fn stop_if_cgroup_refuses(bytes: usize) {
-    let refusal = CGROUPS.with_borrow(|w| w.as_ref().and_then(|w| w.refuses(bytes as u64)));
-    if let Some((would_hold, limit)) = refusal {
-        std::panic::resume_unwind(Box::new(CgroupRefusal { would_hold, limit }));
+/// Stop the run with a growth of `bytes` unless the process has room for
+/// it: a watched cgroup that it would take past
+/// [`crate::cgroup::STOP_SHARE`] of its limit ([`crate::cgroup::Watch::refuses`])
+/// refuses it before anything is allocated, the address-space limit when
+/// `reserve` (the allocation) fails.
+fn check_growth(bytes: usize, reserve: impl FnOnce() -> bool) {
+    let cgroup = CGROUPS.with_borrow(|w| w.as_ref().and_then(|w| w.refuses(bytes as u64)));
+    if let Some((would_hold, limit)) = cgroup {
+        refuse(Refusal::Cgroup { would_hold, limit });
+    }
+    if !reserve() {
+        refuse(Refusal::AddressSpace {
+            bytes: bytes as u64,
+        });
     }
 }
 
 /// Move a full large table into a buffer twice as large, offered for huge
 /// pages. The scenario's memory estimate is checked against what the process
 /// may take before a run, but what a run holds at once (packets queued in a
-/// deep buffer, events, flows) can outgrow it; then an address-space limit
-/// refuses the doubling, and instead of aborting the process (Rust's answer
-/// to a failed allocation) the refusal is kept for the event loop, which
-/// ends the run with it at its next check ([`take_refused`]), and the table
-/// grows in place by an eighth (a sixty-fourth if even that is refused) into
-/// the run's [`Headroom`], given back for this, to get there. Only a refusal
-/// of the last aborts. A cgroup limit is not an allocation failure but the
-/// kernel's OOM killer: a doubling that would take a cgroup of the process
-/// past [`crate::cgroup::STOP_SHARE`] of its limit stops the run at once
-/// ([`stop_if_cgroup_refuses`]), and [`cgroup_over`] watches the rest. It
-/// cannot grow by an eighth instead: the tables of cache-line-aligned rows
-/// (packets, events) grow by a copy (Rust's allocator reallocates buffers
-/// aligned beyond 16 B by allocating anew and copying), which touches the
-/// whole table again at once and, near the limit, is what the kernel kills
-/// (a 128 MiB packet table at 400 MiB held of a 512 MiB cgroup).
+/// deep buffer, events, flows) can outgrow it. A growth the process cannot
+/// take ends the run at once with a [`Refusal`] ([`check_growth`]), never
+/// an abort (Rust's answer to a failed allocation) nor the kernel's OOM
+/// killer (a cgroup's answer). Not a smaller growth instead: the tables of
+/// cache-line-aligned rows (packets) grow by a copy (Rust's allocator
+/// reallocates buffers aligned beyond 16 B by allocating anew and copying),
+/// so an eighth more takes the whole table again at once, which near the
+/// limit is itself refused (or, in a cgroup, what the kernel kills: a
+/// 128 MiB packet table at 400 MiB held of a 512 MiB cgroup), and the run
+/// would end at the loop's next check anyway.
 #[cold]
 #[inline(never)]
 fn grow_large<T>(table: &mut Vec<T>) {
     let mut bigger = Vec::new();
     let want = 2 * table.capacity();
-    stop_if_cgroup_refuses(want * std::mem::size_of::<T>());
-    if bigger.try_reserve_exact(want).is_err() {
-        refused(want * std::mem::size_of::<T>());
-        let cap = table.capacity();
-        if table.try_reserve_exact(cap / 8).is_err() {
-            table.reserve_exact(cap / 64);
-        }
-        return;
-    }
+    check_growth(want * std::mem::size_of::<T>(), || {
+        bigger.try_reserve_exact(want).is_ok()
+    });
     advise_huge_pages(&bigger);
     bigger.append(table);
     *table = bigger;
 }
 
-/// [`grow_large`] for a queue: twice as large, or an eighth more once refused.
+/// [`grow_large`] for a queue: twice as large, or the run ends.
 #[cold]
 #[inline(never)]
 fn grow_deque<T>(queue: &mut VecDeque<T>) {
     let cap = queue.capacity();
-    stop_if_cgroup_refuses(2 * cap * std::mem::size_of::<T>());
-    if queue.try_reserve_exact(cap).is_err() {
-        refused(2 * cap * std::mem::size_of::<T>());
-        if queue.try_reserve_exact(cap / 8).is_err() {
-            queue.reserve_exact(cap / 64);
-        }
-    }
-}
-
-/// Bytes of a large growth the process refused on this thread since the last
-/// call (0: none), which ends the run.
-pub fn take_refused() -> usize {
-    REFUSED.replace(0)
+    check_growth(2 * cap * std::mem::size_of::<T>(), || {
+        queue.try_reserve_exact(cap).is_ok()
+    });
 }
 
 /// (bytes held, limit) of a cgroup of the process holding more than

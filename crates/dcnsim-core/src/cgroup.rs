@@ -4,7 +4,7 @@
 //! A cgroup's limit is not an allocation failure but the kernel's OOM killer
 //! (SIGKILL, exit 137, no word): the run has to stop before it. Batch
 //! schedulers (Slurm, Kubernetes) enforce their jobs' memory this way. Every
-//! check of the event loop's memory ([`crate::cache::take_refused`], every
+//! check of the event loop's memory (`Simulation::check_memory`, every
 //! 65,536 events, never per packet) asks [`Watch::over`], which reads the
 //! limits and what the cgroups hold at most every [`EVERY`] of wall time. What
 //! a cgroup holds is its `memory.current` (v1 `memory.usage_in_bytes`) less

@@ -88,7 +88,7 @@ pub fn cgroup_left(root: &std::path::Path) -> Option<u64> {
 /// Run a validated scenario. `hook` sees progress about every quarter second of
 /// wall time and may abort the run by returning `false`.
 pub fn run(sc: &Scenario, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<Output, Aborted> {
-    Simulation::new(sc).run(hook)
+    built(sc)?.run(hook)
 }
 
 /// Run a validated scenario, sending its recorded rows (probes, queue and flow
@@ -98,5 +98,11 @@ pub fn run_streamed(
     hook: &mut dyn FnMut(&Progress) -> bool,
     sink: Sink,
 ) -> Result<Output, Aborted> {
-    Simulation::new(sc).run_streamed(hook, sink)
+    built(sc)?.run_streamed(hook, sink)
+}
+
+/// The simulation of `sc`, or the run ended at time 0 by a large table's
+/// growth the process refused while it was built ([`cache::Refusal`]).
+fn built(sc: &Scenario) -> Result<Simulation, Aborted> {
+    cache::catching(|| Simulation::new(sc)).map_err(|r| Aborted::refused(r, units::Time::ZERO))
 }

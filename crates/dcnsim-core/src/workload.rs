@@ -184,6 +184,27 @@ impl Cdf {
         (interpolate(&self.points, u).round() as u64).max(1)
     }
 
+    /// E[min(X, `cap`)] of a size X drawn from the CDF, in bytes: the
+    /// integral of P(X > s) over s in [0, `cap`] (the CDF interpolated
+    /// linearly, as [`Cdf::sample`] draws).
+    pub fn mean_capped(&self, cap: f64) -> f64 {
+        let mut m = 0.0;
+        for w in self.points.windows(2) {
+            let ((a, pa), (b, pb)) = (w[0], w[1]);
+            if a >= cap {
+                break;
+            }
+            let end = b.min(cap);
+            let p_end = if b > a {
+                pa + (pb - pa) * (end - a) / (b - a)
+            } else {
+                pb
+            };
+            m += (end - a) * (1.0 - (pa + p_end) / 2.0);
+        }
+        m
+    }
+
     /// The mean size in bytes.
     pub fn mean(&self) -> f64 {
         let (s0, p0) = self.points[0];

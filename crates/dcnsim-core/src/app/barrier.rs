@@ -185,6 +185,7 @@ impl App for Barrier {
         Load {
             flows: k * (k - 1.0),
             ops: k * f64::from(spec.iterations),
+            ..Load::default()
         }
     }
 

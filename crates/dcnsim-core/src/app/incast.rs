@@ -237,6 +237,7 @@ impl App for Incast {
         Load {
             flows: workers * if spec.persistent { 1.0 } else { rounds },
             ops: workers * rounds,
+            ..Load::default()
         }
     }
 

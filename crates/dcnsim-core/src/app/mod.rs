@@ -180,11 +180,16 @@ pub struct Given<'a> {
 }
 
 /// What one application instance costs in memory, for the scenario's
-/// estimate: the flows it opens and the rows it writes over the run.
+/// estimate: the flows it opens and the rows it writes over the run, the
+/// flows it holds open at once (`None`: all of them, the upper side) and
+/// the sources it keeps busy, each with a bottleneck queue of packets in
+/// flight (`crate::scenario::memory`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Load {
     pub flows: f64,
     pub ops: f64,
+    pub open: Option<f64>,
+    pub busy: f64,
 }
 
 /// An application kind of the registry.

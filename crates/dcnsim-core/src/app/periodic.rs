@@ -161,6 +161,7 @@ impl App for Periodic {
         Load {
             flows: 0.0,
             ops: rounds * spec.clients.len() as f64,
+            ..Load::default()
         }
     }
 

@@ -265,6 +265,7 @@ impl App for RequestResponse {
         Load {
             flows: 2.0 * clients,
             ops: per_client * clients,
+            ..Load::default()
         }
     }
 

@@ -163,6 +163,7 @@ impl App for Shuffle {
         Load {
             flows: spec.pairs().count() as f64 * jobs,
             ops: jobs,
+            ..Load::default()
         }
     }
 

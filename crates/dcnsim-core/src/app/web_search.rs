@@ -176,6 +176,7 @@ impl App for WebSearch {
         Load {
             flows: spec.workers.len() as f64 * queries,
             ops: queries,
+            ..Load::default()
         }
     }
 

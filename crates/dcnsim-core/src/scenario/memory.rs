@@ -4,7 +4,11 @@
 //!
 //! The terms are upper-side estimates from the sizes of the structures they
 //! count (routing tables, ports, per-flow state, recorded rows as the core holds
-//! them and as the Python front converts them), not measurements.
+//! them and as the Python front converts them), not measurements, except what
+//! a workload holds at once: its open connections and packets in flight follow
+//! a model of its sources' queues (`app/workload.rs`, [`BUSY_QUEUE`]), checked
+//! against the measured growth of benchmark B1's workload at k = 8 … 48
+//! (`tests/test_memory_scale.py`).
 
 use super::Scenario;
 use crate::network::Port;
@@ -36,8 +40,30 @@ const ROW: u64 = 2 * 10 * 8;
 /// growth of a k = 24 … 64 incast with it in the estimate: within 10 %
 /// (`tests/test_memory_scale.py`).
 const PORT_ROW: u64 = 2 * 17 * 8 + 48 + 24;
-/// Bytes per TCP flow: connection state, its timers and its output row.
-const FLOW: u64 = 2048;
+/// Bytes per TCP flow opened, kept to the end: its record in the core
+/// (152 B), then as the run ends its row of `flows.parquet` made whole
+/// (288 B: 20 eight-byte fields, its kind, its protocol's and origin's
+/// names) beside the table's columns (344 B: 22 eight-byte columns and
+/// three text columns of a 24 B `String` and its text). B1 at k = 8 for
+/// 100 ms: 620 B a flow for the row and the columns, measured.
+const FLOW_ROW: u64 = 152 + 288 + 344;
+/// Bytes per live TCP connection (`size_of::<sim::hosts::Flow>()`, 720 B
+/// on x86_64): its table doubles, and at its last doubling the old and the
+/// new buffer are both full, so the peak is its capacity, the power of two
+/// above the connections open at once.
+const CONN: u64 = 720;
+/// Packets a busy source holds in flight: its bottleneck queue, held about
+/// DCTCP's marking threshold (B1's K = 65 packets). Measured on B1 at k = 8
+/// … 24: 37 … 60 packets in flight per busy source (1 − e^(−open) of them).
+/// A drop-tail bottleneck fills past it to its capacity (not counted).
+const BUSY_QUEUE: f64 = 65.0;
+/// Bytes per packet in flight: its two cache-line rows (hop fields and
+/// ends), whose tables double (the peak is their capacity, as for [`CONN`]).
+const PACKET: u64 = 128;
+/// Bytes per packet in flight beside its rows: about three event-calendar
+/// slots of 16 B (65,536 slots for 22,411 packets on B1 at k = 16, 5 ms)
+/// and its FIFO entries at its port (4 B and 16 B).
+const PACKET_EXTRA: u64 = 70;
 /// Bytes per operation row (nine 8-byte columns in the core, a copy in the
 /// Python front while tables are converted).
 const OP: u64 = 2 * 9 * 8;
@@ -70,12 +96,17 @@ impl Scenario {
         if let Some(held) = held_rows {
             recorded = recorded.min(held as f64);
         }
-        let (app_flows, ops) = t
-            .apps
-            .iter()
-            .map(|a| a.load())
-            .fold((0.0, 0.0), |(f, o), l| (f + l.flows, o + l.ops));
-        let flows = t.flows.len() as f64 + app_flows;
+        let listed = t.flows.len() as f64;
+        let (mut flows, mut open, mut busy, mut ops) = (listed, listed, 0.0, 0.0);
+        for l in t.apps.iter().map(|a| a.load()) {
+            flows += l.flows;
+            open += l.open.unwrap_or(l.flows);
+            busy += l.busy;
+            ops += l.ops;
+        }
+        let packets = busy * BUSY_QUEUE;
+        // A table that doubles peaks at its capacity (old and new buffer full).
+        let doubled = |n: f64| (n.ceil() as u64).next_power_of_two();
         // A fat-tree or a leaf-spine is routed by its numbering, with no table.
         let routing = if Routes::by_numbering(&self.topology, &self.topology.ports()).is_some() {
             0
@@ -89,7 +120,19 @@ impl Scenario {
             ("ports", ports * (std::mem::size_of::<Port>() as u64 + 64)),
             ("port rows", ports * PORT_ROW),
             ("recorded packets", recorded as u64 * ROW),
-            ("TCP flows", (flows * FLOW as f64) as u64),
+            ("flow rows", (flows * FLOW_ROW as f64) as u64),
+            (
+                "TCP connections",
+                if open > 0.0 { doubled(open) * CONN } else { 0 },
+            ),
+            (
+                "packets in flight",
+                if packets > 0.0 {
+                    doubled(packets) * PACKET + (packets * PACKET_EXTRA as f64) as u64
+                } else {
+                    0
+                },
+            ),
             ("operation rows", (ops * OP as f64) as u64),
         ];
         terms.sort_by_key(|t| std::cmp::Reverse(t.1));
@@ -197,7 +240,46 @@ mod tests {
         let arrivals = 1e9 / w.mean_gap.0 as f64;
         let terms = sc.memory_estimate(None);
         let term = |name| terms.iter().find(|t| t.0 == name).unwrap().1;
-        assert_eq!(term("TCP flows"), ((40.0 + arrivals) * FLOW as f64) as u64);
+        assert_eq!(
+            term("flow rows"),
+            ((40.0 + arrivals) * FLOW_ROW as f64) as u64
+        );
         assert_eq!(term("operation rows"), 40 * OP);
+    }
+
+    /// A workload's open flows follow processor sharing: every flow still
+    /// open while the run is short beside a flow's sojourn (λ T), ρ / (1 − ρ)
+    /// once it is long (Little's law, any size distribution), and a source is
+    /// busy with probability 1 − e^(−open).
+    #[test]
+    fn workload_open_flows_follow_processor_sharing() {
+        let load = |stop: &str, cdf: &str| {
+            let sc = Scenario::from_toml_str(&format!(
+                r#"
+                [topology]
+                kind = "star"
+                hosts = 2
+                [[traffic.workloads]]
+                src = 0
+                dst = 1
+                {cdf}
+                load = 0.5
+                stop = "{stop}"
+                "#
+            ))
+            .unwrap();
+            sc.traffic.apps[0].load()
+        };
+        // 1 MB flows, 10 us: 3 KB of a flow served at most, all open.
+        let short = load("10us", "size = \"1MB\"");
+        assert!((short.open.unwrap() - short.flows).abs() < 1e-9 * short.flows);
+        let long = load("1s", "size = \"1MB\"");
+        assert!((long.open.unwrap() - 1.0).abs() < 1e-9, "{long:?}");
+        assert!((long.busy - (1.0 - (-1.0f64).exp())).abs() < 1e-9);
+        // Web-search sizes (up to 30 MB): a second is long, a millisecond not.
+        let long = load("1s", "cdf = \"websearch\"");
+        assert!((long.open.unwrap() - 1.0).abs() < 0.02, "{long:?}");
+        let short = load("1ms", "cdf = \"websearch\"");
+        assert!(short.open.unwrap() < 0.6 * short.flows, "{short:?}");
     }
 }

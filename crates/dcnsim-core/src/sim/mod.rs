@@ -59,16 +59,30 @@ pub struct Progress {
 pub enum Aborted {
     /// Its progress hook (or sink) said stop.
     Hook,
-    /// The process refused a table's growth of `bytes` (an address-space or
-    /// cgroup limit) at simulated time `at`: the run held more than its
-    /// estimate ([`crate::cache::take_refused`]).
-    OutOfMemory { bytes: usize, at: Time },
+    /// The address-space limit refused a table's growth of `bytes` at
+    /// simulated time `at`: the run held more than its estimate
+    /// ([`crate::cache::Refusal`]).
+    OutOfMemory { bytes: u64, at: Time },
     /// A cgroup of the process held (or a large table's growth would have
     /// taken it to) `used` bytes of its `limit`, more than
     /// [`crate::cgroup::STOP_SHARE`] of it, at simulated time `at`: the run
     /// stops before the kernel kills the process ([`crate::cache::cgroup_over`],
-    /// [`crate::cache::CgroupRefusal`]).
+    /// [`crate::cache::Refusal`]).
     CgroupLimit { used: u64, limit: u64, at: Time },
+}
+
+impl Aborted {
+    /// The run ended at simulated time `at` by a refused growth.
+    pub fn refused(refusal: crate::cache::Refusal, at: Time) -> Aborted {
+        match refusal {
+            crate::cache::Refusal::AddressSpace { bytes } => Aborted::OutOfMemory { bytes, at },
+            crate::cache::Refusal::Cgroup { would_hold, limit } => Aborted::CgroupLimit {
+                used: would_hold,
+                limit,
+                at,
+            },
+        }
+    }
 }
 
 /// A value derived from the scenario seed for one component (`component`,
@@ -163,32 +177,15 @@ impl Simulation {
         hook: &mut dyn FnMut(&Progress) -> bool,
         mut sink: Option<&mut Sink>,
     ) -> Result<Output, Aborted> {
-        let headroom = crate::cache::Headroom::hold();
+        let watched = crate::cache::Watched::start();
         let started = Instant::now();
-        // A large table's growth a cgroup refuses unwinds the loop
-        // ([`crate::cache::CgroupRefusal`]): the run ends where it could
-        // not grow.
-        let looped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.event_loop(hook, sink.as_deref_mut(), started)
-        }));
-        let (end, stopped) = match looped {
-            Ok(ended) => ended?,
-            Err(unwound) => match unwound.downcast::<crate::cache::CgroupRefusal>() {
-                Ok(refusal) => {
-                    return Err(Aborted::CgroupLimit {
-                        used: refusal.would_hold,
-                        limit: refusal.limit,
-                        at: self.events.now(),
-                    })
-                }
-                Err(panic) => std::panic::resume_unwind(panic),
-            },
-        };
+        // A large table's growth the process refuses unwinds the loop
+        // ([`crate::cache::Refusal`]): the run ends where it could not grow.
+        let looped = crate::cache::catching(|| self.event_loop(hook, sink.as_deref_mut(), started));
+        let (end, stopped) = looped.map_err(|r| Aborted::refused(r, self.events.now()))??;
         self.close_links(end);
         Self::check_memory(end)?;
-        // No table grows any more: the headroom's address space goes to the
-        // output tables made below (the held rows converted to columns).
-        drop(headroom);
+        drop(watched);
         // The event loop's wall time: the rows sent below are output.
         let wall = started.elapsed().as_secs_f64();
         if let Some(sink) = sink {
@@ -260,13 +257,12 @@ impl Simulation {
         Ok((end, stopped))
     }
 
-    /// End the run if the process refused a table's growth since the last
-    /// check, or its cgroup nears its limit (at simulated time `at`).
+    /// End the run if a cgroup of the process nears its limit (at simulated
+    /// time `at`).
     fn check_memory(at: Time) -> Result<(), Aborted> {
-        match (crate::cache::take_refused(), crate::cache::cgroup_over()) {
-            (_, Some((used, limit))) => Err(Aborted::CgroupLimit { used, limit, at }),
-            (0, None) => Ok(()),
-            (bytes, None) => Err(Aborted::OutOfMemory { bytes, at }),
+        match crate::cache::cgroup_over() {
+            Some((used, limit)) => Err(Aborted::CgroupLimit { used, limit, at }),
+            None => Ok(()),
         }
     }
 
