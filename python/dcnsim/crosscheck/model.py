@@ -284,6 +284,7 @@ _TCP_DEFAULTS: dict[str, Any] = {
     "delayed_ack": False,
     "quick_acks": 0,
     "recovery": "classic",
+    "sack_pipe": "rfc6675",
     "slow_start": "bytes",
     "ssthresh_from": "flight",
     "rto_keeps_ssthresh": False,

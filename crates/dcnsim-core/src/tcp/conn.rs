@@ -3,10 +3,11 @@
 //! timers ([`super::timers`]), and the parameters its protocol's connections
 //! share ([`Params`]).
 
+use super::ns2_pipe::Ns2Pipe;
 use super::prr::Prr;
 use super::rack::Rack;
 use super::recovery::Undo;
-use super::spec::{Recovery, TransportSpec};
+use super::spec::{Recovery, SackPipe, TransportSpec};
 use super::{Outcome, Seg, State, Stats, NO_TS};
 use crate::cc::{Cc, Controller, Flags, FlowState, Protocol, Window};
 use crate::units::{Capacity, Time};
@@ -81,6 +82,12 @@ impl Params {
         self.t.recovery == Recovery::Prr
     }
 
+    /// ns-2's counted SACK pipe ([`SackPipe::Ns2`]) instead of RFC 6675's.
+    #[inline]
+    pub(super) fn ns2_pipe(&self) -> bool {
+        self.t.sack_pipe == SackPipe::Ns2
+    }
+
     /// Reno's recovery ([`Recovery::Reno`]) instead of NewReno's.
     #[inline]
     pub(super) fn reno(&self) -> bool {
@@ -123,6 +130,8 @@ pub struct Conn {
     pub(super) undo: Option<Undo>,
     /// PRR's counters during a recovery, with `recovery = "prr"`.
     pub(super) prr: Option<Box<Prr>>,
+    /// ns-2's counted pipe during a SACK recovery, with `sack_pipe = "ns2"`.
+    pub(super) ns2_pipe: Option<Ns2Pipe>,
     /// A timeout's data is not yet all acknowledged (`recover` not reached):
     /// a further timeout repeats it (`rto_keeps_ssthresh`).
     pub(super) in_loss: bool,
@@ -235,6 +244,7 @@ impl Conn {
             high_rxt: 0,
             undo: None,
             prr: None,
+            ns2_pipe: None,
             in_loss: false,
             cut_by_dupacks: false,
             last_sent: Time::ZERO,

@@ -28,7 +28,9 @@
 //!   above, cwnd = ssthresh on entry, and while cwnd − pipe ≥ one segment the
 //!   next lost hole above HighRxt, else new data); with `dsack`, a duplicate
 //!   segment reported in the first block (RFC 2883 §4); with `recovery =
-//!   "prr"`, the window during that recovery by PRR (RFC 6937, [`prr`]);
+//!   "prr"`, the window during that recovery by PRR (RFC 6937, [`prr`]); with
+//!   `sack_pipe = "ns2"`, ns-2.35 FullTcp/Sack's counted pipe instead of
+//!   RFC 6675's ([`ns2_pipe`]);
 //! - ssthresh on a loss halved from the flight, the window or the pipe
 //!   (`ssthresh_from`), kept on a repeated timeout with
 //!   `rto_keeps_ssthresh`;
@@ -66,9 +68,10 @@
 //!
 //! Rooms: `conn.rs` (the state and [`Params`]), `sender.rs`, `receiver.rs`,
 //! `recovery.rs` (undo, the SACK scoreboard and RFC 6675, RACK's per-ACK
-//! steps), `prr.rs` (RFC 6937), `rack.rs` (RACK-TLP's segment list), `timers.rs`, `spec.rs`
+//! steps), `prr.rs` (RFC 6937), `ns2_pipe.rs` (ns-2's SACK pipe), `rack.rs` (RACK-TLP's segment list), `timers.rs`, `spec.rs`
 //! (`[transport]` and its profiles).
 mod conn;
+mod ns2_pipe;
 #[cfg(test)]
 mod profile_tests;
 mod prr;
@@ -84,7 +87,8 @@ mod timers;
 pub use conn::{Conn, MakeController, Params};
 pub use sender::linux_pacing_rate;
 pub use spec::{
-    PrioScheme, Profile, Recovery, SsthreshFrom, TransportSpec, MAX_MSS, MIN_MSS, MIN_PMTU,
+    PrioScheme, Profile, Recovery, SackPipe, SsthreshFrom, TransportSpec, MAX_MSS, MIN_MSS,
+    MIN_PMTU,
 };
 
 use crate::cc::Protocol;

@@ -3,6 +3,7 @@
 //! IsLost, pipe and NextSeg, what a loss halves into ssthresh, PRR's window
 //! ([`super::prr`]) and RACK's per-ACK steps (RFC 8985, [`super::rack`]).
 
+use super::ns2_pipe::Ns2Pipe;
 use super::prr::Prr;
 use super::rack::ProbeOutcome;
 use super::spec::SsthreshFrom;
@@ -100,6 +101,16 @@ impl Conn {
         }
     }
 
+    /// Whether the pipe leaves no room for a segment under a window of
+    /// `cwnd` bytes: RFC 6675 §5 step C (cwnd − pipe ≥ 1 SMSS to send), or
+    /// ns-2's `send_allowed` with its counted pipe ([`Ns2Pipe`]).
+    pub(super) fn pipe_full(&self, cwnd: f64) -> bool {
+        match &self.ns2_pipe {
+            Some(p) => !p.allows(cwnd, self.mss),
+            None => (self.pipe() + u64::from(self.mss)) as f64 > cwnd,
+        }
+    }
+
     /// RFC 6675 §4 SetPipe: outstanding bytes neither SACKed nor lost, plus
     /// those retransmitted (below HighRxt).
     pub(super) fn pipe(&self) -> u64 {
@@ -158,6 +169,10 @@ impl Conn {
             self.prr_window(0, false);
         } else if self.p.sack_blocks > 0 {
             self.win.cwnd = self.win.ssthresh;
+            if self.p.ns2_pipe() {
+                let sacked = self.sacked_bytes();
+                self.ns2_pipe = Some(Ns2Pipe::new(self.snd_max - self.snd_una, sacked));
+            }
         }
     }
 
@@ -168,6 +183,7 @@ impl Conn {
         self.win.ssthresh = u.ssthresh;
         self.in_recovery = false;
         self.prr = None;
+        self.ns2_pipe = None;
         self.undo = None;
     }
 

@@ -43,6 +43,9 @@ impl Conn {
         if let Some(prr) = &mut self.prr {
             prr.sent(u64::from(payload));
         }
+        if let Some(pipe) = &mut self.ns2_pipe {
+            pipe.sent(u64::from(payload));
+        }
         self.send_data(now, seq, payload, flags, out)
     }
 
@@ -126,8 +129,7 @@ impl Conn {
             let over_cwnd = (in_flight + len) as f64 > cwnd;
             let new_data_blocked = in_flight > 0 && in_flight + len > self.p.rwnd;
             let blocked = if sack_recovery {
-                (self.pipe() + u64::from(self.mss)) as f64 > cwnd
-                    || (hole.is_none() && new_data_blocked)
+                self.pipe_full(cwnd) || (hole.is_none() && new_data_blocked)
             } else {
                 in_flight > 0
                     && (new_data_blocked
@@ -341,11 +343,15 @@ impl Conn {
                     // (ns-2.35 `FullTcpAgent::pack_action`, open_cwnd_on_pack_).
                     self.in_recovery = false;
                     self.prr = None;
+                    self.ns2_pipe = None;
                     left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
                     grow = self.p.reno();
                 } else if self.p.sack_blocks > 0 {
                     // SACK recovery sends by pipe (`send_window`).
+                    if let Some(pipe) = &mut self.ns2_pipe {
+                        pipe.acked(true, self.mss);
+                    }
                     self.arm_rto(now);
                 } else {
                     // Partial ACK: resend the next hole, deflate by what was
@@ -409,6 +415,8 @@ impl Conn {
                 self.arm_rto(now);
             } else if self.in_recovery && self.p.sack_blocks == 0 {
                 self.win.cwnd += self.win.mss;
+            } else if let Some(pipe) = &mut self.ns2_pipe {
+                pipe.acked(false, self.mss);
             }
         }
         if self.rack.is_some() {

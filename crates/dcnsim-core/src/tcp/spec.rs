@@ -54,6 +54,24 @@ pub enum Recovery {
     Reno,
 }
 
+/// `transport.sack_pipe`: how a SACK recovery counts the bytes in the
+/// network, which a segment may be sent only below the window.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SackPipe {
+    /// RFC 6675 §4 SetPipe, from the scoreboard on every ACK: outstanding
+    /// bytes neither SACKed nor deemed lost, plus those retransmitted.
+    #[default]
+    Rfc6675,
+    /// ns-2.35 `Agent/TCP/FullTcp/Sack` ([`super::ns2_pipe`]): set at the
+    /// third duplicate ACK to the outstanding bytes less the SACKed ones,
+    /// lost ones included, then counted: + every byte sent, − one segment
+    /// per duplicate ACK, − two per partial ACK (`SackFullTcpAgent::
+    /// dupack_action`, `pack_action`, `send_allowed`, tcp/tcp-full.cc lines
+    /// 2861, 2153, 2926, 3048).
+    Ns2,
+}
+
 /// `transport.ssthresh_from`: what a loss halves into ssthresh, on the
 /// duplicate-ACK threshold and on a timeout.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -109,6 +127,8 @@ pub struct TransportSpec {
     pub slow_start: SlowStart,
     /// How the window moves in fast recovery ([`Recovery`]).
     pub recovery: Recovery,
+    /// How a SACK recovery counts its pipe ([`SackPipe`]).
+    pub sack_pipe: SackPipe,
     /// What a loss halves into ssthresh ([`SsthreshFrom`]).
     pub ssthresh_from: SsthreshFrom,
     /// A timeout repeated before the first one's data is acknowledged
@@ -226,6 +246,7 @@ impl Default for TransportSpec {
             limited_transmit: true,
             slow_start: SlowStart::Bytes,
             recovery: Recovery::Classic,
+            sack_pipe: SackPipe::Rfc6675,
             ssthresh_from: SsthreshFrom::Flight,
             rto_keeps_ssthresh: false,
             ecn_floor: 2.0,
@@ -508,6 +529,27 @@ impl TransportSpec {
                 "\"reno\" needs sack = false (SACK recovery is RFC 6675's), got sack on".into(),
             );
         }
+        if self.sack_pipe == SackPipe::Ns2 {
+            // ns-2's pipe is FullTcp/Sack's classic SACK recovery: the key in
+            // conflict is named, since sack_pipe usually comes from ns2_sack.
+            let ns2 = "sack_pipe = \"ns2\" (ns2_sack's FullTcp/Sack pipe)";
+            if !self.sack {
+                return bad(
+                    "sack_pipe",
+                    "\"ns2\" needs sack = true, got sack off".into(),
+                );
+            }
+            if self.rack {
+                return bad("rack", format!("RACK keeps its own pipe: not with {ns2}"));
+            }
+            if self.recovery != Recovery::Classic {
+                let r = format!("{:?}", self.recovery).to_lowercase();
+                return bad(
+                    "recovery",
+                    format!("\"{r}\" is not with {ns2}: \"classic\" only"),
+                );
+            }
+        }
         if self.dupack_threshold == 0 {
             return bad("dupack_threshold", "must be at least 1".into());
         }
@@ -610,6 +652,7 @@ mod tests {
             TransportSpec {
                 sack: false,
                 recovery: Recovery::Reno,
+                sack_pipe: SackPipe::Rfc6675,
                 ..sack
             },
             ns2,

@@ -778,6 +778,82 @@ fn sack_recovery_retransmits_exactly_the_holes_in_one_rtt() {
     assert!(last >= newreno[0].0 + rtt * 3, "{newreno:?}");
 }
 
+/// ns-2.35 FullTcp/Sack's pipe (`sack_pipe = "ns2"`, tcp/tcp-full.cc)
+/// against RFC 6675's on one window of 20 segments whose 2nd to 11th are
+/// lost. ns-2's arithmetic: at the third duplicate ACK the pipe is 19
+/// outstanding less 3 SACKed = 16 segments, 17 with the fast retransmit of
+/// the 2nd; six more duplicate ACKs leave 11 and the retransmission's
+/// partial ACK 9, not below the window of 9.5 segments (the flight of 19
+/// halved) in whole segments, 9: nothing more is sent and the sender waits
+/// for its timeout. RFC 6675 leaves the lost segments out of the pipe and
+/// retransmits all ten holes without one.
+#[test]
+fn ns2_pipe_counts_lost_segments_and_waits_for_the_timeout() {
+    let lost: Vec<u64> = (1..11).map(|i| 1 + i * 1000).collect();
+    let rfc = TransportSpec {
+        handshake: false,
+        ..sack_spec()
+    };
+    let (p, rexmits) = lose_once(&rfc, 20_000, &lost);
+    assert_eq!(p.conn.stats.timeouts, 0);
+    let seqs: Vec<u64> = rexmits.iter().map(|&(_, s)| s).collect();
+    assert_eq!(seqs, lost, "every hole once, in order");
+
+    let ns2 = TransportSpec {
+        sack_pipe: SackPipe::Ns2,
+        ..rfc
+    };
+    let (p, rexmits) = lose_once(&ns2, 20_000, &lost);
+    assert_eq!(p.conn.stats.timeouts, 1);
+    // The timeout resends from snd_una, the 3rd segment.
+    let timeout = rexmits.iter().find(|&&(_, s)| s == 2001).unwrap().0;
+    let before: Vec<u64> = rexmits
+        .iter()
+        .filter(|&&(t, _)| t < timeout)
+        .map(|&(_, s)| s)
+        .collect();
+    assert_eq!(
+        before,
+        [1001],
+        "only the fast retransmit before the timeout"
+    );
+    assert!(timeout >= Time::from_us(1000), "after min_rto: {timeout:?}");
+}
+
+/// `sack_pipe = "ns2"` is FullTcp/Sack's: it needs SACK and the classic
+/// recovery, without RACK; `ns2_sack` sets it.
+#[test]
+fn ns2_pipe_needs_classic_sack_recovery() {
+    use serde_json::json;
+    let err = |v: serde_json::Value| TransportSpec::from_value(v).unwrap_err().to_string();
+    let e = err(json!({"sack_pipe": "ns2"}));
+    assert_eq!(
+        e,
+        "transport.sack_pipe: \"ns2\" needs sack = true, got sack off"
+    );
+    let e = err(json!({"profile": "ns2_sack", "recovery": "prr"}));
+    assert!(
+        e.starts_with("transport.recovery: \"prr\" is not with sack_pipe"),
+        "{e}"
+    );
+    let e = err(json!({"profile": "ns2_sack", "rack": true}));
+    assert!(
+        e.starts_with("transport.rack: RACK keeps its own pipe"),
+        "{e}"
+    );
+    let rfc = json!({"profile": "ns2_sack", "rack": true, "sack_pipe": "rfc6675"});
+    assert!(TransportSpec::from_value(rfc).is_ok());
+    assert!(err(json!({"sack_pipe": "bsd"})).starts_with("transport.sack_pipe: unknown variant"));
+    let ns2 = |p: &str| {
+        TransportSpec::from_value(json!({ "profile": p }))
+            .unwrap()
+            .sack_pipe
+    };
+    assert_eq!(ns2("ns2_sack"), SackPipe::Ns2);
+    assert_eq!(ns2("ns2"), SackPipe::Rfc6675);
+    assert_eq!(ns2("linux"), SackPipe::Rfc6675);
+}
+
 #[test]
 fn sack_blocks_outside_one_to_four_are_refused() {
     for n in [0, 5] {

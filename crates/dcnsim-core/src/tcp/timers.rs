@@ -277,6 +277,7 @@ impl Conn {
                 self.cut_by_dupacks = false;
                 self.in_recovery = false;
                 self.prr = None;
+                self.ns2_pipe = None;
                 self.dupacks = 0;
                 self.limited_sent = 0;
                 // A timeout forgets the SACK scoreboard (the receiver may
