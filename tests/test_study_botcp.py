@@ -63,10 +63,13 @@ def test_quick_plan(quick):
     load = quick[quick["experiment"] == "load"]
     assert sorted(set(load["load"])) == [0.3, 0.7]
     assert sorted(set(load["scheme"])) == sorted(SCHEMES)
-    # Two loads x (three schemes + the initial-window variant), Fig. 8 and Figs. 9-10.
-    assert len(quick) == 2 * (3 + 1) + 3 + 3
+    # Two loads x (three schemes + the initial-window variant) x seeds 1-3, then Fig. 8
+    # and Figs. 9-10 once per scheme (deterministic).
+    assert len(quick) == 2 * (3 + 1) * 3 + 3 + 3
+    assert set(load["seed"]) == {1, 2, 3}
+    assert set(quick.loc[quick["experiment"].isin(["bandwidth", "extreme"]), "seed"]) == {1}
     variant = quick[quick["experiment"] == "load_iw"]
-    assert sorted(variant["load"]) == [0.3, 0.7] and set(variant["scheme"]) == {"tcp_ecn"}
+    assert sorted(set(variant["load"])) == [0.3, 0.7] and set(variant["scheme"]) == {"tcp_ecn"}
     assert (variant["short_n"] > 0).all()
     # Every counted short flow finished; every extreme-load flow finished.
     assert (load["short_unfinished"] == 0).all() and (load["short_n"] > 0).all()
@@ -116,11 +119,11 @@ def test_quick_claims_not_reproduced(quick, start):
 
 def test_quick_checks_and_tables_say_what_the_tests_say(quick, tmp_path):
     checks = botcp_checks(quick)
-    assert checks and all(c.ok is not None for c in checks)
+    assert checks and all(c.verdict in ("yes", "NO", "within noise") for c in checks)
     table, text = study_botcp.botcp_tables(quick, verbose=True)
     assert len(table) == 6
     for c in checks:
-        assert claim_printed(text, "yes" if c.ok else "NO", c.claim), c.claim
+        assert claim_printed(text, c.verdict, c.claim), c.claim
     output = studies.StudyOutput(study_botcp.STUDY, text, table, quick, checks)
     names = {p.name for p in studies.write_study(output, tmp_path / "out")}
     for fig in ("fig6", "fig7", "fig8", "fig9", "fig10", "fig11"):
