@@ -33,8 +33,9 @@ from simhelp import claim_printed, not_reproduced, reproduced
 
 @pytest.fixture(scope="module")
 def quick() -> pd.DataFrame:
-    """The quick variant's seed 1 alone: the whole variant (seeds 1-3) costs three
-    times its ~12 CPU-minutes, too much for the default suite (``quick_seeds``)."""
+    """The quick variant's seed 1 alone (6 runs, about 2 CPU-minutes here): the whole
+    variant (seeds 1-3, ``quick_seeds``) costs three times that, too much to add to
+    the default suite."""
     return run_pfabric(quick=True, jobs=2, seeds=[1])
 
 

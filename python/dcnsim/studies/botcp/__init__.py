@@ -156,4 +156,19 @@ STUDY = Study(
     tables=botcp_tables,
     claims=botcp_checks,
     figures=FIGURES,
+    quick_undecided={
+        **{
+            start: "quick: within noise, full: NO (quick seeds 1-3, full 1-5); the quick "
+            "load runs count 16-39 short flows each, so the paired interval over three "
+            "seeds (BOTCP - TCP-ECN mean FCT at 0.3: +0.029 +- 0.050 ms) holds zero where "
+            "the full runs' 328-2,997 give +0.037 +- 0.002 ms"
+            for start in ("Fig. 6: BOTCP's", "Fig. 7: BOTCP's")
+        },
+        "Fig. 6: at load 0.3 TCP-ECN's": "quick: within noise at its lightest load 0.3 "
+        "(-0.004 +- 0.014 ms), full: yes at 0.1 (-0.005 +- 0.003 ms); 16-39 short flows "
+        "a run cannot separate two schemes 5 % apart",
+        "Fig. 11:": "quick: within noise, full: yes (largest ratio 1.02); the quick runs "
+        "count a handful of long flows each, whose mean FCT varies by more than the 1.2x "
+        "band over three seeds",
+    },
 )
