@@ -110,6 +110,26 @@ def test_quick_plan(quick):
     assert len(quick) == 6
 
 
+@pytest.mark.slow
+def test_quick_variant_takes_its_seeds(quick_seeds):
+    """The quick variant whole: seeds 1-3 of every point, the same arrivals for the
+    three schemes of a seed, and the claims decided on the interval paired by seed."""
+    assert set(quick_seeds["seed"]) == {1, 2, 3} and len(quick_seeds) == 18
+    check_bookkeeping(quick_seeds)
+    for claim in pfabric_checks(quick_seeds):
+        assert claim.tolerance.endswith("95 % interval over seeds (paired by seed)"), claim
+    check_small_flows_near_one(quick_seeds)
+    for start in (SMALL_MEAN_LOWEST, SMALL_P99_LOWEST):
+        for found in paper_claims(quick_seeds, start):
+            reproduced(found)
+
+
+@pytest.mark.slow
+def test_quick_variant_large_flows_not_reproduced(quick_seeds):
+    (claim,) = paper_claims(quick_seeds, LARGE, "websearch")
+    not_reproduced(claim)
+
+
 def test_quick_bookkeeping(quick):
     check_bookkeeping(quick)
 
