@@ -6,7 +6,8 @@ Between ``<!-- results: <study> -->`` and ``<!-- /results -->`` docs/studies.md 
 what the study makes of those runs: its printed table and its claims and checks with
 their tolerances and verdicts. Nothing there is written by hand.
 
-    python scripts/studies_doc.py run NAME... [--quick] [--jobs N]   # rerun, then render
+    python scripts/studies_doc.py run NAME... [--quick] [--jobs N] [--seeds N]  # rerun, render
+    python scripts/studies_doc.py run NAME --seeds N --add-seeds  # only the seeds missing
     python scripts/studies_doc.py render [--check] [--doc PATH]      # rewrite (or compare)
 
 ``make studies-doc`` reruns every study's full variant and renders. ``--check``
@@ -17,16 +18,19 @@ rewrites nothing and exits 1 when the document and the results files disagree
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
 from dcnsim.studies import STUDIES, run_study
 from dcnsim.studies.study import machine
-from dcnsim.studies.text import claims_table
+from dcnsim.studies.text import claims_table, ranges
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "studies.md"
@@ -34,11 +38,12 @@ RESULTS = ROOT / "docs" / "results"
 BLOCK = re.compile(r"(<!-- results: ([\w-]+) -->\n)(.*?)(<!-- /results -->)", re.S)
 
 
-def run(names: list[str], quick: bool, jobs: int | None) -> None:
-    """Run each study and write its results files."""
+def run(names: list[str], quick: bool, jobs: int | None, seeds: int | None = None) -> None:
+    """Run each study and write its results files; ``seeds``: seeds 1..``seeds``
+    instead of the variant's own (``dcnsim study --seeds``), which the block says."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     for name in names:
-        output = run_study(STUDIES[name], quick=quick, jobs=jobs)
+        output = run_study(STUDIES[name], quick=quick, jobs=jobs, seeds=seeds)
         output.detail.to_csv(RESULTS / f"{name}.csv", index=False)
         meta = {
             "study": name,
@@ -48,9 +53,46 @@ def run(names: list[str], quick: bool, jobs: int | None) -> None:
             "wall_s": round(float(output.timing["wall_s"]), 1),
             "jobs": output.timing["jobs"],
             "dcnsim": machine()["dcnsim"],
+            **({} if seeds is None else {"seeds_option": seeds}),
         }
         (RESULTS / f"{name}.json").write_text(json.dumps(meta, indent=2) + "\n")
         print(f"{name}: {meta['runs']} runs in {meta['wall_s']} s", file=sys.stderr)
+
+
+def add_seeds(names: list[str], quick: bool, jobs: int | None, seeds: int) -> None:
+    """Run seeds 1..``seeds`` that each study's results files lack, in their variant,
+    and append the rows. A run depends only on its scenario (dcnsim is deterministic),
+    so the rows there are what a whole rerun gives; a run the study repeats whatever
+    the seed (BOTCP's Figs. 8-10) must come out identical, or nothing is written."""
+    for name in names:
+        meta = json.loads((RESULTS / f"{name}.json").read_text())
+        if meta["variant"] != ("quick" if quick else "full"):
+            sys.exit(f"{name}: the results files hold the {meta['variant']} variant")
+        # As text, as the files hold them: a repeated run compares bit for bit.
+        old = pd.read_csv(RESULTS / f"{name}.csv", dtype=str, keep_default_na=False)
+        have = {int(s) for s in old["seed"] if s}
+        new_seeds = [s for s in range(1, seeds + 1) if s not in have]
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        clock = time.perf_counter()
+        runs = STUDIES[name].runs(quick=quick, jobs=jobs, seeds=new_seeds)
+        wall = time.perf_counter() - clock
+        text = io.StringIO(runs.to_csv(index=False))
+        new = pd.read_csv(text, dtype=str, keep_default_na=False)[list(old.columns)]
+        same = [c for c in old.columns if c != "wall_s"]
+        repeated = new["seed"].astype(int).isin(have)
+        known = new[repeated].merge(old[same], on=same, how="left", indicator=True)
+        if (known["_merge"] != "both").any():
+            sys.exit(f"{name}: a repeated run differs from the checked-in one; rerun it whole")
+        both = pd.concat([old, new[~repeated]], ignore_index=True)
+        both.to_csv(RESULTS / f"{name}.csv", index=False)
+        added = {"seeds": new_seeds, "started": started, "wall_s": round(wall, 1)}
+        meta.update(
+            runs=len(both),
+            wall_s=round(meta["wall_s"] + wall, 1),
+            seeds_added=[*meta.get("seeds_added", []), added],
+        )
+        (RESULTS / f"{name}.json").write_text(json.dumps(meta, indent=2) + "\n")
+        print(f"{name}: seeds {new_seeds} added, {len(both)} runs", file=sys.stderr)
 
 
 def markdown(table: pd.DataFrame) -> str:
@@ -70,9 +112,19 @@ def block(name: str) -> str:
     runs = pd.read_csv(RESULTS / f"{name}.csv", keep_default_na=True)
     _, text = study.printed(runs, False)
     claims = study.claims(runs)
+    numbers = sorted({int(s) for s in runs["seed"].dropna()}) if "seed" in runs.columns else []
+    seeds = f"seeds {ranges(numbers)}" if numbers else ""
+    if "seeds_option" in meta:
+        seeds += f" (`--seeds {meta['seeds_option']}`, not the variant's own seeds)"
+    for added in meta.get("seeds_added", []):
+        seeds += (
+            f"; seeds {ranges(added['seeds'])} added to the earlier runs by `--add-seeds` "
+            f"(started {added['started']}, {added['wall_s']} s wall)"
+        )
     parts = [
         f"*Generated by `make studies-doc` from `docs/results/{name}.csv`: the "
-        f"**{meta['variant']}** variant, {meta['runs']} runs, {meta['wall_s']} s wall with "
+        f"**{meta['variant']}** variant{', ' + seeds if seeds else ''}, {meta['runs']} runs, "
+        f"{meta['wall_s']} s wall with "
         f"{meta['jobs']} jobs, dcnsim {meta['dcnsim']}, started {meta['started']}.*",
         "",
         "```text",
@@ -104,12 +156,23 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("names", nargs="+", choices=[*STUDIES, "all"])
     p_run.add_argument("--quick", action="store_true")
     p_run.add_argument("--jobs", type=int)
+    p_run.add_argument("--seeds", type=int, help="seeds 1..N instead of the variant's own")
+    p_run.add_argument(
+        "--add-seeds", action="store_true",
+        help="run only the seeds of 1..N the results files lack and append them",
+    )  # fmt: skip
     p_render = sub.add_parser("render", help="rewrite the document's results blocks")
     p_render.add_argument("--check", action="store_true", help="compare only; exit 1 if stale")
     p_render.add_argument("--doc", type=Path, default=DOC)
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(list(STUDIES) if "all" in args.names else args.names, args.quick, args.jobs)
+        names = list(STUDIES) if "all" in args.names else args.names
+        if args.add_seeds:
+            if args.seeds is None:
+                parser.error("--add-seeds needs --seeds N")
+            add_seeds(names, args.quick, args.jobs, args.seeds)
+        else:
+            run(names, args.quick, args.jobs, args.seeds)
         args.doc, args.check = DOC, False
     old, new = render(args.doc)
     blocks = {m.group(2) for m in BLOCK.finditer(old)}

@@ -66,3 +66,59 @@ def test_each_study_block_is_its_results_files(studies_doc, name):
     assert name in blocks, f"docs/studies.md has no results block for {name}"
     assert (studies_doc.RESULTS / f"{name}.csv").exists()
     assert blocks[name] == studies_doc.block(name), f"{name}: rerun make studies-doc"
+
+
+def fake_study(value_of_fixed: float = 7.0):
+    """A study of one seeded point and one run that is the same whatever the seed (as
+    BOTCP's Figs. 8-10), with nothing to simulate."""
+    import pandas as pd
+
+    from dcnsim.studies.study import Study
+
+    def runs(quick=False, jobs=None, progress=None, seeds=(1, 2, 3)):
+        rows = [{"kind": "point", "seed": s, "value": s / 10, "wall_s": 0.1} for s in seeds]
+        return pd.DataFrame([*rows, {"kind": "fixed", "seed": 1, "value": value_of_fixed,
+                                     "wall_s": 0.2}])  # fmt: skip
+
+    def tables(runs, verbose):
+        return runs, f"values {sorted(runs['value'])}"
+
+    return Study("fake", "a fake study", "no seed", runs, tables, lambda runs: [], {})
+
+
+def test_add_seeds_appends_the_missing_seeds_only(studies_doc, tmp_path, monkeypatch):
+    import json
+
+    import pandas as pd
+
+    monkeypatch.setattr(studies_doc, "RESULTS", tmp_path)
+    monkeypatch.setattr(studies_doc, "STUDIES", {"fake": fake_study()})
+    studies_doc.run(["fake"], quick=False, jobs=1, seeds=1)
+    assert sorted(pd.read_csv(tmp_path / "fake.csv")["seed"]) == [1, 1]
+    studies_doc.add_seeds(["fake"], quick=False, jobs=1, seeds=3)
+    runs = pd.read_csv(tmp_path / "fake.csv")
+    # seeds 2 and 3 of the point; the fixed run, repeated identical, is kept once
+    assert sorted(zip(runs["kind"], runs["seed"], strict=True)) == [
+        ("fixed", 1), ("point", 1), ("point", 2), ("point", 3)]  # fmt: skip
+    meta = json.loads((tmp_path / "fake.json").read_text())
+    assert meta["runs"] == 4 and meta["seeds_option"] == 1  # the first run's option
+    assert [a["seeds"] for a in meta["seeds_added"]] == [[2, 3]]
+    head = studies_doc.block("fake").splitlines()[0]
+    assert "**full** variant, seeds 1..3 (`--seeds 1`, not the variant's own seeds)" in head
+    assert "seeds 2, 3 added to the earlier runs by `--add-seeds`" in head
+    # Nothing is missing: nothing runs but the fixed run, and nothing changes.
+    studies_doc.add_seeds(["fake"], quick=False, jobs=1, seeds=3)
+    assert len(pd.read_csv(tmp_path / "fake.csv")) == 4
+
+
+def test_add_seeds_refuses_a_repeated_run_that_differs(studies_doc, tmp_path, monkeypatch):
+    monkeypatch.setattr(studies_doc, "RESULTS", tmp_path)
+    monkeypatch.setattr(studies_doc, "STUDIES", {"fake": fake_study()})
+    studies_doc.run(["fake"], quick=False, jobs=1, seeds=1)
+    before = (tmp_path / "fake.csv").read_text()
+    monkeypatch.setattr(studies_doc, "STUDIES", {"fake": fake_study(8.0)})
+    with pytest.raises(SystemExit, match="differs from the checked-in one"):
+        studies_doc.add_seeds(["fake"], quick=False, jobs=1, seeds=2)
+    with pytest.raises(SystemExit, match="hold the full variant"):
+        studies_doc.add_seeds(["fake"], quick=True, jobs=1, seeds=2)
+    assert (tmp_path / "fake.csv").read_text() == before

@@ -13,7 +13,8 @@ for flows of (0, 100 KB], (100 KB, 10 MB] and > 10 MB.
 ``dcnsim study pfabric`` runs it (``run_pfabric`` / ``pfabric_summary`` /
 ``pfabric_checks`` from Python); the scenario, the run lengths and every choice are
 in ``docs/studies.md``. The paper's claims are checked as stated and printed
-``yes`` or ``NO``: nothing here is tuned towards them.
+``yes``, ``NO`` or ``within noise`` (decided on the 95 % interval over the seeds,
+paired by seed): nothing here is tuned towards them.
 """
 
 from __future__ import annotations
