@@ -280,3 +280,48 @@ def test_link_features_are_each_links_own():
         quantiles = np.quantile(size[f], clustering.QUANTILES)
         np.testing.assert_allclose(feat.sizes[i], quantiles, rtol=1e-12)
         assert feat.fan_in[i] == len(np.unique(d.flows["src"][f]))
+
+
+def _exhaustive_greedy(feat: clustering.Features, tolerance: float) -> np.ndarray:
+    """Parsimon's greedy pass as ``greedy.rs`` writes it: each unclustered link in
+    turn is a representative and is compared with every unclustered link."""
+    rep = np.full(len(feat.load), -1)
+    for r in range(len(rep)):
+        if rep[r] >= 0:
+            continue
+        rest = np.flatnonzero((rep < 0) & (feat.shape == feat.shape[r]))
+        close = (
+            (np.abs(feat.load[rest] - feat.load[r]) <= tolerance * feat.load[r])
+            & (
+                np.abs(feat.sizes[rest] - feat.sizes[r]).sum(axis=1)
+                <= tolerance * feat.sizes[r].sum()
+            )
+            & (np.abs(feat.fan_in[rest] - feat.fan_in[r]) <= tolerance * feat.fan_in[r])
+        )
+        rep[rest[close]] = r
+    return rep
+
+
+@pytest.mark.parametrize("tolerance", [0, 0.05, 0.2, 0.5, 2])
+def test_clustering_is_the_exhaustive_greedy_pass(tolerance):
+    """The k-d tree only narrows whom a representative is compared with: link for
+    link, the clusters are those of the exhaustive pass, on a fabric's links and on
+    random features with exact ties and near-ties at the tolerance's edge."""
+    d = decompose.draw(dcnsim.Scenario(K4 | {"stop_time": "5ms"}))
+    feat = clustering.features(d, decompose.link_flows(d))
+    rng = np.random.default_rng(5)
+    n = 3000
+    base = np.sort(np.exp(rng.normal(9, 2, (40, 20))), axis=1)
+    pick = rng.integers(0, 40, n)
+    noise = np.exp(rng.normal(0, 0.15, (n, 1)) * rng.integers(0, 2, (n, 1)))
+    synthetic = clustering.Features(
+        shape=rng.integers(0, 3, n),
+        load=np.round(rng.uniform(0.1, 0.9, n), 1),
+        sizes=base[pick] * noise,
+        fan_in=rng.integers(1, 6, n).astype(float),
+    )
+    for f in (feat, synthetic):
+        expected = _exhaustive_greedy(f, tolerance)
+        np.testing.assert_array_equal(clustering.cluster(f, tolerance), expected)
+    # not a trivial partition: some links share a run, and not all one
+    assert 1 < len(np.unique(expected)) < n
