@@ -94,9 +94,9 @@ def test_estimate_resumes_and_is_the_same_on_dask(tmp_path):
     the local pool's, flow for flow."""
     pytest.importorskip("distributed")
     first = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
-    assert (
-        first.summary["link_runs_now"] == first.summary["link_runs"] + first.summary["alone_runs"]
-    )
+    made = first.summary["link_runs"] + first.summary["paced_runs"] + first.summary["alone_runs"]
+    assert first.summary["paced_runs"] > 0
+    assert first.summary["link_runs_now"] == made
     again = dcnsim.estimate(K4, tmp_path / "pool", jobs=2)
     assert again.summary["link_runs_now"] == 0
     dask = dcnsim.estimate(K4, tmp_path / "dask", jobs=2, dask="local")
@@ -163,6 +163,56 @@ def test_link_scenario_keeps_the_paths_latency():
     # network adds A's switch latency itself.
     access = next(v for (a, b), v in delays.items() if b == "A")
     assert access == f"{round((2e-6 + 0.5e-6 + 1.2e-6) * 1e12)}ps"
+
+
+def test_paced_flows_arrive_over_their_own_access_link():
+    """The second pass: a flow with a rate arrives from a host of its own over an
+    access link of that rate (at most its NIC's) and its source's delay; the others
+    as in the first pass; a NIC paces nothing."""
+    scenario = dcnsim.Scenario(K4)
+    d = decompose.draw(scenario)
+    lf = decompose.link_flows(d)
+    up = next(
+        i
+        for i, p in enumerate(lf.ports)
+        if d.ports["node_name"][p].startswith("edge")
+        and d.ports["peer_name"][p].startswith("agg")
+        and len(lf.hops_of(i)) > 3
+    )
+    hops = lf.hops_of(up)
+    pace = np.full(len(hops), np.nan)
+    pace[[0, 2]] = [1e9, 1e12]
+    plain, chains = decompose.link_scenario(K4, d, int(lf.ports[up]), hops, 1500)
+    paced, paced_chains = decompose.link_scenario(K4, d, int(lf.ports[up]), hops, 1500, pace)
+    assert paced_chains == chains  # each flow's FCT alone is its unpaced path's
+    links = {lk["a"]: lk for lk in paced["topology"]["links"]}
+    src = d.flows["src"][d.flow[hops]]
+    for j, rate in ((0, "1000000000bps"), (2, "10000000000bps")):  # at most the NIC's
+        assert links[f"p{j}"]["rate"] == rate
+        assert links[f"p{j}"]["delay"] == links[f"s{src[j]}"]["delay"]
+    names = [n["name"] for n in paced["topology"]["nodes"]]
+    rows = paced["traffic"]["flows"]
+    assert [names[rows[j]["src"]] for j in range(len(rows))][:3] == ["p0", f"s{src[1]}", "p2"]
+    for key in ("size", "start"):
+        assert [r[key] for r in rows] == [r[key] for r in plain["traffic"]["flows"]]
+    nic = next(i for i, p in enumerate(lf.ports) if d.ports["node_is_host"][p])
+    nic_hops = lf.hops_of(nic)
+    at_nic = decompose.link_scenario(
+        K4, d, int(lf.ports[nic]), nic_hops, 1500, np.full(len(nic_hops), 1e9)
+    )[0]
+    assert at_nic == decompose.link_scenario(K4, d, int(lf.ports[nic]), nic_hops, 1500)[0]
+
+
+def test_a_flows_bottleneck_is_its_largest_delay():
+    """The largest delay of each flow's path, an unknown or unfinished one first, the
+    first of ties."""
+    hops = np.array([3, 2, 3])
+    first_hop = np.concatenate([[0], np.cumsum(hops)[:-1]])
+    d = decompose.Drawn(
+        {"first_hop": first_hop}, np.zeros(8), np.repeat(np.arange(3), hops), np.zeros(8), {}, 1.0
+    )
+    delay = np.array([1.0, 5.0, 5.0, 0.0, np.inf, 2.0, np.nan, 7.0])
+    assert combine.bottlenecks(d, delay).tolist() == [1, 4, 6]
 
 
 @pytest.mark.skipif(

@@ -165,9 +165,15 @@ def link_scenario(
     port: int,
     hops: np.ndarray,
     mss_wire: int,
+    pace_bps: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], list[Chain]]:
     """The link-level scenario of ``port`` for the flows of ``hops`` (indices into the
-    flattened hops; see the module's doc), and each flow's path in it."""
+    flattened hops; see the module's doc), and each flow's path in it (without pacing).
+
+    ``pace_bps`` (one per flow, NaN: not paced) is the second pass's (docs/estimate.md,
+    "Bottleneck pacing"): a flow with a rate arrives from a host of its own, ``p{j}``,
+    over an access link of that rate (at most its source's) with its own upstream delay,
+    instead of over its source's. A link that is a NIC paces nothing."""
     P = d.ports
     f = d.flow[hops]
     pos = d.pos[hops]
@@ -190,7 +196,9 @@ def link_scenario(
     node_a = f"s{int(src[0])}" if nic else "A"
     node_b = f"d{int(dst[0])}" if last else "B"
     sources, dests = np.unique(src), np.unique(dst)
-    hosts = [f"s{h}" for h in sources] + [f"d{h}" for h in dests]
+    paced = np.zeros(len(f), bool) if pace_bps is None or nic else np.isfinite(pace_bps)
+    hosts = [f"s{h}" for h in sources] + [f"p{j}" for j in np.flatnonzero(paced)]
+    hosts += [f"d{h}" for h in dests]
     host_index = {name: i for i, name in enumerate(hosts)}
     nodes = [{"name": n, "kind": "host"} for n in hosts]
     nodes += [{"name": n, "kind": "switch"} for n in ("A", "B") if n in (node_a, node_b)]
@@ -205,6 +213,9 @@ def link_scenario(
             delay = max(0.0, float(up[mine].mean()) - _latency(d))
             access[int(h)] = ((_bps(rate[int(first_port[mine][0])]), _ps(delay)),)
             links.append(_link(f"s{h}", "A", access[int(h)][0]))
+        for j in np.flatnonzero(paced):
+            nic_bps, delay_ps = access[int(src[j])][0]
+            links.append(_link(f"p{j}", "A", (_bps(min(pace_bps[j], nic_bps)), delay_ps)))
     dest: dict[int, Chain] = {int(h): () for h in dests}
     if not last:
         for h in dests:
@@ -214,21 +225,23 @@ def link_scenario(
             links.append(_link("B", f"d{h}", dest[int(h)][0]))
     flows = [
         {
-            "src": host_index[f"s{s}"],
+            "src": host_index[f"p{j}" if paced[j] else f"s{s}"],
             "dst": host_index[f"d{t}"],
             "size": f"{int(n)}B",
             "start": f"{_ps(st)}ps",
             **({"class": int(c)} if c else {}),
             **({"protocol": p} if p else {}),
         }
-        for s, t, n, st, c, p in zip(
-            src,
-            dst,
-            d.flows["size_bytes"][f],
-            d.flows["start_s"][f],
-            d.flows["class"][f],
-            d.flows["protocol"][f],
-            strict=True,
+        for j, (s, t, n, st, c, p) in enumerate(
+            zip(
+                src,
+                dst,
+                d.flows["size_bytes"][f],
+                d.flows["start_s"][f],
+                d.flows["class"][f],
+                d.flows["protocol"][f],
+                strict=True,
+            )
         )
     ]
     out: dict[str, Any] = {
