@@ -55,6 +55,22 @@ def main() -> None:
     for name, fct in rows.items():
         flows = combine.estimate_flows(d, fct - alone, plan.stop_s, alone)
         tables[name] = combine.bucket_table(flows)
+    if packet:
+        # The same flows (the drawn flows are the run's), split by whether the delay
+        # at their bottleneck is their own (the link was simulated itself) or drawn
+        # from a representative's buckets.
+        keys = ["src", "dst", "start_s", "size_bytes"]
+        mine = pd.DataFrame({k: d.flows[k] for k in keys})
+        mine["est"] = rows["estimate (second pass)"] / d.flows["ideal_fct_s"]
+        mine["own"] = plan.rep[np.searchsorted(plan.lf.ports, d.port[bottleneck])] == (
+            np.searchsorted(plan.lf.ports, d.port[bottleneck])
+        )
+        both = mine.merge(flows_with(packet[0]), on=keys)
+        for own, label in ((True, "own"), (False, "drawn")):
+            part = both[both["own"] == own]
+            for col, name in (("slowdown", "packet level"), ("est", "estimate")):
+                t = combine.bucket_table({"size_bytes": part["size_bytes"], "slowdown": part[col]})
+                tables[f"{name}, bottleneck delay {label} ({len(part)} flows)"] = t
     out = pd.DataFrame(
         {
             name: [f"{p50:.3g} / {p99:.3g}" for p50, p99 in zip(t["p50"], t["p99"], strict=True)]
@@ -63,6 +79,11 @@ def main() -> None:
         index=next(iter(tables.values()))["bucket"],
     )
     sys.stdout.write(out.T.to_string() + "\n")
+
+
+def flows_with(record: Path) -> pd.DataFrame:
+    table = pq.read_table(record.parent / "flows.parquet").to_pandas()
+    return table[["src", "dst", "start_s", "size_bytes", "slowdown"]]
 
 
 def _role(record: Path) -> str:
