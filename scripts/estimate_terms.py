@@ -61,7 +61,7 @@ def main() -> None:
         # from a representative's buckets.
         keys = ["src", "dst", "start_s", "size_bytes"]
         mine = pd.DataFrame({k: d.flows[k] for k in keys})
-        mine["est"] = rows["estimate (second pass)"] / d.flows["ideal_fct_s"]
+        mine["est"] = combine.estimate_flows(d, hop2[bottleneck], plan.stop_s, alone)["slowdown"]
         mine["own"] = plan.rep[np.searchsorted(plan.lf.ports, d.port[bottleneck])] == (
             np.searchsorted(plan.lf.ports, d.port[bottleneck])
         )
