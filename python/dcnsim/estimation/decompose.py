@@ -36,7 +36,7 @@ before any run:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -106,7 +106,8 @@ def refuse(scenario: Scenario) -> None:
 class Drawn:
     """The drawn flows (a dict of arrays, ``dcnsim._core.drawn``'s ``flows``), the
     flattened paths (``port`` per hop, ``flow`` and ``pos``, its place in the path),
-    the ports, and the span the flows arrive over (for loads)."""
+    the ports, the span the flows arrive over (for loads), and sums made once from them
+    (``cache``)."""
 
     flows: dict[str, np.ndarray]
     port: np.ndarray
@@ -114,6 +115,7 @@ class Drawn:
     pos: np.ndarray
     ports: dict[str, np.ndarray]
     span_s: float
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def draw(scenario: Scenario) -> Drawn:
@@ -180,9 +182,7 @@ def link_scenario(
     first = d.flows["first_hop"][f]
     end = first + d.flows["hops"][f]
     rate = P["rate_bps"].astype(float)
-    full = mss_wire * 8.0 / rate  # a full packet's serialization, per port
-    cum_arrive = np.concatenate([[0.0], np.cumsum(P["arrive_s"][d.port])])
-    cum_full = np.concatenate([[0.0], np.cumsum(full[d.port])])
+    cum_arrive, cum_full = _path_sums(d, mss_wire)
     at = first + pos  # this hop's index in the flattened hops
     up = (
         cum_arrive[at]
@@ -207,10 +207,11 @@ def link_scenario(
     access: dict[int, Chain] = {int(h): () for h in sources}
     if not nic:
         first_port = d.port[first]
+        latency = _latency(d)
         for h in sources:
             mine = src == h
             # A's switch latency is the link-level network's own.
-            delay = max(0.0, float(up[mine].mean()) - _latency(d))
+            delay = max(0.0, float(up[mine].mean()) - latency)
             access[int(h)] = ((_bps(rate[int(first_port[mine][0])]), _ps(delay)),)
             links.append(_link(f"s{h}", "A", access[int(h)][0]))
         for j in np.flatnonzero(paced):
@@ -255,6 +256,20 @@ def link_scenario(
             out[key] = scenario[key]
     chains = [access[int(s)] + (link,) + dest[int(t)] for s, t in zip(src, dst, strict=True)]
     return out, chains
+
+
+def _path_sums(d: Drawn, mss_wire: int) -> tuple[np.ndarray, np.ndarray]:
+    """Prefix sums over the flattened hops of each hop's arrival delay (link delay and
+    switch latency) and of a full packet's serialization at it (made once per drawn
+    flows and packet size: every link-level scenario of an estimate reads them)."""
+    key = ("path_sums", mss_wire)
+    if key not in d.cache:
+        full = mss_wire * 8.0 / d.ports["rate_bps"].astype(float)
+        d.cache[key] = (
+            np.concatenate([[0.0], np.cumsum(d.ports["arrive_s"][d.port])]),
+            np.concatenate([[0.0], np.cumsum(full[d.port])]),
+        )
+    return d.cache[key]
 
 
 def _link(a: str, b: str, hop: tuple[int, int]) -> dict[str, Any]:
