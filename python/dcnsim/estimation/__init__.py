@@ -107,50 +107,35 @@ def estimate(
     clock = time.perf_counter()
     started = datetime.now(UTC)
     plan = _plan(scenario, tolerance)
-    found = store.check_sweep_dir(out)
-    runs = plan.runs
-    todo = [r for r in runs if not store.has_run(found, r.id)]
+    store.check_sweep_dir(out)
     spec = {"name": f"estimate: {scenario.get('name') or 'scenario'}", "base": scenario.to_dict()}
     directory = store.open_sweep_dir(out, spec)
+    first = _link_runs(plan, scenario, "link", None)
+    runs = [*plan.solo_runs, *first.runs.values()]
     ran = 0
     with ExitStack() as stack:
-        bar = stack.enter_context(progress_bar("link simulations", len(runs), progress))
-        bar.update(len(runs) - len(todo))
-        try:
-            client = None
-            if dask and todo:
-                client, watch = stack.enter_context(cluster.connect(dask, jobs, table))
-            answers = (
-                cluster.on_dask(client, watch, iter(todo), ["flows"], 2 * jobs)
-                if client is not None
-                else on_pool(iter(todo), ["flows"], jobs, 2 * jobs)
-            )
-            with closing(answers):
-                for run_, answer in answers:
-                    if "error" in answer:
-                        raise SweepError(f"link {run_.params['link']}: {answer['error']}")
-                    store.write_run(directory, run_, answer)
-                    ran += 1
-                    bar.update(1)
-        except KeyboardInterrupt as exc:
-            _catalog(directory, runs, started, clock, ran, dask)
-            word, status = ending(exc)
-            raise EstimateInterrupted(
-                f"{word}: {out} keeps {len(runs) - len(todo) + ran:,} of the "
-                f"{len(runs):,} link simulations; run the same estimate again to resume",
-                status,
-            ) from None
-        except SweepError:
-            _catalog(directory, runs, started, clock, ran, dask)
-            raise
+        where = _Where(stack, dask, jobs, table, progress)
+        ran += _execute(where, "link simulations", runs, directory, started, clock, ran)
+        # The second pass (docs/estimate.md, "Bottleneck pacing"): each flow arrives
+        # paced at its first-pass bottleneck rate at the links that are not its
+        # bottleneck, and takes the delay of its bottleneck only.
+        alone, hop1 = _hop_delays(plan, first, directory)
+        rate, bottleneck = _pacing(plan, alone, hop1)
+        second = _link_runs(plan, scenario, "paced", (rate, bottleneck))
+        all_links = list({r.id: r for r in [*first.runs.values(), *second.runs.values()]}.values())
+        runs = [*plan.solo_runs, *all_links]
+        ran += _execute(where, "paced link simulations", runs, directory, started, clock, ran)
     links_wall = time.perf_counter() - clock
-    flows = _combine(plan, directory)
+    _, hop2 = _hop_delays(plan, second, directory)
+    flows = combine.estimate_flows(plan.drawn, hop2[bottleneck], plan.stop_s, alone)
     wall = time.perf_counter() - clock
     buckets = combine.bucket_table(flows).rename(columns={"p50": "est_p50", "p99": "est_p99"})
     summary = plan.summary | {
         "estimate": True,
         "method": "link-level decomposition (Parsimon, NSDI 2023)",
         "tolerance": float(tolerance),
+        "link_runs": len(first.runs),
+        "paced_runs": len(set(second.runs) - set(first.runs)),
         "link_runs_now": ran,
         "wall_s": wall,
         "link_wall_s": links_wall,
@@ -175,21 +160,89 @@ def estimate(
 
 
 @dataclass
+class _Where:
+    """Where the link-level runs go (the client is made at the first run to make)."""
+
+    stack: ExitStack
+    dask: str | None
+    jobs: int
+    table: Mapping[str, Any]
+    progress: bool
+    client: Any = None
+    watch: Any = None
+
+
+def _execute(
+    where: _Where,
+    what: str,
+    runs: list[Run],
+    directory: Path,
+    started: datetime,
+    clock: float,
+    ran: int,
+) -> int:
+    """Make the runs not in ``directory`` yet; the number made. Interrupted: the catalog
+    is written and ``EstimateInterrupted`` says what is kept."""
+    todo = [r for r in runs if not store.has_run(directory, r.id)]
+    done = 0
+    with progress_bar(what, len(runs), where.progress) as bar:
+        bar.update(len(runs) - len(todo))
+        try:
+            if where.dask and todo and where.client is None:
+                where.client, where.watch = where.stack.enter_context(
+                    cluster.connect(where.dask, where.jobs, where.table)
+                )
+            answers = (
+                cluster.on_dask(where.client, where.watch, iter(todo), ["flows"], 2 * where.jobs)
+                if where.client is not None
+                else on_pool(iter(todo), ["flows"], where.jobs, 2 * where.jobs)
+            )
+            with closing(answers):
+                for run_, answer in answers:
+                    if "error" in answer:
+                        raise SweepError(f"link {run_.params['link']}: {answer['error']}")
+                    store.write_run(directory, run_, answer)
+                    done += 1
+                    bar.update(1)
+        except KeyboardInterrupt as exc:
+            _catalog(directory, runs, started, clock, ran + done, where.dask)
+            word, status = ending(exc)
+            raise EstimateInterrupted(
+                f"{word}: {directory} keeps {len(runs) - len(todo) + done:,} of the "
+                f"{len(runs):,} {what}; run the same estimate again to resume",
+                status,
+            ) from None
+        except SweepError:
+            _catalog(directory, runs, started, clock, ran + done, where.dask)
+            raise
+    return done
+
+
+@dataclass
 class _Plan:
     drawn: decompose.Drawn
     lf: decompose.LinkFlows
     rep: np.ndarray  # representative (index into lf.ports) of each link with traffic
-    rep_run: dict[int, str]  # representative -> its link-level run's id
-    run_reps: dict[str, list[int]]  # link-level run id -> the representatives it is
-    run_flows: dict[str, np.ndarray]  # link-level run id -> its drawn flows, in order
-    run_chains: dict[str, np.ndarray]  # link-level run id -> its flows' paths (chains)
+    rep_chains: dict[int, np.ndarray]  # representative -> its flows' paths (chains)
     flow_chain: np.ndarray  # each flow's path in the fabric (index into solo_runs)
     solo_runs: list[Run]  # one per distinct path (chain): its sizes alone on it
-    runs: list[Run]  # every run to make: the solo runs, then the distinct link runs
+    wire: int
     mss: int
     seed: int
     stop_s: float | None
     summary: dict[str, Any]
+
+
+@dataclass
+class _LinkRuns:
+    """One pass's link-level runs: the run of each representative, and for each run
+    the representatives it is (alike links can give the same scenario) and which of
+    its flows arrive paced (their delays are not their own bottleneck's)."""
+
+    rep_run: dict[int, str]
+    run_reps: dict[str, list[int]]
+    run_paced: dict[str, np.ndarray]
+    runs: dict[str, Run]
 
 
 def _plan(scenario: Scenario, tolerance: float) -> _Plan:
@@ -215,23 +268,11 @@ def _plan(scenario: Scenario, tolerance: float) -> _Plan:
     flow_chain = np.array([_index(chains, c) for c in fabric], dtype=np.int64)[classes]
     for c, chain in enumerate(fabric):
         chains[chain].append(size[classes == c])
-    rep_run: dict[int, str] = {}
-    run_reps: dict[str, list[int]] = {}
-    run_flows: dict[str, np.ndarray] = {}
-    run_chains: dict[str, np.ndarray] = {}
-    link_runs: dict[str, Run] = {}
+    rep_chains: dict[int, np.ndarray] = {}
     for r in np.unique(rep):
         hops = lf.hops_of(int(r))
-        link, paths = decompose.link_scenario(base, d, int(lf.ports[r]), hops, wire)
-        sc = Scenario(link)
-        rid = run_id(sc)
-        rep_run[int(r)] = rid
-        run_reps.setdefault(rid, []).append(int(r))
-        if rid not in link_runs:
-            run_flows[rid] = d.flow[hops]
-            run_chains[rid] = chain_ids(paths, size[run_flows[rid]])
-            members = int((rep == r).sum())
-            link_runs[rid] = Run(rid, _params("link", link["name"][5:], members), sc)
+        _, paths = decompose.link_scenario(base, d, int(lf.ports[r]), hops, wire)
+        rep_chains[int(r)] = chain_ids(paths, size[d.flow[hops]])
     solo_runs = []
     for chain, sizes in chains.items():
         grid = decompose.solo_sizes(np.concatenate(sizes))
@@ -243,27 +284,54 @@ def _plan(scenario: Scenario, tolerance: float) -> _Plan:
         "seed": scenario.get("seed", 1),
         "flows": len(size),
         "links": len(lf.ports),
-        "link_runs": len(link_runs),
         "alone_runs": len(solo_runs),
         "plan_wall_s": time.perf_counter() - t0,
         "sim_time_s": stop if stop is not None else float("nan"),
     }
-    return _Plan(
-        d,
-        lf,
-        rep,
-        rep_run,
-        run_reps,
-        run_flows,
-        run_chains,
-        flow_chain,
-        solo_runs,
-        [*solo_runs, *link_runs.values()],
-        mss,
-        int(scenario.get("seed", 1)),
-        stop,
-        summary,
-    )
+    seed = int(scenario.get("seed", 1))
+    return _Plan(d, lf, rep, rep_chains, flow_chain, solo_runs, wire, mss, seed, stop, summary)
+
+
+def _pacing(plan: _Plan, alone: np.ndarray, hop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each flow's bottleneck rate (NaN: not paced, its delays all zero or unfinished)
+    and bottleneck hop, from the first pass's delays."""
+    bottleneck = combine.bottlenecks(plan.drawn, hop)
+    worst = hop[bottleneck]
+    size = plan.drawn.flows["size_bytes"].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where((worst > 0) & np.isfinite(worst), size * 8 / (alone + worst), np.nan)
+    return rate, bottleneck
+
+
+def _link_runs(
+    plan: _Plan,
+    scenario: Scenario,
+    role: str,
+    pacing: tuple[np.ndarray, np.ndarray] | None,
+) -> _LinkRuns:
+    """The link-level run of every representative; with ``pacing`` (each flow's rate
+    and bottleneck hop), each flow whose bottleneck is another hop arrives paced at its
+    rate (``decompose.link_scenario``)."""
+    d, lf, base = plan.drawn, plan.lf, scenario.to_dict()
+    members = np.bincount(plan.rep, minlength=len(plan.rep))
+    out = _LinkRuns({}, {}, {}, {})
+    for r in (int(x) for x in np.unique(plan.rep)):
+        hops = lf.hops_of(r)
+        pace = None
+        if pacing is not None:
+            rate, bottleneck = pacing
+            f = d.flow[hops]
+            pace = np.where(bottleneck[f] == hops, np.nan, rate[f])
+        link, _ = decompose.link_scenario(base, d, int(lf.ports[r]), hops, plan.wire, pace)
+        sc = Scenario(link)
+        rid = run_id(sc)
+        out.rep_run[r] = rid
+        out.run_reps.setdefault(rid, []).append(r)
+        if rid not in out.runs:
+            names = {n["name"] for n in link["topology"]["nodes"]}
+            out.run_paced[rid] = np.array([f"p{j}" in names for j in range(len(hops))])
+            out.runs[rid] = Run(rid, _params(role, link["name"][5:], int(members[r])), sc)
+    return out
 
 
 def _index(index: dict[Any, list[Any]], key: Any) -> int:
@@ -273,9 +341,10 @@ def _index(index: dict[Any, list[Any]], key: Any) -> int:
     return list(index).index(key)
 
 
-def _combine(plan: _Plan, directory: Path) -> dict[str, Any]:
-    """The estimated flows table from the solo runs and the representatives'
-    link-level flow tables."""
+def _hop_delays(plan: _Plan, links: _LinkRuns, directory: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Each flow's FCT alone on its path, and each flattened hop's delay in one pass's
+    link-level runs (``combine.hop_delays``); the buckets a cluster's other links draw
+    from hold the run's flows that did not arrive paced."""
     import pyarrow.parquet as pq
 
     def flows_of(run_id_: str) -> dict[str, Any]:
@@ -291,30 +360,29 @@ def _combine(plan: _Plan, directory: Path) -> dict[str, Any]:
             out[mine] = combine.alone(sizes[mine], solos[c])
         return out
 
-    size = plan.drawn.flows["size_bytes"].astype(float)
+    d = plan.drawn
+    size = d.flows["size_bytes"].astype(float)
     delays: dict[str, combine.Delays] = {}
-    own = np.full(len(plan.drawn.port), np.nan)
-    for rid, flows in plan.run_flows.items():
+    own = np.full(len(d.port), np.nan)
+    for rid, reps in links.run_reps.items():
+        hops = plan.lf.hops_of(reps[0])
         table = flows_of(rid)
-        delay = combine.run_delays(table, alone(size[flows], plan.run_chains[rid]))
-        delays[rid] = combine.delays_of(table, delay, plan.mss)
-        for r in plan.run_reps[rid]:
+        delay = combine.run_delays(table, alone(size[d.flow[hops]], plan.rep_chains[reps[0]]))
+        # (a run whose flows all arrived paced, none bottlenecked there: all of them)
+        keep = ~links.run_paced[rid] if not links.run_paced[rid].all() else slice(None)
+        kept = {k: np.asarray(v)[keep] for k, v in table.items()}
+        delays[rid] = combine.delays_of(kept, delay[keep], plan.mss)
+        for r in reps:
             # A link simulated itself: its flows are the run's rows, in order.
             own[plan.lf.hops_of(r)] = delay
     order = list(delays)
     index = {rid: i for i, rid in enumerate(order)}
-    link_of_port = np.full(len(plan.drawn.ports["node"]), -1)
-    link_of_port[plan.lf.ports] = [index[plan.rep_run[int(r)]] for r in plan.rep]
-    return combine.estimate_flows(
-        plan.drawn,
-        link_of_port[plan.drawn.port],
-        [delays[r] for r in order],
-        plan.mss,
-        plan.seed,
-        plan.stop_s,
-        alone(size, plan.flow_chain),
-        own,
+    link_of_port = np.full(len(d.ports["node"]), -1)
+    link_of_port[plan.lf.ports] = [index[links.rep_run[int(r)]] for r in plan.rep]
+    hop = combine.hop_delays(
+        d, link_of_port[d.port], [delays[r] for r in order], plan.mss, plan.seed, own
     )
+    return alone(size, plan.flow_chain), hop
 
 
 def _packet_level(scenario: Scenario, directory: Path) -> tuple[Run, dict[str, Any]]:

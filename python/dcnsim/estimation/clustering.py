@@ -73,21 +73,53 @@ def features(d: Drawn, lf: LinkFlows) -> Features:
 
 def cluster(feat: Features, tolerance: float) -> np.ndarray:
     """The representative of each link (an index into the features' rows): greedy, in
-    link order, as Parsimon's."""
-    n = len(feat.load)
-    rep = np.full(n, -1)
-    for r in range(n):
-        if rep[r] >= 0:
-            continue
-        rest = np.flatnonzero((rep < 0) & (feat.shape == feat.shape[r]))
-        close = (
-            (np.abs(feat.load[rest] - feat.load[r]) <= tolerance * feat.load[r])
-            & (
-                np.abs(feat.sizes[rest] - feat.sizes[r]).sum(axis=1)
-                <= tolerance * feat.sizes[r].sum()
+    link order, as Parsimon's (``greedy.rs``: a representative takes every unclustered
+    link close enough to it).
+
+    Parsimon compares each representative with every unclustered link (in parallel),
+    O(links x clusters): at k = 64 over 100 ms (393 k links, tens of thousands of
+    clusters) that is hours. Here the comparison is the same, but only against the
+    links a k-d tree (``scipy.spatial.cKDTree``) finds in an L1 ball that holds every
+    link close enough: the three conditions together imply
+
+        |sizes - sizes_r|_1 + a |load - load_r| + b |fan_in - fan_in_r|
+            <= tol * (sum(sizes_r) + a load_r + b fan_in_r)
+
+    for any a, b > 0 (a, b scale load and fan-in to the size quantiles' magnitude), so
+    the ball is a superset of the cluster and the result is the exhaustive greedy
+    pass's, link for link (``test_clustering_is_the_exhaustive_greedy_pass``).
+    """
+    from scipy.spatial import cKDTree
+
+    rep = np.full(len(feat.load), -1)
+    for s in np.unique(feat.shape):
+        links = np.flatnonzero(feat.shape == s)
+        load, fan_in, sizes = feat.load[links], feat.fan_in[links], feat.sizes[links]
+        total = sizes.sum(axis=1)
+        a = _scale(total, load)
+        b = _scale(total, fan_in)
+        points = np.column_stack([sizes, a * load, b * fan_in])
+        # A hair wider than the bound, for the rounding of the tree's sums.
+        radius = tolerance * (total + a * load + b * fan_in) * (1 + 1e-9) + 1e-9
+        tree = cKDTree(points)
+        mine = np.full(len(links), -1)
+        for r in range(len(links)):
+            if mine[r] >= 0:
+                continue
+            near = np.asarray(tree.query_ball_point(points[r], radius[r], p=1), dtype=np.int64)
+            near = near[mine[near] < 0]
+            close = (
+                (np.abs(load[near] - load[r]) <= tolerance * load[r])
+                & (np.abs(sizes[near] - sizes[r]).sum(axis=1) <= tolerance * total[r])
+                & (np.abs(fan_in[near] - fan_in[r]) <= tolerance * fan_in[r])
             )
-            & (np.abs(feat.fan_in[rest] - feat.fan_in[r]) <= tolerance * feat.fan_in[r])
-        )
-        rep[rest[close]] = r
-        rep[r] = r
+            mine[near[close]] = r
+            mine[r] = r
+        rep[links] = links[mine]
     return rep
+
+
+def _scale(total: np.ndarray, x: np.ndarray) -> float:
+    """A factor that brings ``x`` to the magnitude of ``total`` (1 if ``x`` is all 0)."""
+    mean = float(x.mean())
+    return float(total.mean()) / mean if mean > 0 else 1.0

@@ -28,7 +28,15 @@ import pandas as pd
 
 from dcnsim.estimation.decompose import Drawn
 
-__all__ = ["SIZE_BUCKETS", "Delays", "bucket_table", "delays_of", "estimate_flows"]
+__all__ = [
+    "SIZE_BUCKETS",
+    "Delays",
+    "bottlenecks",
+    "bucket_table",
+    "delays_of",
+    "estimate_flows",
+    "hop_delays",
+]
 
 #: Parsimon's bucketing: at least B flows and a factor X of sizes per bucket.
 X, B = 2.0, 100
@@ -104,24 +112,22 @@ def _packets(size: np.ndarray, mss: int) -> np.ndarray:
     return np.maximum(1.0, np.ceil(size / mss))
 
 
-def estimate_flows(
+def hop_delays(
     d: Drawn,
     hop_link: np.ndarray,
     link_delays: Sequence[Delays],
     mss: int,
     seed: int,
-    stop_s: float | None,
-    alone_s: np.ndarray,
     own_s: np.ndarray,
-) -> dict[str, Any]:
-    """The estimated flows table: ``hop_link[i]`` is the index into ``link_delays`` (the
-    cluster representative's) of the flattened hop ``i``; ``alone_s`` each flow's FCT
-    alone on its path; ``own_s[i]`` the flow's own delay at hop ``i`` where its link was
-    simulated itself (NaN where the link took its cluster representative's delays)."""
+) -> np.ndarray:
+    """Each flattened hop's delay: ``own_s[i]``, the flow's own delay at hop ``i`` where
+    its link was simulated itself, else (``own_s`` NaN) a packet-normalized delay drawn
+    from the bucket of its size in ``link_delays[hop_link[i]]`` (the cluster
+    representative's), times its packets."""
     rng = np.random.default_rng([seed, 47])
     size = d.flows["size_bytes"].astype(float)
-    per_packet = np.zeros(len(size))
     u = rng.random(len(hop_link))
+    delay = own_s.copy()
     order = np.argsort(hop_link, kind="stable")
     bounds = np.searchsorted(hop_link[order], np.arange(len(link_delays) + 1))
     drawn = np.isnan(own_s)
@@ -130,19 +136,31 @@ def estimate_flows(
         hops = hops[drawn[hops]]
         if len(hops):
             f = d.flow[hops]
-            np.add.at(per_packet, f, delays.sample(size[f], u[hops]))
-    own = np.zeros(len(size))
-    np.add.at(own, d.flow[~drawn], own_s[~drawn])
-    ideal = d.flows["ideal_fct_s"]
-    fct = alone_s + own + per_packet * _packets(size, mss)
+            delay[hops] = delays.sample(size[f], u[hops]) * _packets(size[f], mss)
+    return delay
+
+
+def bottlenecks(d: Drawn, hop_delay: np.ndarray) -> np.ndarray:
+    """Each flow's bottleneck: the hop (flattened index) of its path with the largest
+    delay, an unknown (NaN) or infinite one first; the first of ties."""
+    key = np.where(np.isnan(hop_delay), np.inf, hop_delay)
+    order = np.lexsort((-key, d.flow))
+    return order[d.flows["first_hop"]]
+
+
+def estimate_flows(
+    d: Drawn, delay_s: np.ndarray, stop_s: float | None, alone_s: np.ndarray
+) -> dict[str, Any]:
+    """The estimated flows table: each flow's FCT is ``alone_s`` plus ``delay_s``."""
+    size = d.flows["size_bytes"].astype(float)
+    fct = alone_s + delay_s
     start = d.flows["start_s"]
     if stop_s is not None:
         fct = np.where(start + fct > stop_s, np.nan, fct)
-    protocol = d.flows["protocol"]
     return {
         "flow_id": np.arange(len(size), dtype=np.int64),
         "kind": ["tcp"] * len(size),
-        "protocol": list(protocol),
+        "protocol": list(d.flows["protocol"]),
         "src": d.flows["src"],
         "dst": d.flows["dst"],
         "class": d.flows["class"],
@@ -150,8 +168,8 @@ def estimate_flows(
         "start_s": start,
         "end_s": start + fct,
         "fct_s": fct,
-        "ideal_fct_s": ideal,
-        "slowdown": fct / ideal,
+        "ideal_fct_s": d.flows["ideal_fct_s"],
+        "slowdown": fct / d.flows["ideal_fct_s"],
         "goodput_bps": size * 8.0 / fct,
     }
 

@@ -36,7 +36,7 @@ before any run:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -106,7 +106,8 @@ def refuse(scenario: Scenario) -> None:
 class Drawn:
     """The drawn flows (a dict of arrays, ``dcnsim._core.drawn``'s ``flows``), the
     flattened paths (``port`` per hop, ``flow`` and ``pos``, its place in the path),
-    the ports, and the span the flows arrive over (for loads)."""
+    the ports, the span the flows arrive over (for loads), and sums made once from them
+    (``cache``)."""
 
     flows: dict[str, np.ndarray]
     port: np.ndarray
@@ -114,6 +115,7 @@ class Drawn:
     pos: np.ndarray
     ports: dict[str, np.ndarray]
     span_s: float
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def draw(scenario: Scenario) -> Drawn:
@@ -165,18 +167,22 @@ def link_scenario(
     port: int,
     hops: np.ndarray,
     mss_wire: int,
+    pace_bps: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], list[Chain]]:
     """The link-level scenario of ``port`` for the flows of ``hops`` (indices into the
-    flattened hops; see the module's doc), and each flow's path in it."""
+    flattened hops; see the module's doc), and each flow's path in it (without pacing).
+
+    ``pace_bps`` (one per flow, NaN: not paced) is the second pass's (docs/estimate.md,
+    "Bottleneck pacing"): a flow with a rate arrives from a host of its own, ``p{j}``,
+    over an access link of that rate (at most its source's) with its own upstream delay,
+    instead of over its source's. A link that is a NIC paces nothing."""
     P = d.ports
     f = d.flow[hops]
     pos = d.pos[hops]
     first = d.flows["first_hop"][f]
     end = first + d.flows["hops"][f]
     rate = P["rate_bps"].astype(float)
-    full = mss_wire * 8.0 / rate  # a full packet's serialization, per port
-    cum_arrive = np.concatenate([[0.0], np.cumsum(P["arrive_s"][d.port])])
-    cum_full = np.concatenate([[0.0], np.cumsum(full[d.port])])
+    cum_arrive, cum_full = _path_sums(d, mss_wire)
     at = first + pos  # this hop's index in the flattened hops
     up = (
         cum_arrive[at]
@@ -190,7 +196,9 @@ def link_scenario(
     node_a = f"s{int(src[0])}" if nic else "A"
     node_b = f"d{int(dst[0])}" if last else "B"
     sources, dests = np.unique(src), np.unique(dst)
-    hosts = [f"s{h}" for h in sources] + [f"d{h}" for h in dests]
+    paced = np.zeros(len(f), bool) if pace_bps is None or nic else np.isfinite(pace_bps)
+    hosts = [f"s{h}" for h in sources] + [f"p{j}" for j in np.flatnonzero(paced)]
+    hosts += [f"d{h}" for h in dests]
     host_index = {name: i for i, name in enumerate(hosts)}
     nodes = [{"name": n, "kind": "host"} for n in hosts]
     nodes += [{"name": n, "kind": "switch"} for n in ("A", "B") if n in (node_a, node_b)]
@@ -199,12 +207,16 @@ def link_scenario(
     access: dict[int, Chain] = {int(h): () for h in sources}
     if not nic:
         first_port = d.port[first]
+        latency = _latency(d)
         for h in sources:
             mine = src == h
             # A's switch latency is the link-level network's own.
-            delay = max(0.0, float(up[mine].mean()) - _latency(d))
+            delay = max(0.0, float(up[mine].mean()) - latency)
             access[int(h)] = ((_bps(rate[int(first_port[mine][0])]), _ps(delay)),)
             links.append(_link(f"s{h}", "A", access[int(h)][0]))
+        for j in np.flatnonzero(paced):
+            nic_bps, delay_ps = access[int(src[j])][0]
+            links.append(_link(f"p{j}", "A", (_bps(min(pace_bps[j], nic_bps)), delay_ps)))
     dest: dict[int, Chain] = {int(h): () for h in dests}
     if not last:
         for h in dests:
@@ -214,21 +226,23 @@ def link_scenario(
             links.append(_link("B", f"d{h}", dest[int(h)][0]))
     flows = [
         {
-            "src": host_index[f"s{s}"],
+            "src": host_index[f"p{j}" if paced[j] else f"s{s}"],
             "dst": host_index[f"d{t}"],
             "size": f"{int(n)}B",
             "start": f"{_ps(st)}ps",
             **({"class": int(c)} if c else {}),
             **({"protocol": p} if p else {}),
         }
-        for s, t, n, st, c, p in zip(
-            src,
-            dst,
-            d.flows["size_bytes"][f],
-            d.flows["start_s"][f],
-            d.flows["class"][f],
-            d.flows["protocol"][f],
-            strict=True,
+        for j, (s, t, n, st, c, p) in enumerate(
+            zip(
+                src,
+                dst,
+                d.flows["size_bytes"][f],
+                d.flows["start_s"][f],
+                d.flows["class"][f],
+                d.flows["protocol"][f],
+                strict=True,
+            )
         )
     ]
     out: dict[str, Any] = {
@@ -242,6 +256,20 @@ def link_scenario(
             out[key] = scenario[key]
     chains = [access[int(s)] + (link,) + dest[int(t)] for s, t in zip(src, dst, strict=True)]
     return out, chains
+
+
+def _path_sums(d: Drawn, mss_wire: int) -> tuple[np.ndarray, np.ndarray]:
+    """Prefix sums over the flattened hops of each hop's arrival delay (link delay and
+    switch latency) and of a full packet's serialization at it (made once per drawn
+    flows and packet size: every link-level scenario of an estimate reads them)."""
+    key = ("path_sums", mss_wire)
+    if key not in d.cache:
+        full = mss_wire * 8.0 / d.ports["rate_bps"].astype(float)
+        d.cache[key] = (
+            np.concatenate([[0.0], np.cumsum(d.ports["arrive_s"][d.port])]),
+            np.concatenate([[0.0], np.cumsum(full[d.port])]),
+        )
+    return d.cache[key]
 
 
 def _link(a: str, b: str, hop: tuple[int, int]) -> dict[str, Any]:
