@@ -6,6 +6,7 @@
 use crate::error::{join_path, ScenarioError};
 use crate::topology::Topology;
 use crate::units::{Bytes, Time};
+use crate::workload::MAX_CDF_SIZE;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -138,9 +139,21 @@ pub fn check_starts_before(
     }
 }
 
+/// A size of data a flow or an application sends (a flow's, a message's, a
+/// response's): from 1 B to [`MAX_CDF_SIZE`], the largest a workload's CDF
+/// may give (1 TB, 800 s at 10 Gbps; a larger one is a slip of the unit).
 pub fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {
     if b.0 == 0 {
         return Err(ScenarioError::new(path, "must be at least 1 B"));
+    }
+    if b.0 as f64 > MAX_CDF_SIZE {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} B exceeds the maximum of {MAX_CDF_SIZE:e} B (1 TB, the largest flow size a workload's CDF may give)",
+                b.0
+            ),
+        ));
     }
     Ok(b.0)
 }

@@ -228,9 +228,9 @@ impl App for RequestResponse {
                 "must be at least 1",
             ));
         }
-        let stop = match c.requests {
-            Some(_) => c.stop,
-            None => Some(end_of(
+        let stop = match (c.requests, c.stop) {
+            (Some(_), None) => None,
+            _ => Some(end_of(
                 at,
                 c.stop,
                 given.stop_time,

@@ -193,6 +193,7 @@ impl TrafficSpec {
             let p: ProbeSpec = parse_at(v, &at)?;
             check_host(topo, join_path(&at, "src"), p.src)?;
             check_size(join_path(&at, "size"), p.size)?;
+            check_starts_before(&at, "time", p.time, stop_time, "probe")?;
             check_class(&at, p.class)?;
             match p.dst.host() {
                 Some(d) => {
