@@ -203,6 +203,16 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
         ("web-search-answer-of-2-TB",
          with_("traffic.web_search", [WEB_SEARCH | {"total": "2000GB"}]),
          "traffic.web_search[0].total", "2000000000000 B exceeds the maximum of 1e12 B"),
+        # Issue 48: Packet Slicing's sizes and interval, pFabric's timeout.
+        ("slicing-packet-of-100-KB", with_("agents", [SLICING | {"packet": "100KB"}]),
+         "agents[0].packet", "must be from 64 B to 65535 B, got 100000 B"),
+        ("slicing-floor-of-100-KB",
+         with_("agents", [SLICING | {"packet": "9000B", "floor": "100KB"}]),
+         "agents[0].floor", "to packet (9000 B), got 100000 B"),
+        ("slicing-interval-of-1e7-s", with_("agents", [SLICING | {"interval": "1e7s"}]),
+         "agents[0].interval", "a delay of 10000000 s is beyond the 1 s bound"),
+        ("pfabric-rto-of-1000-s", with_("transport.pfabric", {"rto": "1000s"}),
+         "transport.pfabric.rto", "(120 s, Linux's TCP_RTO_MAX), got"),
         # Issue 49: links.parquet's interval.
         ("link-interval-of-zero", with_("trace", {"links": "0us"}), "trace.links",
          "an interval of 0 counts nothing"),
@@ -981,8 +991,7 @@ UNBOUNDED = {
     "token_bucket.classes[i].rate", "token_bucket.classes[i].burst",
     "pause.xoff", "pause.xon", "pause.buffer", "pause.resume_offset", "pause.headroom",
     "pause.deadlock_after",
-    "packet_slicing.packet", "packet_slicing.floor", "packet_slicing.interval",
-    "transport.initial_ssthresh", "transport.pfabric.rto", "transport.botcp.x",
+    "transport.initial_ssthresh", "transport.botcp.x",
     "traffic.probes.interval", "traffic.incast.spread", "traffic.request_response.think",
     "traffic.barrier.gap", "traffic.web_search.gap",
 }  # fmt: skip
