@@ -211,6 +211,8 @@ CATALOGUE: dict[str, list[tuple[str, dict | Toml, str, str]]] = {
          "agents[0].floor", "to packet (9000 B), got 100000 B"),
         ("slicing-interval-of-1e7-s", with_("agents", [SLICING | {"interval": "1e7s"}]),
          "agents[0].interval", "a delay of 10000000 s is beyond the 1 s bound"),
+        ("incast-spread-of-1e7-s", with_("traffic.incast", [INCAST | {"spread": "1e7s"}]),
+         "traffic.incast[0].spread", "a delay of 10000000 s is beyond the 1 s bound"),
         ("pfabric-rto-of-1000-s", with_("transport.pfabric", {"rto": "1000s"}),
          "transport.pfabric.rto", "(120 s, Linux's TCP_RTO_MAX), got"),
         # Issue 49: links.parquet's interval.
@@ -992,7 +994,7 @@ UNBOUNDED = {
     "pause.xoff", "pause.xon", "pause.buffer", "pause.resume_offset", "pause.headroom",
     "pause.deadlock_after",
     "transport.initial_ssthresh", "transport.botcp.x",
-    "traffic.probes.interval", "traffic.incast.spread", "traffic.request_response.think",
+    "traffic.probes.interval", "traffic.request_response.think",
     "traffic.barrier.gap", "traffic.web_search.gap",
 }  # fmt: skip
 

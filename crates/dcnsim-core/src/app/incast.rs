@@ -43,7 +43,9 @@ struct RawIncast {
     persistent: bool,
     #[serde(default)]
     start: Time,
-    #[serde(default)]
+    /// A worker's response waits at most this long: a delay (at most
+    /// [`crate::units::MAX_DELAY`]).
+    #[serde(default, deserialize_with = "crate::units::delay")]
     spread: Time,
     deadline: Option<Time>,
     #[serde(default)]
