@@ -4,8 +4,11 @@ A run is checked before it starts against what the process may still take (memor
 available, an address-space or cgroup limit less what is already used), so the
 estimate is of what the run adds to the process, not of the interpreter and its
 libraries. Each case runs in a fresh interpreter that imports everything a run uses
-first, notes its resident set, runs, and reports its peak (``ru_maxrss``): the
-difference is the run's growth, compared with ``describe()["memory_bytes"]``.
+first, notes its resident set, runs, and reports its peak (``VmHWM``, the high-water
+mark of this program's own address space): the difference is the run's growth, compared
+with ``describe()["memory_bytes"]``. Not ``ru_maxrss``: Linux carries the high-water mark
+of the address space an ``execve`` replaces into it, so a child of a large pytest process
+(a forked copy of its pages) reports the parent's size as its own peak.
 
 The margin: 15 % of the growth, plus 2 MB for the allocators' granularity (glibc's
 arenas and Python's own), which only matters for the smallest fabric. The default
@@ -26,13 +29,15 @@ MARGIN = 0.15
 SLACK = 2e6
 
 MEASURE = """
-import json, resource, sys
+import json, sys
 import dcnsim, pandas, pyarrow.parquet  # noqa: F401  (what the run imports, first)
+def status(key):
+    return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith(key))
 scenario = dcnsim.Scenario.from_toml_str(sys.argv[1])
 estimate = scenario.describe()["memory_bytes"]
-rss = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmRSS:"))
+rss = status("VmRSS:")
 results = dcnsim.run(scenario)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = status("VmHWM:")
 print(json.dumps({"estimate": estimate, "growth": peak - rss, "flows": len(results.flows)}))
 """
 

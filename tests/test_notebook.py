@@ -46,7 +46,7 @@ def test_results_show_the_summary_and_each_tables_rows(tmp_path):
     rows = dict(re.findall(r"<code>(\w+)</code></td><td[^>]*>([\d,]*)</td>", html))
     assert rows == {
         "flows": "0", "ops": "0", "ports": "276", "rounds": "0", "agent_rows": "0",
-        "probes": "127", "queues": "0", "flow_trace": "0",
+        "probes": "127", "queues": "0", "flow_trace": "0", "links": "0",
     }  # fmt: skip
     # Streamed to a directory: the recorded tables are in their files.
     streamed = dcnsim.run(TREE3, out=tmp_path / "out")._repr_html_()

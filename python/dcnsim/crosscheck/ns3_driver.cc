@@ -256,6 +256,14 @@ int Main()
     for (const Link& l : LINKS)
     {
         PointToPointHelper p2p;
+        // Without flow control a packet meeting a full device queue is dropped there, by
+        // the DropTailQueue (traced below). With it (the helper's default), ns-3.37 stops
+        // the device's NetDeviceQueue once it cannot take another MTU-sized packet
+        // (net-device-queue-interface.h, PacketEnqueued) and TrafficControlLayer::Send,
+        // finding no queue disc, discards every packet sent meanwhile before it reaches
+        // the queue, seen only by the node's "TcDrop" trace (traffic-control-layer.h,
+        // m_dropped). Flow control is added back below for the ports with a queue disc.
+        p2p.DisableFlowControl();
         p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(l.bps)));
         p2p.SetChannelAttribute("Delay", TimeValue(PicoSeconds(l.delayPs)));
         NetDeviceContainer d = p2p.Install(nodes.Get(l.a), nodes.Get(l.b));
@@ -275,14 +283,15 @@ int Main()
             qkind.push_back(from < N_HOSTS ? 0 : 1);
         }
     }
-    TrafficControlHelper none;
     for (size_t i = 0; i < devs.size(); ++i)
     {
         const QueueSpec& q = QUEUES[qkind[i]];
-        // Ipv4AddressHelper::Assign installed the default queue disc; without an AQM the
-        // port is the device's DropTailQueue alone, holding `capacity` waiting packets
-        // (PointToPointNetDevice dequeues the packet it sends, as dcnsim counts).
-        none.Uninstall(devs[i]);
+        // Ipv4AddressHelper::Assign installs no default queue disc on a device without
+        // flow control; without an AQM the port is the device's DropTailQueue alone,
+        // holding `capacity` waiting packets (PointToPointNetDevice dequeues the packet
+        // it sends, as dcnsim counts).
+        NS_ABORT_MSG_IF(devs[i]->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(devs[i]),
+                        "unexpected queue disc on " << g_ports[i].name);
         Ptr<Queue<Packet>> dq = DynamicCast<PointToPointNetDevice>(devs[i])->GetQueue();
         int port = int(i);
         dq->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDevDrop, port));
@@ -297,7 +306,12 @@ int Main()
             continue;
         }
         // With RED the device holds one packet besides the one on the wire and the
-        // queue disc the rest, so the disc's limit and thresholds are one less.
+        // queue disc the rest, so the disc's limit and thresholds are one less. The disc
+        // waits for room in the device through flow control, aggregated here as
+        // PointToPointHelper::Install does when flow control is enabled.
+        Ptr<NetDeviceQueueInterface> ndqi = CreateObject<NetDeviceQueueInterface>();
+        ndqi->GetTxQueue(0)->ConnectQueueTraces(dq);
+        devs[i]->AggregateObject(ndqi);
         dq->SetMaxSize(QueueSize("1p"));
         TrafficControlHelper tch;
         tch.SetRootQueueDisc("ns3::RedQueueDisc",
