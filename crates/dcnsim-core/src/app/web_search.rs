@@ -17,7 +17,7 @@
 //! `bytes` all answers, `outcome` `"timeout"` if any answer had a
 //! retransmission timeout, else `"done"`, `value` the answers' timeouts).
 
-use super::keys::{check_bytes, check_class, check_count, check_starts_before, fan_in};
+use super::keys::{check_bytes, check_class, check_count, check_rounds, fan_in};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op, OpenFlow};
 use crate::app::keys::check_size;
 use crate::cc::Protocol;
@@ -158,12 +158,13 @@ impl App for WebSearch {
         let total = check_bytes(join_path(at, "total"), c.total)?;
         let answer = total.div_ceil(workers.len() as u64);
         check_size(join_path(at, "request"), c.request)?;
-        check_starts_before(at, "start", c.start, given.stop_time, "web search")?;
+        let queries = check_count(at, "queries", c.queries)?;
+        check_rounds(at, c.start, c.gap, given.stop_time, queries, "web search")?;
         Ok(vec![WebSearchSpec {
             aggregator: c.aggregator,
             workers,
             answer,
-            queries: check_count(at, "queries", c.queries)?,
+            queries,
             gap: c.gap,
             start: c.start,
             request: c.request.0 as u32,
