@@ -94,7 +94,10 @@ def test_a_files_types_depend_neither_on_its_rows_nor_on_pandas(tmp_path):
     # a table without rows (tree3_probes has no flows and asks for no trace; BUSY has
     # both), and the files carry no pandas metadata, whichever pandas is installed.
     empty = dcnsim.run(TREE3, out=tmp_path / "empty")
-    full = dcnsim.run({**BUSY, "stop_time": "2ms"}, out=tmp_path / "full")
+    # 2 ms: the probe train spaced to fit (a probe after stop_time is refused).
+    train = [{"src": 0, "dst": "all", "time": "1ms", "interval": "300us"}]
+    short = {**BUSY, "stop_time": "2ms", "traffic": {**BUSY["traffic"], "probes": train}}
+    full = dcnsim.run(short, out=tmp_path / "full")
     assert len(empty.flows) == 0 and len(full.flows) > 0
     for name in ("flows.parquet", "ops.parquet", "ports.parquet", "probes.parquet"):
         schema = pq.read_schema(tmp_path / "empty" / name)

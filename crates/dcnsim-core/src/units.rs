@@ -125,6 +125,14 @@ pub enum Capacity {
 }
 
 impl Capacity {
+    /// `amount` in the unit of `unit`.
+    pub fn of_unit(unit: Capacity, amount: u64) -> Capacity {
+        match unit {
+            Capacity::Packets(_) => Capacity::Packets(amount),
+            Capacity::Bytes(_) => Capacity::Bytes(amount),
+        }
+    }
+
     /// The number, in whichever unit it has.
     pub fn amount(self) -> u64 {
         match self {

@@ -432,6 +432,24 @@ fn bad_pause_settings_name_the_field() {
             "alpha = 0.5\nbuffer = \"1MB\"\nxon = \"2pkt\"",
             "agents[0].xon: only with xoff",
         ),
+        // Bounds: the switch (2 ports of 1000 packets, a packet on each
+        // wire) holds 2002 packets, 2 × 1001 × 65,535 B counted in bytes.
+        (
+            "xoff = \"2002pkt\"\nxon = \"2pkt\"",
+            "agents[0].xoff: 2002pkt is not below what the largest switch holds (2002pkt:",
+        ),
+        (
+            "alpha = 0.5\nbuffer = \"131201071B\"",
+            "agents[0].buffer: 131201071B is more than the largest switch's queues hold (131201070B:",
+        ),
+        (
+            "alpha = 0.5\nbuffer = \"100KB\"\nresume_offset = \"100KB\"",
+            "agents[0].resume_offset: must be below buffer (100000B)",
+        ),
+        (
+            "xoff = \"20pkt\"\ndeadlock_after = \"5001ms\"",
+            "agents[0].deadlock_after: must be at most 5000000us (5 s, the longest detection time of SONiC's PFC watchdog)",
+        ),
         (
             "alpha = 0.5\nbuffer = \"100KB\"\nheadroom = \"50KB\"",
             "agents[0].headroom: 2 ports × 1 classes × 50000B = 100000B reserved is not below buffer (100000B)",
@@ -445,5 +463,13 @@ fn bad_pause_settings_name_the_field() {
         );
         let err = common::error_of(&text);
         assert!(err.starts_with(want), "{keys}: got {err}");
+    }
+    // One below the bounds is a switch's.
+    for keys in ["xoff = \"2001pkt\"", "alpha = 0.5\nbuffer = \"131201070B\""] {
+        let text = overload(
+            &format!("[[agents]]\nkind = \"pause\"\nswitches = \"all\"\n{keys}\n"),
+            "1us",
+        );
+        assert!(Scenario::from_toml_str(&text).is_ok(), "{keys}");
     }
 }

@@ -86,8 +86,8 @@ pub struct PacketSlicingSpec {
     /// ŵ in packets, instead of the seed's rule and the estimator.
     pub window: Option<f64>,
     /// The least time between two announcements of one port (default 0:
-    /// each change at once).
-    #[serde(default)]
+    /// each change at once); at most [`crate::units::MAX_DELAY`].
+    #[serde(default, deserialize_with = "crate::units::delay")]
     pub interval: Time,
 }
 

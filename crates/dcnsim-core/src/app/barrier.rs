@@ -17,7 +17,7 @@
 //! synchronisation time in seconds: its end minus its start, the same on
 //! every row of the iteration).
 
-use super::keys::{check_bytes, check_class, check_count, host_list};
+use super::keys::{check_bytes, check_class, check_count, check_rounds, host_list};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -169,10 +169,12 @@ impl App for Barrier {
         }
         check_class(at, c.class)?;
         let size = check_bytes(join_path(at, "size"), c.size)?;
+        let iterations = check_count(at, "iterations", c.iterations)?;
+        check_rounds(at, c.start, c.gap, given.stop_time, iterations, "barrier")?;
         Ok(vec![BarrierSpec {
             hosts,
             size,
-            iterations: check_count(at, "iterations", c.iterations)?,
+            iterations,
             gap: c.gap,
             start: c.start,
             class: c.class,

@@ -15,7 +15,9 @@
 //! timeouts), written together when the round ends, so only finished rounds
 //! have rows. `rounds.parquet` is their view by round ([`rounds`]).
 
-use super::keys::{check_bytes, check_class, check_count, check_relative_deadline, fan_in};
+use super::keys::{
+    check_bytes, check_class, check_count, check_relative_deadline, check_starts_before, fan_in,
+};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -41,7 +43,9 @@ struct RawIncast {
     persistent: bool,
     #[serde(default)]
     start: Time,
-    #[serde(default)]
+    /// A worker's response waits at most this long: a delay (at most
+    /// [`crate::units::MAX_DELAY`]).
+    #[serde(default, deserialize_with = "crate::units::delay")]
     spread: Time,
     deadline: Option<Time>,
     #[serde(default)]
@@ -206,8 +210,8 @@ impl App for Incast {
         let bytes_per_worker = match (c.sru, c.total) {
             (Some(b), None) => check_bytes(join_path(at, "sru"), b)?,
             (None, Some(t)) => {
-                let each = t.0.div_ceil(workers.len() as u64);
-                check_bytes(join_path(at, "total"), Bytes(each))?
+                let total = check_bytes(join_path(at, "total"), t)?;
+                total.div_ceil(workers.len() as u64)
             }
             _ => {
                 return Err(ScenarioError::new(
@@ -217,6 +221,7 @@ impl App for Incast {
             }
         };
         check_relative_deadline(at, c.deadline, "the round's start")?;
+        check_starts_before(at, "start", c.start, given.stop_time, "incast")?;
         Ok(vec![IncastSpec {
             aggregator: c.aggregator,
             workers,

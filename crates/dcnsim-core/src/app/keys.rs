@@ -6,6 +6,7 @@
 use crate::error::{join_path, ScenarioError};
 use crate::topology::Topology;
 use crate::units::{Bytes, Time};
+use crate::workload::MAX_CDF_SIZE;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -121,7 +122,8 @@ pub fn end_of(
     Ok(stop)
 }
 
-/// A source starting at or after the run's `stop_time` would send nothing.
+/// A source (or an outage) starting at or after the run's `stop_time`
+/// would never act.
 pub fn check_starts_before(
     at: &str,
     key: &str,
@@ -132,15 +134,74 @@ pub fn check_starts_before(
     match stop_time {
         Some(end) if start >= end => Err(ScenarioError::new(
             join_path(at, key),
-            format!("the {what} starts at {start}, not before the run's stop_time ({end}): it would send nothing"),
+            format!("the {what} starts at {start}, not before the run's stop_time ({end}): the run ends before it begins"),
         )),
         _ => Ok(()),
     }
 }
 
+/// Whether `rounds` steps of `step` after `start` stay within the simulated
+/// clock (picoseconds in 64 bits, about 213 days; [`crate::units::Time`]).
+pub fn fits_clock(start: Time, rounds: u64, step: Time) -> bool {
+    u128::from(start.0) + u128::from(rounds) * u128::from(step.0) <= u128::from(u64::MAX)
+}
+
+/// A wait between two rounds of a source (`think`, `gap`): the second round
+/// must come before the source's `end` (its `stop`, or the run's
+/// `stop_time`, named by `end`'s text), or the wait only ends it; without
+/// an end, its `rounds` must fit the simulated clock.
+pub fn check_wait(
+    at: &str,
+    key: &str,
+    wait: Time,
+    start: Time,
+    end: Option<(Time, &str)>,
+    rounds: u64,
+    what: &str,
+) -> Result<(), ScenarioError> {
+    let err = |why: String| Err(ScenarioError::new(join_path(at, key), why));
+    match end {
+        Some((end, name)) if !fits_clock(start, 1, wait) || start + wait >= end => err(format!(
+            "{wait} after the {what}'s start ({start}) is not before {name} ({end}): its second round would never come"
+        )),
+        None if !fits_clock(start, rounds, wait) => err(format!(
+            "{rounds} rounds {wait} apart from {start} run past the end of the simulated clock (2^64 ps, about 213 days)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// An application of `rounds` rounds `gap` apart from `start` (barrier,
+/// shuffle, web search): it starts before the run's `stop_time` and its
+/// second round comes before it.
+pub fn check_rounds(
+    at: &str,
+    start: Time,
+    gap: Time,
+    stop_time: Option<Time>,
+    rounds: u32,
+    what: &str,
+) -> Result<(), ScenarioError> {
+    check_starts_before(at, "start", start, stop_time, what)?;
+    let end = stop_time.map(|t| (t, "the run's stop_time"));
+    check_wait(at, "gap", gap, start, end, u64::from(rounds), what)
+}
+
+/// A size of data a flow or an application sends (a flow's, a message's, a
+/// response's): from 1 B to [`MAX_CDF_SIZE`], the largest a workload's CDF
+/// may give (1 TB, 800 s at 10 Gbps; a larger one is a slip of the unit).
 pub fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {
     if b.0 == 0 {
         return Err(ScenarioError::new(path, "must be at least 1 B"));
+    }
+    if b.0 as f64 > MAX_CDF_SIZE {
+        return Err(ScenarioError::new(
+            path,
+            format!(
+                "{} B exceeds the maximum of {MAX_CDF_SIZE:e} B (1 TB, the largest flow size a workload's CDF may give)",
+                b.0
+            ),
+        ));
     }
     Ok(b.0)
 }

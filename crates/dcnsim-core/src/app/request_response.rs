@@ -17,7 +17,7 @@
 //! when the response was complete, `bytes` request plus response,
 //! `outcome` `"done"`, `value` the request latency in seconds).
 
-use super::keys::{check_bytes, check_class, check_host, end_of, host_list};
+use super::keys::{check_bytes, check_class, check_host, check_wait, end_of, host_list};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -228,9 +228,9 @@ impl App for RequestResponse {
                 "must be at least 1",
             ));
         }
-        let stop = match c.requests {
-            Some(_) => c.stop,
-            None => Some(end_of(
+        let stop = match (c.requests, c.stop) {
+            (Some(_), None) => None,
+            _ => Some(end_of(
                 at,
                 c.stop,
                 given.stop_time,
@@ -238,6 +238,14 @@ impl App for RequestResponse {
                 "closed-loop client",
             )?),
         };
+        // Its end: its own stop (or the run's); with neither, `requests`
+        // rounds.
+        let end = match (c.stop, given.stop_time) {
+            (Some(t), _) => Some((t, "its stop")),
+            (None, t) => t.map(|t| (t, "the run's stop_time")),
+        };
+        let rounds = c.requests.unwrap_or(1);
+        check_wait(at, "think", c.think, c.start, end, rounds, "client")?;
         Ok(vec![RequestResponseSpec {
             servers: c.servers,
             clients,

@@ -11,7 +11,7 @@
 //! `start_s` and `end_s` the job's, `bytes` all flows' bytes, `outcome`
 //! `"done"`, `value` the job runtime in seconds).
 
-use super::keys::{check_bytes, check_class, check_count, host_list};
+use super::keys::{check_bytes, check_class, check_count, check_rounds, host_list};
 use super::{App, Application, Context, Given, Load, Op, OpenFlow};
 use crate::cc::Protocol;
 use crate::error::{join_path, parse_at, ScenarioError};
@@ -146,11 +146,13 @@ impl App for Shuffle {
         }
         check_class(at, c.class)?;
         let bytes = check_bytes(join_path(at, "bytes"), c.bytes)?;
+        let jobs = check_count(at, "jobs", c.jobs)?;
+        check_rounds(at, c.start, c.gap, given.stop_time, jobs, "shuffle")?;
         Ok(vec![ShuffleSpec {
             mappers,
             reducers,
             bytes,
-            jobs: check_count(at, "jobs", c.jobs)?,
+            jobs,
             gap: c.gap,
             start: c.start,
             class: c.class,

@@ -17,7 +17,7 @@
 //! `bytes` all answers, `outcome` `"timeout"` if any answer had a
 //! retransmission timeout, else `"done"`, `value` the answers' timeouts).
 
-use super::keys::{check_bytes, check_class, check_count, fan_in};
+use super::keys::{check_bytes, check_class, check_count, check_rounds, fan_in};
 use super::{App, Application, Context, Datagram, Delivered, Given, Load, Op, OpenFlow};
 use crate::app::keys::check_size;
 use crate::cc::Protocol;
@@ -155,14 +155,16 @@ impl App for WebSearch {
         let c: RawWebSearch = parse_at(v, at)?;
         let workers = fan_in(at, c.aggregator, &c.workers, topo)?;
         check_class(at, c.class)?;
-        let answer = c.total.0.div_ceil(workers.len() as u64);
-        let answer = check_bytes(join_path(at, "total"), Bytes(answer))?;
+        let total = check_bytes(join_path(at, "total"), c.total)?;
+        let answer = total.div_ceil(workers.len() as u64);
         check_size(join_path(at, "request"), c.request)?;
+        let queries = check_count(at, "queries", c.queries)?;
+        check_rounds(at, c.start, c.gap, given.stop_time, queries, "web search")?;
         Ok(vec![WebSearchSpec {
             aggregator: c.aggregator,
             workers,
             answer,
-            queries: check_count(at, "queries", c.queries)?,
+            queries,
             gap: c.gap,
             start: c.start,
             request: c.request.0 as u32,

@@ -99,6 +99,7 @@
 //!   of flows is 1 MSS"), whatever `transport.init_cwnd` says.
 
 use super::{Build, Controller, Flags, FlowState, Need, Window};
+use crate::app::keys::check_bytes;
 use crate::packet::{BOF_MAX, BOF_UNIT};
 use crate::units::{Bytes, Time};
 use serde::Deserialize;
@@ -225,6 +226,9 @@ impl Build for Botcp {
                 ),
             ));
         }
+        // X is a flow size: one beyond the largest a flow may have would
+        // leave every flow short.
+        check_bytes(String::new(), s.x).map_err(|e| ("x", e.reason))?;
         Ok(())
     }
 

@@ -17,6 +17,7 @@
 //! segment carries is `transport.priority` (remaining bytes by default).
 
 use super::{reno, Build, Controller, Flags, FlowState, Window};
+use crate::tcp::MAX_RTO;
 use crate::units::Time;
 use serde::Deserialize;
 
@@ -73,6 +74,15 @@ impl Build for Pfabric {
         }
         if s.rto == Time::ZERO {
             return bad("rto", "must be above 0 (the reference: 45us at 10 Gbps)");
+        }
+        if s.rto > MAX_RTO {
+            return Err((
+                "rto",
+                format!(
+                    "must be at most {MAX_RTO} (120 s, Linux's TCP_RTO_MAX), got {}",
+                    s.rto
+                ),
+            ));
         }
         if s.probe_after == 0 {
             return bad("probe_after", "must be at least 1 timeout");

@@ -22,6 +22,7 @@ pub use crate::queue::{AqmSpec, QueueKind, QueueSpec, RedProfile};
 pub use crate::tcp::{PrioScheme, TransportSpec, MAX_MSS, MIN_MSS};
 pub use traffic::{FlowSpec, Pattern, ProbeSpec, StreamSpec, TrafficSpec};
 
+use crate::app::keys::check_starts_before;
 use crate::topology::{built_by, Builder, NodeKind, Topology, TopologySpec};
 use crate::units::{Capacity, Time};
 use serde::Deserialize;
@@ -226,6 +227,7 @@ impl Scenario {
                 ));
             };
             resolved.outages.push((port, o.start, o.stop));
+            check_starts_before(&at, "start", o.start, raw.stop_time, "outage")?;
             if o.stop <= o.start {
                 return Err(ScenarioError::new(
                     join_path(&at, "stop"),

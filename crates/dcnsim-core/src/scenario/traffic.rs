@@ -4,7 +4,7 @@
 use super::{join_path, parse_at, Protocol, ScenarioError, TransportSpec};
 use crate::app::keys::{
     check_bytes, check_class, check_host, check_load, check_size, check_starts_before, end_of,
-    HostOrAll, HostOrRandom,
+    fits_clock, HostOrAll, HostOrRandom,
 };
 use crate::app::{AppSpec, Given, KEYS};
 use crate::topology::Topology;
@@ -26,6 +26,35 @@ pub struct ProbeSpec {
     /// 802.1Q priority code point of the probe packets, 0–7.
     #[serde(default)]
     pub class: u8,
+}
+
+/// A probe train of `probes` packets `interval` apart from `time`: its last
+/// probe leaves before the run's `stop_time` (a later one is never sent)
+/// and within the simulated clock.
+fn check_train(
+    at: &str,
+    time: Time,
+    interval: Time,
+    probes: u64,
+    stop_time: Option<Time>,
+) -> Result<(), ScenarioError> {
+    let steps = probes.saturating_sub(1);
+    let err = |why: String| Err(ScenarioError::new(join_path(at, "interval"), why));
+    if !fits_clock(time, steps, interval) {
+        return err(format!(
+            "{probes} probes {interval} apart from {time} run past the end of the simulated clock (2^64 ps, about 213 days)"
+        ));
+    }
+    let last = Time(time.0 + steps * interval.0);
+    match stop_time {
+        Some(end) if last >= end => {
+            let sent = (end.0 - time.0).div_ceil(interval.0.max(1));
+            err(format!(
+                "the train's last probe leaves at {last}, not before the run's stop_time ({end}): only {sent} of its {probes} probes would be sent"
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Gaps between the packets of a stream.
@@ -193,6 +222,7 @@ impl TrafficSpec {
             let p: ProbeSpec = parse_at(v, &at)?;
             check_host(topo, join_path(&at, "src"), p.src)?;
             check_size(join_path(&at, "size"), p.size)?;
+            check_starts_before(&at, "time", p.time, stop_time, "probe")?;
             check_class(&at, p.class)?;
             match p.dst.host() {
                 Some(d) => {
@@ -205,13 +235,26 @@ impl TrafficSpec {
                     }
                 }
                 None => {
-                    if p.interval.is_none() {
+                    let Some(interval) = p.interval else {
                         return Err(ScenarioError::new(
                             join_path(&at, "interval"),
                             "required when dst = \"all\" (the spacing of the train)",
                         ));
-                    }
+                    };
+                    check_train(
+                        &at,
+                        p.time,
+                        interval,
+                        topo.host_count() as u64 - 1,
+                        stop_time,
+                    )?;
                 }
+            }
+            if p.dst.host().is_some() && p.interval.is_some() {
+                return Err(ScenarioError::new(
+                    join_path(&at, "interval"),
+                    "only with dst = \"all\" (it spaces a train; a probe to one host is one packet)",
+                ));
             }
             probes.push(p);
         }

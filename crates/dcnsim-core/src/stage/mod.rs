@@ -37,7 +37,7 @@ use crate::error::{join_path, parse_at, ScenarioError};
 use crate::packet::Hop;
 pub use crate::queue::PortContext;
 use crate::topology::{NodeKind, Topology};
-use crate::units::Time;
+use crate::units::{Rate, Time};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
@@ -78,6 +78,12 @@ pub trait Stage: Sized {
 
     /// Checks beyond the types; errors name the key under `path`.
     fn check(_spec: &Self::Spec, _path: &str) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+
+    /// Checks against the ports the entry runs at, `fastest` the fastest of
+    /// their links; errors name the key under `path`.
+    fn check_ports(_spec: &Self::Spec, _path: &str, _fastest: Rate) -> Result<(), ScenarioError> {
         Ok(())
     }
 
@@ -210,6 +216,11 @@ macro_rules! stages {
                         StageParams::$variant(spec)
                     })*
                 })
+            }
+
+            /// Checks against the selected ports' fastest link.
+            fn check_ports(&self, path: &str, fastest: Rate) -> Result<(), ScenarioError> {
+                match self { $(StageParams::$variant(s) => <$ty>::check_ports(s, path, fastest),)* }
             }
 
             /// A fresh stage for a port of context `ctx`.
@@ -354,6 +365,9 @@ impl StageSpec {
         let common: Common = parse_at(Value::Object(common), path)?;
         let params = StageParams::parse(common.kind, Value::Object(map), path)?;
         let ports = resolve(&common.ports, &join_path(path, "ports"), topo)?;
+        let numbered = topo.ports();
+        let fastest = ports.iter().map(|&p| numbered[p as usize].2.rate);
+        params.check_ports(path, fastest.max().unwrap_or(Rate(u64::MAX)))?;
         Ok(StageSpec { params, ports })
     }
 }

@@ -23,7 +23,7 @@
 use super::{PortContext, Stage};
 use crate::error::{join_path, ScenarioError};
 use crate::packet::CLASSES;
-use crate::units::{Bytes, Rate, Time};
+use crate::units::{Bytes, Rate, Time, MAX_DELAY};
 use serde::Deserialize;
 
 /// `[[network.stages]] kind = "token_bucket"`: the shaped classes.
@@ -76,6 +76,42 @@ impl Stage for TokenBucket {
                     format!("{at}[{i}].class"),
                     format!("class {} is listed twice", c.class),
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A rate above the fastest of its ports' links never holds a packet
+    /// (as a stream faster than its link, a slip of the unit); a burst is
+    /// held as the time the class may run ahead of its rate (8 × burst /
+    /// rate, as Linux's HTB and TBF take it, `buffer`): a delay, at most
+    /// [`MAX_DELAY`].
+    fn check_ports(spec: &TokenBucketSpec, path: &str, fastest: Rate) -> Result<(), ScenarioError> {
+        for (i, c) in spec.classes.iter().enumerate() {
+            let at = format!("{}[{i}]", join_path(path, "classes"));
+            if c.rate > fastest {
+                return Err(ScenarioError::new(
+                    join_path(&at, "rate"),
+                    format!(
+                        "{} is faster than the fastest of the stage's ports ({fastest}): the class would never be held",
+                        c.rate
+                    ),
+                ));
+            }
+            if let Some(burst) = c.burst {
+                let ahead =
+                    u128::from(burst.0) * 8 * u128::from(Time::PS_PER_S) / u128::from(c.rate.0);
+                if ahead > u128::from(MAX_DELAY.0) {
+                    return Err(ScenarioError::new(
+                        join_path(&at, "burst"),
+                        format!(
+                            "{} B takes {} s at the class's rate ({}): a burst is how far ahead of its rate a class may run, at most 1 s like any delay",
+                            burst.0,
+                            ahead as f64 / Time::PS_PER_S as f64,
+                            c.rate
+                        ),
+                    ));
+                }
             }
         }
         Ok(())
@@ -226,5 +262,29 @@ mod tests {
             err(vec![]),
             "network.stages[0].classes: lists no class to shape"
         );
+    }
+
+    /// The rate up to the fastest port's link, the burst up to 1 s at the
+    /// rate: 125,000,000 B at 1 Gbps.
+    #[test]
+    fn check_ports_bounds_rate_and_burst() {
+        let gbps = Rate(1_000_000_000);
+        let check = |rate: Rate, burst: u64| {
+            let classes = vec![ClassLimit {
+                class: 3,
+                rate,
+                burst: Some(Bytes(burst)),
+            }];
+            TokenBucket::check_ports(&TokenBucketSpec { classes }, "network.stages[0]", gbps)
+                .map_err(|e| e.to_string())
+        };
+        assert!(check(gbps, 125_000_000).is_ok());
+        let e = check(gbps, 125_000_001).unwrap_err();
+        assert!(
+            e.starts_with("network.stages[0].classes[0].burst: 125000001 B takes 1.000000008 s"),
+            "{e}"
+        );
+        let e = check(Rate(gbps.0 + 1), 1500).unwrap_err();
+        assert!(e.starts_with("network.stages[0].classes[0].rate: 1.000000001Gbps is faster than the fastest of the stage's ports (1Gbps)"), "{e}");
     }
 }

@@ -287,6 +287,12 @@ pub const MAX_MSS: u64 = 65_495;
 pub const MIN_PMTU: u64 = 64;
 
 /// The longest retransmission timeout, first or backed off: Linux's
+/// Linux's `TCP_INFINITE_SSTHRESH` (include/net/tcp.h): 0x7fffffff
+/// segments, the slow-start threshold that stands for none. A threshold of
+/// that many segments or more is no threshold (ns-2's `window_ 1000000`,
+/// the pFabric scripts' "none", is far below it).
+pub const INFINITE_SSTHRESH: u64 = 0x7fff_ffff;
+
 /// `TCP_RTO_MAX` (120 s, include/net/tcp.h), the largest of the three
 /// references' caps (ns-2 and ns-3 hold 60 s).
 pub const MAX_RTO: Time = Time(120 * Time::PS_PER_S);
@@ -405,6 +411,21 @@ impl TransportSpec {
                     format!(
                         "{b} B is smaller than one segment (mss {} B): the receiver could never take a full one",
                         self.mss.0
+                    ),
+                );
+            }
+        }
+        if let Some(ssthresh) = self.initial_ssthresh {
+            let segments = match ssthresh {
+                Capacity::Bytes(b) => b / self.mss.0,
+                Capacity::Packets(n) => n,
+            };
+            if segments >= INFINITE_SSTHRESH {
+                return bad(
+                    "initial_ssthresh",
+                    format!(
+                        "{ssthresh} is {segments} segments, at least Linux's TCP_INFINITE_SSTHRESH \
+                         ({INFINITE_SSTHRESH}, its value for none): leave the key out for no threshold"
                     ),
                 );
             }
