@@ -466,9 +466,10 @@ fn bad_pause_settings_name_the_field() {
     }
     // One below the bounds is a switch's.
     for keys in ["xoff = \"2001pkt\"", "alpha = 0.5\nbuffer = \"131201070B\""] {
-        let text = overload(
-            &format!("[[agents]]\nkind = \"pause\"\nswitches = \"all\"\n{keys}\n"),
+        let text = common::five_to_one(
             "1us",
+            "1000pkt",
+            &format!("[[agents]]\nkind = \"pause\"\nswitches = \"all\"\n{keys}\n"),
         );
         assert!(Scenario::from_toml_str(&text).is_ok(), "{keys}");
     }
