@@ -31,6 +31,10 @@ impl Time {
 /// slip of the unit (`"197days"` where `"197us"` was meant), refused by name.
 pub const MAX_DELAY: Time = Time(Time::PS_PER_S);
 
+/// `TCP_RTO_MAX` (120 s, include/net/tcp.h), the largest of the three
+/// references' caps (ns-2 and ns-3 hold 60 s).
+pub const MAX_RTO: Time = Time(120 * Time::PS_PER_S);
+
 /// Serde for a delay key (`topology.link.delay`, `network.host_delay`, ...):
 /// a time no longer than [`MAX_DELAY`].
 pub fn delay<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Time, D::Error> {

@@ -32,6 +32,31 @@ pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
 /// run, which then opens no flow at all.
 pub const MAX_CDF_SIZE: f64 = 1e12;
 
+/// A size of data a flow or an application sends (a flow's, a message's, a
+/// response's): from 1 B to [`MAX_CDF_SIZE`], the largest a workload's CDF
+/// may give (1 TB, 800 s at 10 Gbps; a larger one is a slip of the unit).
+pub fn check_bytes(
+    path: String,
+    b: crate::units::Bytes,
+) -> Result<u64, crate::error::ScenarioError> {
+    if b.0 == 0 {
+        return Err(crate::error::ScenarioError::new(
+            path,
+            "must be at least 1 B",
+        ));
+    }
+    if b.0 as f64 > MAX_CDF_SIZE {
+        return Err(crate::error::ScenarioError::new(
+            path,
+            format!(
+                "{} B exceeds the maximum of {MAX_CDF_SIZE:e} B (1 TB, the largest flow size a workload's CDF may give)",
+                b.0
+            ),
+        ));
+    }
+    Ok(b.0)
+}
+
 /// Read `path` as text if it is a regular file of at most `limit` bytes. Its
 /// kind and size are checked before it is opened, so a directory, a device
 /// such as `/dev/zero` or a FIFO is refused at once instead of read without

@@ -6,7 +6,7 @@
 use crate::error::{join_path, ScenarioError};
 use crate::topology::Topology;
 use crate::units::{Bytes, Time};
-use crate::workload::MAX_CDF_SIZE;
+pub use crate::workload::check_bytes;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
@@ -185,25 +185,6 @@ pub fn check_rounds(
     check_starts_before(at, "start", start, stop_time, what)?;
     let end = stop_time.map(|t| (t, "the run's stop_time"));
     check_wait(at, "gap", gap, start, end, u64::from(rounds), what)
-}
-
-/// A size of data a flow or an application sends (a flow's, a message's, a
-/// response's): from 1 B to [`MAX_CDF_SIZE`], the largest a workload's CDF
-/// may give (1 TB, 800 s at 10 Gbps; a larger one is a slip of the unit).
-pub fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {
-    if b.0 == 0 {
-        return Err(ScenarioError::new(path, "must be at least 1 B"));
-    }
-    if b.0 as f64 > MAX_CDF_SIZE {
-        return Err(ScenarioError::new(
-            path,
-            format!(
-                "{} B exceeds the maximum of {MAX_CDF_SIZE:e} B (1 TB, the largest flow size a workload's CDF may give)",
-                b.0
-            ),
-        ));
-    }
-    Ok(b.0)
 }
 
 /// A count of `key` (rounds, queries, iterations, jobs…), at least one.

@@ -99,9 +99,9 @@
 //!   of flows is 1 MSS"), whatever `transport.init_cwnd` says.
 
 use super::{Build, Controller, Flags, FlowState, Need, Window};
-use crate::app::keys::check_bytes;
 use crate::packet::{BOF_MAX, BOF_UNIT};
 use crate::units::{Bytes, Time};
+use crate::workload::check_bytes;
 use serde::Deserialize;
 
 /// `[transport.botcp]`: the seed's constants (§3.2, §4.3; values of §5).

@@ -17,8 +17,8 @@
 //! segment carries is `transport.priority` (remaining bytes by default).
 
 use super::{reno, Build, Controller, Flags, FlowState, Window};
-use crate::tcp::MAX_RTO;
 use crate::units::Time;
+use crate::units::MAX_RTO;
 use serde::Deserialize;
 
 /// `[transport.pfabric]`.

@@ -87,8 +87,8 @@ mod timers;
 pub use conn::{Conn, MakeController, Params};
 pub use sender::linux_pacing_rate;
 pub use spec::{
-    PrioScheme, Profile, Recovery, SackPipe, SsthreshFrom, TransportSpec, MAX_MSS, MAX_RTO,
-    MIN_MSS, MIN_PMTU,
+    PrioScheme, Profile, Recovery, SackPipe, SsthreshFrom, TransportSpec, MAX_MSS, MIN_MSS,
+    MIN_PMTU,
 };
 
 use crate::cc::Protocol;

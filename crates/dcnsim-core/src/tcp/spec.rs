@@ -8,7 +8,7 @@ use super::HEADER;
 use crate::cc::{CcSettings, Protocol, SlowStart};
 use crate::error::{parse_at, ScenarioError};
 use crate::packet::MAX_SACK_BLOCKS;
-use crate::units::{Bytes, Capacity, Time};
+use crate::units::{Bytes, Capacity, Time, MAX_RTO};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -292,10 +292,6 @@ pub const MIN_PMTU: u64 = 64;
 /// that many segments or more is no threshold (ns-2's `window_ 1000000`,
 /// the pFabric scripts' "none", is far below it).
 pub const INFINITE_SSTHRESH: u64 = 0x7fff_ffff;
-
-/// `TCP_RTO_MAX` (120 s, include/net/tcp.h), the largest of the three
-/// references' caps (ns-2 and ns-3 hold 60 s).
-pub const MAX_RTO: Time = Time(120 * Time::PS_PER_S);
 
 /// The longest delayed-ACK timer: RFC 1122 §4.2.3.2, "the delay MUST be less
 /// than 0.5 seconds".
