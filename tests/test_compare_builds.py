@@ -1,6 +1,7 @@
 """scripts/compare_builds.py: builds of the core run side by side, alternating
 (docs/performance.md, "Method"). Builds the runner of the checked-out commit
-once (about a minute on a fresh clone) and reuses it."""
+once (134 s in CI, where it is the largest single cost of the default suite) and
+reuses it: a developer's tool, so the test runs with `-m slow`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "compare_builds.py"
@@ -34,6 +37,7 @@ size = "1500B"
 """
 
 
+@pytest.mark.slow
 def test_a_build_beside_itself_alternates_and_reports_identical_tables(tmp_path):
     scenario = tmp_path / "star.toml"
     scenario.write_text(STAR.format(seed=1))
