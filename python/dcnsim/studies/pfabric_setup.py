@@ -65,9 +65,8 @@ PFABRIC_FULL = PfabricPlan(
 )
 #: The quick variant: a smaller leaf-spine (4 leaves x 16 hosts, 4 spines, the same
 #: rates and delays, still full bisection), web search only, loads 0.2 and 0.6, seeds
-#: 1-3, runs
-#: as long as the full variant's but capped at 400 ms (shorter runs held too few
-#: large flows to decide the large-flow claim).
+#: 1-3, runs as long as the full variant's but capped at 400 ms (shorter runs held too
+#: few large flows to decide the large-flow claim).
 PFABRIC_QUICK = PfabricPlan(
     leaves=4,
     workloads=("websearch",),
