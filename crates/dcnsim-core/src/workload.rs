@@ -211,9 +211,10 @@ impl Cdf {
 
     /// E[min(X, `cap`)] of a size X drawn from the CDF, in bytes: the
     /// integral of P(X > s) over s in [0, `cap`] (the CDF interpolated
-    /// linearly, as [`Cdf::sample`] draws).
+    /// linearly, as [`Cdf::sample`] draws). No size is below the first
+    /// point's, so P(X > s) = 1 up to it.
     pub fn mean_capped(&self, cap: f64) -> f64 {
-        let mut m = 0.0;
+        let mut m = self.points[0].0.min(cap);
         for w in self.points.windows(2) {
             let ((a, pa), (b, pb)) = (w[0], w[1]);
             if a >= cap {
@@ -263,6 +264,16 @@ mod tests {
                 c.mean()
             );
         }
+    }
+
+    /// X uniform on [100, 200]: E[min(X, 120)] = 100 + ∫ from 100 to 120 of
+    /// (1 − (s − 100) / 100) ds = 118; uncapped, the mean 150.
+    #[test]
+    fn capped_mean_counts_the_sizes_below_the_first_point() {
+        let c = Cdf::parse("t", "100 0\n200 1\n").unwrap();
+        assert!((c.mean_capped(120.0) - 118.0).abs() < 1e-9);
+        assert!((c.mean_capped(50.0) - 50.0).abs() < 1e-9);
+        assert!((c.mean_capped(f64::INFINITY) - c.mean()).abs() < 1e-9);
     }
 
     #[test]
