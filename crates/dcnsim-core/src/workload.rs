@@ -8,6 +8,9 @@
 //! 2009), `fb_hadoop` (Roy et al., SIGCOMM 2015) and `detail` (a DeTail-style
 //! mix for the first seed; see the file for what is and is not from the paper).
 
+use crate::error::ScenarioError;
+use crate::units::Bytes;
+
 /// A validated CDF: sizes and probabilities both non-decreasing, ending at 1.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cdf {
@@ -35,18 +38,12 @@ pub const MAX_CDF_SIZE: f64 = 1e12;
 /// A size of data a flow or an application sends (a flow's, a message's, a
 /// response's): from 1 B to [`MAX_CDF_SIZE`], the largest a workload's CDF
 /// may give (1 TB, 800 s at 10 Gbps; a larger one is a slip of the unit).
-pub fn check_bytes(
-    path: String,
-    b: crate::units::Bytes,
-) -> Result<u64, crate::error::ScenarioError> {
+pub fn check_bytes(path: String, b: Bytes) -> Result<u64, ScenarioError> {
     if b.0 == 0 {
-        return Err(crate::error::ScenarioError::new(
-            path,
-            "must be at least 1 B",
-        ));
+        return Err(ScenarioError::new(path, "must be at least 1 B"));
     }
     if b.0 as f64 > MAX_CDF_SIZE {
-        return Err(crate::error::ScenarioError::new(
+        return Err(ScenarioError::new(
             path,
             format!(
                 "{} B exceeds the maximum of {MAX_CDF_SIZE:e} B (1 TB, the largest flow size a workload's CDF may give)",
