@@ -36,7 +36,7 @@ from dcnsim.exits import EXIT_BAD_INPUT, ending
 from dcnsim.formats import format_seconds
 from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
-from dcnsim.outdir import OutputError
+from dcnsim.outdir import OutputError, ignore_signals_once_written
 from dcnsim.results import check_output_dir, run, summarize
 from dcnsim.run_text import format_summary
 from dcnsim.scenario import Scenario
@@ -98,6 +98,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         results = summarize(scenario, progress=progress, memory_limit=limit)
         print(format_summary(results, args.set))
         return 0
+    ignore_signals_once_written()
     try:
         results = run(scenario, progress=progress, memory_limit=limit, out=args.out)
     except OutputError as exc:
@@ -238,6 +239,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
         f"{output.timing['jobs']} jobs){', quick variant' if args.quick else ''}"
     )
     if args.out is not None:
+        ignore_signals_once_written()
         try:
             written = write_study(output, args.out)
         except OSError as exc:

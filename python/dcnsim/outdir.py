@@ -21,9 +21,12 @@ import fcntl
 import os
 import re
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from dcnsim._core import ScenarioError
 
@@ -32,6 +35,7 @@ __all__ = [
     "check_output_dir",
     "describe",
     "foreign_files",
+    "ignore_signals_once_written",
     "write_atomic",
     "write_whole",
 ]
@@ -244,7 +248,64 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
+#: Whether the output put in place is the last thing the process changes (set by
+#: :func:`ignore_signals_once_written`).
+_LAST_OUTPUT = False
+
+
+def ignore_signals_once_written() -> None:
+    """Make the next output put in place the last thing this process changes: Ctrl-C
+    and SIGTERM are ignored from that moment on. The command line's ``run`` and
+    ``study`` ask for it, so that their exit status 130 or 143 always means the old
+    output is as it was, and one that comes too late to stop them means exit 0."""
+    global _LAST_OUTPUT
+    _LAST_OUTPUT = True
+
+
+@contextlib.contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held while the block runs, so that an output is swapped in
+    whole (never ``out`` missing, nor an ``.old`` left); then delivered as they would
+    have been, or, after :func:`ignore_signals_once_written`, ignored from then on.
+    Python runs signal handlers in the main thread only: elsewhere nothing is held.
+    A signal caught before the block whose handler has not yet run is held too (the
+    handler that runs is the one set when it runs)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    done = False
+    try:
+        hold = lambda signum, _frame: held.append(signum)  # noqa: E731
+        _set_handlers(hold, hold)
+        yield
+        done = True
+    finally:
+        if done and _LAST_OUTPUT:
+            _set_handlers(signal.SIG_IGN, signal.SIG_IGN)
+        else:
+            _set_handlers(*before)
+            if held:
+                signal.raise_signal(held[0])
+
+
+def _set_handlers(on_int: Any, on_term: Any) -> None:
+    """Set SIGINT's handler and SIGTERM's; a handler run between the two (a signal
+    caught earlier) stops neither from being set. A handler Python did not set
+    (``None``) is put back as the default action."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if on_int is None else on_int)
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if on_term is None else on_term)
+
+
 def _swap_in(new: Path, out: Path) -> None:
+    with _uninterrupted():
+        _rename_over(new, out)
+
+
+def _rename_over(new: Path, out: Path) -> None:
     if not out.exists():
         os.rename(new, out)
         return
