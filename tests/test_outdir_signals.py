@@ -35,8 +35,11 @@ def _signal_between_the_renames(monkeypatch, signum: int) -> None:
 
 @pytest.fixture
 def handlers():
-    """Ctrl-C's and SIGTERM's handlers put back as they were after the test."""
+    """Ctrl-C raising KeyboardInterrupt during the test (a library another test
+    imported, dask_jobqueue, installs its own handler), both handlers put back as
+    they were after it."""
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, before[0])
     signal.signal(signal.SIGTERM, before[1])

@@ -143,6 +143,15 @@ impl Capacity {
             Capacity::Packets(n) | Capacity::Bytes(n) => n,
         }
     }
+
+    /// How many packets of `packet` bytes it holds (a byte amount rounded
+    /// up: the last packet that starts in it is in).
+    pub fn packets_of(self, packet: u64) -> u64 {
+        match self {
+            Capacity::Packets(n) => n,
+            Capacity::Bytes(b) => b.div_ceil(packet.max(1)),
+        }
+    }
 }
 
 impl fmt::Display for Capacity {

@@ -6,7 +6,7 @@
 //! count (routing tables, ports, per-flow state, recorded rows as the core holds
 //! them and as the Python front converts them), not measurements, except what
 //! a workload holds at once: its open connections and packets in flight follow
-//! a model of its sources' queues (`app/workload.rs`, [`BUSY_QUEUE`]), checked
+//! a model of its sources' queues (`app/workload.rs`, [`Scenario::busy_queue`]), checked
 //! against the measured growth of benchmark B1's workload at k = 8 … 48
 //! (`tests/test_memory_scale.py`).
 
@@ -52,11 +52,6 @@ const FLOW_ROW: u64 = 152 + 288 + 344;
 /// new buffer are both full, so the peak is its capacity, the power of two
 /// above the connections open at once.
 const CONN: u64 = 720;
-/// Packets a busy source holds in flight: its bottleneck queue, held about
-/// DCTCP's marking threshold (B1's K = 65 packets). Measured on B1 at k = 8
-/// … 24: 37 … 60 packets in flight per busy source (1 − e^(−open) of them).
-/// A drop-tail bottleneck fills past it to its capacity (not counted).
-const BUSY_QUEUE: f64 = 65.0;
 /// Bytes per packet in flight: its two cache-line rows (hop fields and
 /// ends), whose tables double (the peak is their capacity, as for [`CONN`]).
 const PACKET: u64 = 128;
@@ -104,7 +99,7 @@ impl Scenario {
             busy += l.busy;
             ops += l.ops;
         }
-        let packets = busy * BUSY_QUEUE;
+        let packets = busy * self.busy_queue() as f64;
         // A table that doubles peaks at its capacity (old and new buffer full).
         let doubled = |n: f64| (n.ceil() as u64).next_power_of_two();
         // A fat-tree or a leaf-spine is routed by its numbering, with no table.
@@ -137,6 +132,25 @@ impl Scenario {
         ];
         terms.sort_by_key(|t| std::cmp::Reverse(t.1));
         terms
+    }
+
+    /// Packets a busy source holds in flight: its bottleneck queue, where the
+    /// switches' AQM holds it ([`crate::queue::aqm::Aqm::held_packets`]:
+    /// DCTCP's K, RED's `max`), else filled to the queue's capacity (drop
+    /// tail), and no more than the receive window, in full segments. Measured
+    /// on B1 (K = 65 packets) at k = 8 … 24: 37 … 60 packets in flight per
+    /// busy source (1 − e^(−open) of them). Full drop-tail queues are the
+    /// upper side: B1 without marking (NewReno, 1000 packets) estimates 23.4
+    /// MB at k = 8 for 20 ms against 7.6 MB measured
+    /// (`tests/test_memory_scale.py`).
+    fn busy_queue(&self) -> u64 {
+        let tcp = &self.transport;
+        let segment = tcp.mss.0 + tcp.header.0;
+        let queue = &self.network.queue;
+        let held = queue.aqm.as_ref().and_then(|a| a.held_packets(segment));
+        let queued = held.unwrap_or(queue.capacity.packets_of(segment));
+        tcp.rwnd
+            .map_or(queued, |w| queued.min(w.packets_of(segment)))
     }
 
     /// The switches hosts hang from: the destination groups of the routing
@@ -281,5 +295,30 @@ mod tests {
         assert!((long.open.unwrap() - 1.0).abs() < 0.02, "{long:?}");
         let short = load("1ms", "cdf = \"websearch\"");
         assert!(short.open.unwrap() < 0.6 * short.flows, "{short:?}");
+    }
+
+    /// A busy source's packets in flight: the AQM's certain-signal point,
+    /// else the queue's capacity, capped by the receive window; bytes count
+    /// full segments (1460 B + 40 B).
+    #[test]
+    fn busy_queue_follows_the_queue_and_the_window() {
+        let busy = |network: &str, transport: &str| {
+            Scenario::from_toml_str(&format!(
+                "[topology]\nkind = \"star\"\nhosts = 2\n[network]\n{network}\n[transport]\n{transport}\n"
+            ))
+            .unwrap()
+            .busy_queue()
+        };
+        let dctcp =
+            r#"queue = { capacity = "1000pkt", aqm = { kind = "threshold", k = "65pkt" } }"#;
+        assert_eq!(busy(dctcp, ""), 65);
+        let in_bytes =
+            r#"queue = { capacity = "1000pkt", aqm = { kind = "threshold", k = "30001B" } }"#;
+        assert_eq!(busy(in_bytes, ""), 21);
+        let red = r#"queue = { capacity = "1000pkt", aqm = { kind = "red", min = "20pkt", max = "60pkt", max_p = 0.1 } }"#;
+        assert_eq!(busy(red, ""), 60);
+        let droptail = r#"queue = { capacity = "150000B" }"#;
+        assert_eq!(busy(droptail, ""), 100);
+        assert_eq!(busy(droptail, r#"rwnd = "45000B""#), 30);
     }
 }

@@ -90,6 +90,15 @@ pub trait Aqm: Sized {
         Ok(())
     }
 
+    /// The queue at which the AQM holds a port that stays busy, in packets of
+    /// `packet` bytes: where its congestion signal is certain (DCTCP's K,
+    /// RED's `max`), or `None` if it has no such point (the queue then fills
+    /// to its capacity). Only the memory estimate reads it
+    /// (`scenario/memory.rs`).
+    fn held_packets(_spec: &Self::Spec, _packet: u64) -> Option<u64> {
+        None
+    }
+
     /// One AQM domain's state, drawing from its own random stream `rng`.
     fn new(spec: &Self::Spec, rng: Xoshiro256PlusPlus) -> Self;
 
@@ -137,6 +146,11 @@ macro_rules! aqms {
             /// Whether the AQM is [`Aqm::STATELESS`].
             pub fn stateless(&self) -> bool {
                 match self { $(AqmSpec::$variant(_) => <$ty>::STATELESS,)* }
+            }
+
+            /// [`Aqm::held_packets`].
+            pub fn held_packets(&self, packet: u64) -> Option<u64> {
+                match self { $(AqmSpec::$variant(s) => <$ty>::held_packets(s, packet),)* }
             }
 
             fn parse(kind: AqmKind, keys: Value, path: &str) -> Result<AqmSpec, ScenarioError> {

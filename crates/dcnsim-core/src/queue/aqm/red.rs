@@ -82,6 +82,11 @@ impl Aqm for Red {
         check_profile(path, "", &profile)
     }
 
+    /// Above `max` every arrival is signalled (Floyd and Jacobson, 1993, §4).
+    fn held_packets(s: &RedSpec, packet: u64) -> Option<u64> {
+        Some(s.max.packets_of(packet))
+    }
+
     fn new(s: &RedSpec, rng: Xoshiro256PlusPlus) -> Red {
         let profile = RedProfile {
             min: s.min,
@@ -113,6 +118,12 @@ impl Aqm for Wred {
             check_profile(path, &format!("profiles[{i}]"), p)?;
         }
         Ok(())
+    }
+
+    /// The largest profile's `max` (the class a busy port's traffic has is
+    /// not known here).
+    fn held_packets(s: &WredSpec, packet: u64) -> Option<u64> {
+        s.profiles.iter().map(|p| p.max.packets_of(packet)).max()
     }
 
     fn new(s: &WredSpec, rng: Xoshiro256PlusPlus) -> Wred {

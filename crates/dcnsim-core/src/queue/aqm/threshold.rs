@@ -24,6 +24,12 @@ impl Aqm for Threshold {
     type Spec = ThresholdSpec;
     const STATELESS: bool = true;
 
+    /// Every ECN-capable arrival at K is marked: DCTCP holds the queue about
+    /// K (Alizadeh et al., §3.1).
+    fn held_packets(spec: &ThresholdSpec, packet: u64) -> Option<u64> {
+        Some(spec.k.packets_of(packet))
+    }
+
     fn new(spec: &ThresholdSpec, _rng: Xoshiro256PlusPlus) -> Threshold {
         Threshold(spec.k)
     }
