@@ -13,6 +13,29 @@ lost SYN cost seconds), an initial window of 2 segments for TCP-ECN and DCTCP
 segment, §3.2), and the MSS:
 1460 B, or 1456 B for BOTCP, whose 4-byte IP option keeps its packets at 1500 B
 (§4.4: "4/1456").
+
+Figs. 8-10 take seeds too (issue 46; decided before their first seeded run). Their
+flows start at fixed times, so one run per scheme has no interval. Seed ``s`` adds
+to every flow's start (0 for the long flows, 0.5 ms for the short ones, k x 200 µs
+for burst k) an offset drawn uniformly from [0, ``START_JITTER_NS``) = [0, 8 µs),
+to the nanosecond, from ``np.random.default_rng([46, s])`` as the QJUMP study's
+offsets; the scenario's seed is ``s`` as well, which salts ECMP's hash, so the
+flows' spine paths vary with it. The three schemes of a seed share both (compared
+paired by seed). 8 µs is the propagation round trip of a cross-leaf path (four
+links of 1 µs, there and back), chosen from the seed's text: its bursts are
+synchronized ("20 flows ... are injected ... every 200 µsec"; "then, five new short
+flows join"), and flows started within one round trip still send their first
+windows in the same round. A burst's first round of 20 flows at 1-2 segments is
+24-48 µs of the 10 Gbps bottleneck's time (1.2 µs a 1500 B packet), three to six
+times the span, so its packets still meet in the bottleneck's queue; 8 µs is 4 % of
+the 200 µs between bursts and of the 200 µs RTO, the timescale of Figs. 9-10. In
+Fig. 8 the short flows still join together, at a point of the long flows' window
+cycle the seed does not fix. A span of one packet's serialization (1.2 µs) would
+only reorder simultaneous events; one of the burst gap would undo the burst. Seed 1
+draws as the others: the old zero offsets (simultaneous starts, ties broken by flow
+order) are not a draw of the distribution, and a mean's interval needs runs of one
+distribution; their numbers stay in ``docs/studies.md`` as the run before seeds.
+The seeds are the plans' (full 1-5, quick 1-3), the load runs' own.
 """
 
 from __future__ import annotations
