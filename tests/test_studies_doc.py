@@ -122,3 +122,48 @@ def test_add_seeds_refuses_a_repeated_run_that_differs(studies_doc, tmp_path, mo
     with pytest.raises(SystemExit, match="hold the full variant"):
         studies_doc.add_seeds(["fake"], quick=True, jobs=1, seeds=2)
     assert (tmp_path / "fake.csv").read_text() == before
+
+
+def parted_study(b_value: float):
+    """A study of two parts that run alone (``experiments``): ``a`` and ``b``, two
+    seeds each, ``b``'s value ``b_value``."""
+    import pandas as pd
+
+    from dcnsim.studies.study import Study
+
+    def runs(quick=False, jobs=None, progress=None, seeds=(1, 2), experiments=("a", "b")):
+        values = {"a": 1.0, "b": b_value}
+        return pd.DataFrame([{"experiment": e, "seed": s, "value": values[e], "wall_s": 0.1}
+                             for e in experiments for s in seeds])  # fmt: skip
+
+    def tables(runs, verbose):
+        return runs, f"values {sorted(runs['value'])}"
+
+    return Study("parted", "a study in parts", "no seed", runs, tables, lambda runs: [], {},
+                 experiments=("a", "b"))  # fmt: skip
+
+
+def test_experiments_rerun_one_part_in_place(studies_doc, tmp_path, monkeypatch):
+    import json
+
+    import pandas as pd
+
+    monkeypatch.setattr(studies_doc, "RESULTS", tmp_path)
+    monkeypatch.setattr(studies_doc, "STUDIES", {"parted": parted_study(2.0)})
+    studies_doc.run(["parted"], quick=False, jobs=1)
+    monkeypatch.setattr(studies_doc, "STUDIES", {"parted": parted_study(3.0)})
+    studies_doc.redo("parted", quick=False, jobs=1, experiments=["b"])
+    runs = pd.read_csv(tmp_path / "parted.csv")
+    assert sorted(zip(runs["experiment"], runs["seed"], runs["value"], strict=True)) == [
+        ("a", 1, 1.0), ("a", 2, 1.0), ("b", 1, 3.0), ("b", 2, 3.0)]  # fmt: skip
+    meta = json.loads((tmp_path / "parted.json").read_text())
+    assert meta["runs"] == 4
+    assert [(r["experiments"], r["runs"], r["replaced"]) for r in meta["redone"]] == [(["b"], 2, 2)]
+    head = studies_doc.block("parted").splitlines()[0]
+    assert "the 2 runs of b rerun alone by `--experiments` in place of 2" in head
+    before = (tmp_path / "parted.csv").read_text()
+    with pytest.raises(SystemExit, match="cannot run c alone"):
+        studies_doc.redo("parted", quick=False, jobs=1, experiments=["c"])
+    with pytest.raises(SystemExit, match="hold the full variant"):
+        studies_doc.redo("parted", quick=True, jobs=1, experiments=["b"])
+    assert (tmp_path / "parted.csv").read_text() == before

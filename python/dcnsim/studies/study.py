@@ -57,6 +57,10 @@ class Study:
     extras: Callable[[pd.DataFrame, pd.DataFrame, Path], list[Path]] | None = None
     #: Whether ``runs`` takes ``seeds=`` (False: the scenarios hold no randomness).
     seeded: bool = True
+    #: The parts of the study ``runs`` can run alone (``runs(experiments=[...])``),
+    #: each named as its rows' ``experiment`` column: ``scripts/studies_doc.py run
+    #: --experiments`` reruns them in place in the results files.
+    experiments: tuple[str, ...] = ()
     #: Claims whose quick verdict disagreed with the full one when both were run:
     #: the start of the claim's text -> why the quick grid cannot decide it. On the
     #: quick variant their verdict is ``quick grid cannot decide``, with the reason.

@@ -103,6 +103,16 @@ def compare(difference: float, half_width: float, strict: bool = True) -> bool |
     return bool(difference > 0) if strict else bool(difference >= 0)
 
 
+def larger(a: pd.Series, b: pd.Series) -> tuple[bool | None, str]:
+    """Whether ``a`` > ``b`` (one value per seed, indexed by seed), paired by seed, on
+    the 95 % interval of the difference (``compare``), and the difference as text,
+    ``+0.186 ± 0.05`` (± 0 with one seed)."""
+    from dcnsim.studies.stats import paired_difference
+
+    mean, half = paired_difference(a, b)
+    return compare(mean, half), f"{mean:+.3g} ± {0 if np.isnan(half) else half:.2g}"
+
+
 def within(difference: float, half_width: float, margin: float) -> bool | None:
     """Whether ``difference`` is within ``margin`` of zero ("about the same"), given the
     half-width of its 95 % interval: ``True`` when the whole interval is inside

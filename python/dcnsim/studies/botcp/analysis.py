@@ -1,5 +1,5 @@
-"""Running the BOTCP study and reducing each run to the numbers of the seed's figures;
-the seed's claims against them.
+"""Running the BOTCP study and reducing each run to the numbers of the seed's figures
+(the claims against them: ``claims``).
 
 A run is one row: ``experiment`` (``load``: Figs. 6, 7 and 11; ``bandwidth``: Fig. 8;
 ``extreme``: Figs. 9 and 10), ``scheme``, ``load`` (NaN but for ``load``), ``seed``,
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,6 @@ from dcnsim.studies.botcp.scenarios import (
     BURST_GAP_US,
     HOST_RATE_BPS,
     IW_VARIANT,
-    LABELS,
     LONG_SENDERS,
     SCHEMES,
     bandwidth_scenario,
@@ -32,12 +30,10 @@ from dcnsim.studies.botcp.scenarios import (
     load_scenario,
 )
 from dcnsim.studies.runner import Progress, run_scenarios
-from dcnsim.studies.stats import by_seed, paired_difference
-from dcnsim.studies.text import EXACT, Claim, compare, decided, every, interval, within
 
 __all__ = [
+    "EXPERIMENTS",
     "LONG_FLOW_BYTES",
-    "botcp_checks",
     "run_botcp",
     "summary",
 ]
@@ -48,17 +44,6 @@ LONG_FLOW_BYTES = 100_000
 BIN_S = 25e-6
 #: Fig. 9's queue is shown as the largest occupancy in each bin.
 QUEUE_BIN_S = 5e-6
-#: Fig. 11's "not much difference": the slowest long-flow mean within this factor of
-#: the fastest.
-ABOUT_EQUAL = 1.2
-#: Fig. 8's "regain all the link capacity": the long flows' goodput, over the 0.5 ms
-#: after the last short flow finished, at least this share of the 10 Gbps link.
-REGAIN_SHARE = 0.85
-#: Fig. 9's "around 60 x 1500/1024 ≅ 89 Kb": within this share of 89 KiB.
-NEAR = 0.15
-SEED_QUEUE_KIB = 60 * 1500 / 1024
-#: The seed's minRTO for all three schemes (§5).
-MIN_RTO_S = 200e-6
 
 
 def _fct_stats(flows: pd.DataFrame, prefix: str) -> dict[str, Any]:
@@ -158,6 +143,11 @@ def _reduce_extreme(results: Any) -> dict[str, Any]:
     }
 
 
+#: The experiments ``run_botcp`` can run alone (``experiments=``), by the value of
+#: their rows' ``experiment`` column (``load`` brings its ``load_iw`` variant).
+EXPERIMENTS = ("load", "bandwidth", "extreme")
+
+
 def run_botcp(
     quick: bool = False,
     jobs: int | None = None,
@@ -165,20 +155,27 @@ def run_botcp(
     schemes: Iterable[str] = SCHEMES,
     seeds: Iterable[int] | None = None,
     progress: Progress | None = None,
+    experiments: Iterable[str] = EXPERIMENTS,
 ) -> pd.DataFrame:
     """One row per run: the load runs of ``BOTCP_QUICK`` or ``BOTCP_FULL`` (Figs. 6,
     7, 11; ``experiment`` ``"load"``, and ``"load_iw"`` for the initial-window
-    variant, ``IW_VARIANT``) and, for each scheme, the Fig. 8 and Figs. 9-10 runs (the same in both
-    variants: they are small)."""
+    variant, ``IW_VARIANT``) and, for each scheme, the Fig. 8 (``"bandwidth"``) and
+    Figs. 9-10 (``"extreme"``) runs, on the full fabric in both variants (they are
+    small); every experiment over the plan's seeds. ``experiments``: those of
+    ``EXPERIMENTS`` to run."""
     plan = BOTCP_QUICK if quick else BOTCP_FULL
     loads = list(plan.loads if loads is None else loads)
     seeds = list(plan.seeds if seeds is None else seeds)
     schemes = list(schemes)
+    experiments = list(experiments)
+    unknown = sorted(set(experiments) - set(EXPERIMENTS))
+    if unknown:
+        raise ValueError(f"experiments must be among {', '.join(EXPERIMENTS)}, got {unknown}")
     keys: list[dict[str, Any]] = []
     tasks = []
     reduce_load = partial(_reduce_load, warmup_s=plan.warmup_s, arrivals_s=plan.arrivals_s)
     # The costliest runs first, so the pool ends evenly.
-    for load in sorted(loads, reverse=True):
+    for load in sorted(loads, reverse=True) if "load" in experiments else ():
         for scheme in schemes:
             for seed in seeds:
                 keys.append({"experiment": "load", "scheme": scheme, "load": load, "seed": seed})
@@ -188,11 +185,16 @@ def run_botcp(
         for seed in seeds if variant in schemes else ():
             keys.append({"experiment": "load_iw", "scheme": variant, "load": load, "seed": seed})
             tasks.append((reduce_load, load_scenario(variant, load, seed, quick, init_cwnd=iw)))
-    for scheme in schemes:
-        keys.append({"experiment": "extreme", "scheme": scheme, "load": np.nan, "seed": 1})
-        tasks.append((_reduce_extreme, extreme_scenario(scheme)))
-        keys.append({"experiment": "bandwidth", "scheme": scheme, "load": np.nan, "seed": 1})
-        tasks.append((_reduce_bandwidth, bandwidth_scenario(scheme)))
+    small = {"extreme": (_reduce_extreme, extreme_scenario),
+             "bandwidth": (_reduce_bandwidth, bandwidth_scenario)}  # fmt: skip
+    for experiment in [e for e in small if e in experiments]:
+        reduce, scenario = small[experiment]
+        for scheme in schemes:
+            for seed in seeds:
+                keys.append(
+                    {"experiment": experiment, "scheme": scheme, "load": np.nan, "seed": seed}
+                )
+                tasks.append((reduce, scenario(scheme, seed)))
     answers = run_scenarios(tasks, jobs=jobs, progress=progress)
     rows = [{**key, **answer} for key, answer in zip(keys, answers, strict=True)]
     hosts = plan.leaves * plan.hosts_per_leaf
@@ -223,226 +225,3 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     rank = {s: i for i, s in enumerate(SCHEMES)}
     table["_rank"] = table["scheme"].map(rank)
     return table.sort_values(["load", "_rank"]).drop(columns="_rank").reset_index(drop=True)
-
-
-def _by_scheme(runs: pd.DataFrame, experiment: str) -> dict[str, pd.Series]:
-    part = runs[runs["experiment"] == experiment]
-    return {row["scheme"]: row for _, row in part.iterrows()}
-
-
-def _faster(load_runs: pd.DataFrame, column: str, load: float, a: str, b: str) -> bool | None:
-    """Whether ``a``'s ``column`` is below ``b``'s at ``load``: the difference paired by
-    seed, outside its 95 % interval (a tie is not below; one seed: exact)."""
-    at = load_runs[load_runs["load"] == load]
-    return compare(
-        *paired_difference(
-            by_seed(at, column, scheme=b),
-            by_seed(at, column, scheme=a),
-        )
-    )
-
-
-def _lowest(frame: pd.DataFrame, load_runs: pd.DataFrame, column: str) -> tuple[bool | None, str]:
-    values = [
-        f"{load:g}: " + "/".join(f"{frame.loc[load, s]:.3f}" for s in SCHEMES)
-        for load in frame.index
-    ]
-    ok = every(
-        [
-            _faster(load_runs, column, load, "botcp", other)
-            for load in frame.index
-            for other in ("tcp_ecn", "dctcp")
-        ]
-    )
-    return ok, "; ".join(values)
-
-
-def botcp_checks(runs: pd.DataFrame) -> list[Claim]:
-    """The seed's claims, each with dcnsim's numbers and a verdict (``None`` when the
-    runs lack a scheme the claim compares)."""
-    checks: list[Claim] = []
-    table = summary(runs)
-    schemes = set(table["scheme"])
-    full = set(SCHEMES) <= schemes
-    names = "BOTCP/TCP-ECN/DCTCP"
-    load_runs = runs[runs["experiment"] == "load"]
-    # Figs. 6, 7: the 95 % interval over the seeds (paired by seed), or exact with one.
-    over_seeds = interval(load_runs) if len(load_runs) else EXACT
-    for column, fig, what in (("short_mean_ms", "6", "average"), ("short_p99_ms", "7", "p99")):
-        frame = table.pivot(index="load", columns="scheme", values=column)
-        source = column.replace("_ms", "_s")
-        ok, text = _lowest(frame, load_runs, source) if full else (None, "-")
-        checks.append(
-            Claim(
-                f"Fig. {fig}: BOTCP's short-flow {what} FCT is the lowest at every load",
-                "BOTCP improves average and 99th percentile of FCT of short flows over both "
-                "TCP and DCTCP (§5.1)",
-                f"{what} FCT in ms ({names}) by load: {text}",
-                tolerance=over_seeds,
-                **decided(ok),
-            )
-        )
-    drops = table.pivot(index="load", columns="scheme", values="drops")
-    if full and len(drops):
-        fewer = every(
-            [
-                _faster(load_runs, "drops", load, "botcp", other)
-                for load in drops.index
-                for other in ("tcp_ecn", "dctcp")
-            ]
-        )
-        checks.append(
-            Claim(
-                "§5.1, §5.3: BOTCP drops fewer packets than TCP-ECN and DCTCP at every load",
-                "BOTCP uses this information to opportunely adjust the sending rates and hence "
-                "minimizes the chances of packet drops (§5.1); both TCP and DCTCP suffer from "
-                "packet drops due to an inherently weak congestion signal (§5.3)",
-                f"packets dropped per run ({names}) by load: "
-                + "; ".join(
-                    f"{load:g}: " + "/".join(f"{drops.loc[load, s]:.0f}" for s in SCHEMES)
-                    for load in drops.index
-                ),
-                tolerance=over_seeds,
-                **decided(fewer),
-            )
-        )
-    mean = table.pivot(index="load", columns="scheme", values="short_mean_ms")
-    if full and len(mean):
-        for load, better, worse, words in (
-            (mean.index.min(), "tcp_ecn", "dctcp", "Under lighter loads, TCP performs better"),
-            (mean.index.max(), "dctcp", "tcp_ecn", "Under heavier loads DCTCP performs better"),
-        ):
-            a, b = mean.loc[load, better], mean.loc[load, worse]
-            checks.append(
-                Claim(
-                    f"Fig. 6: at load {load:g} {LABELS[better]}'s short-flow average FCT is "
-                    f"below {LABELS[worse]}'s",
-                    f"{words} (§5.1)",
-                    f"{LABELS[better]} {a:.3f} ms vs {LABELS[worse]} {b:.3f} ms",
-                    tolerance=over_seeds,
-                    **decided(_faster(load_runs, "short_mean_s", load, better, worse)),
-                )
-            )
-    long_ = table.pivot(index="load", columns="scheme", values="long_mean_ms")
-    if full and len(long_):
-        ratio = long_.max(axis=1) / long_.min(axis=1)
-        text = "; ".join(
-            f"{load:g}: " + "/".join(f"{long_.loc[load, s]:.2f}" for s in SCHEMES)
-            for load in long_.index
-        )
-        # Each pair of schemes within the factor: |log ratio| <= log factor, on the 95 %
-        # interval of the log ratio paired by seed (exact with one seed).
-        logs = load_runs.assign(log_long=np.log(load_runs["long_mean_s"]))
-        decisions = [
-            within(
-                *paired_difference(
-                    by_seed(logs[logs["load"] == load], "log_long", scheme=a),
-                    by_seed(logs[logs["load"] == load], "log_long", scheme=b),
-                ),
-                np.log(ABOUT_EQUAL),
-            )
-            for load in long_.index
-            for a, b in combinations(SCHEMES, 2)
-        ]
-        checks.append(
-            Claim(
-                f"Fig. 11: long flows' average FCT about equal (slowest within "
-                f"{ABOUT_EQUAL:g}x the fastest) at every load",
-                "There is not much difference in the three schemes in terms of average FCT of "
-                "long flows (§5.4)",
-                f"ms ({names}): {text}; largest ratio {ratio.max():.2f}",
-                tolerance=f"{ABOUT_EQUAL:g}x: dcnsim's reading of the seed's words, on each "
-                f"pair's log ratio; {over_seeds}",
-                **decided(every(decisions)),
-            )
-        )
-    bw = _by_scheme(runs, "bandwidth")
-    if set(SCHEMES) <= set(bw):
-        fct = [bw[s]["short_mean_s"] * 1e3 for s in SCHEMES]
-        checks.append(
-            Claim(
-                "Fig. 8: short flows finish first with BOTCP, second with TCP-ECN, last with DCTCP",
-                "Short flows of TCP finish second ... Short flows of DCTCP finish last (§5.2)",
-                f"short flows' mean FCT in ms ({names}): " + "/".join(f"{v:.3f}" for v in fct),
-                bool(fct[0] < fct[1] < fct[2]),
-                tolerance="exact: one deterministic run per scheme (a tie is not first)",
-            )
-        )
-        share = [bw[s]["long_after_share"] for s in SCHEMES]
-        checks.append(
-            Claim(
-                f"Fig. 8: the long flows regain the link (≥ {REGAIN_SHARE:.0%} of 10 Gbps in "
-                "the 0.5 ms after the short flows finish)",
-                "After the short flows finish, the long flows regain all the link capacity (§5.2)",
-                f"long flows' share ({names}): " + "/".join(f"{v:.2f}" for v in share),
-                bool(min(share) >= REGAIN_SHARE),
-                tolerance=f'{REGAIN_SHARE:.0%} of the link: dcnsim\'s reading of "all"',
-            )
-        )
-    ex = _by_scheme(runs, "extreme")
-    if "botcp" in ex:
-        b = ex["botcp"]
-        checks.append(
-            Claim(
-                "Fig. 9: BOTCP drops nothing at the bottleneck and never times out",
-                "BOTCP ... keep[s] Bcr around Bm until the flow load decreases; all hundred "
-                "flows continue to send data (§5.3)",
-                f"drops {b['drops']}, timeouts {b['timeouts']}, largest queue "
-                f"{b['max_queue_kib']:.1f} KiB of 128",
-                bool(b["drops"] == 0 and b["timeouts"] == 0),
-                tolerance="exact: counts of one deterministic run",
-            )
-        )
-        q = b["extreme_queue_kib"]
-        checks.append(
-            Claim(
-                f"Fig. 9: BOTCP's queue during the extreme load is about {SEED_QUEUE_KIB:.0f} "
-                f"KiB (within {NEAR:.0%})",
-                "the queue length is kept around 60 x 1500/1024 ≅ 89 Kb for the duration of "
-                "the extreme flow load (§5.3)",
-                f"mean {q:.1f} KiB while more than 87 flows are open "
-                f"({b['extreme_from_s'] * 1e3:.2f}-{b['extreme_to_s'] * 1e3:.2f} ms)",
-                bool(abs(q - SEED_QUEUE_KIB) <= NEAR * SEED_QUEUE_KIB) if np.isfinite(q) else None,
-                tolerance=f"±{NEAR:.0%} of the seed's 89 KiB: dcnsim's reading of \"around\"",
-            )
-        )
-    if set(SCHEMES) <= set(ex):
-        others = [ex[s] for s in ("tcp_ecn", "dctcp")]
-        checks.append(
-            Claim(
-                "Fig. 9: TCP-ECN and DCTCP drop at the bottleneck and back off for the RTO",
-                "both TCP and DCTCP cannot reduce the congestion window below 1 MSS even when "
-                "packet drops occur; ... The flows that suffer from packet drop back off for "
-                "the duration of RTO (§5.3)",
-                "drops/timeouts (TCP-ECN, DCTCP): "
-                + ", ".join(f"{o['drops']}/{o['timeouts']}" for o in others),
-                bool(all(o["drops"] > 0 and o["timeouts"] > 0 for o in others)),
-                tolerance="exact: counts of one deterministic run",
-            )
-        )
-        late = [(o["timed_out_median_fct_s"] - o["clean_median_fct_s"]) * 1e3 for o in others]
-        checks.append(
-            Claim(
-                "Fig. 9: with TCP-ECN and DCTCP the blocked flows resume after the RTO (the "
-                "flows with a timeout finish at least RTO_min = "
-                f"{MIN_RTO_S * 1e3:g} ms after those without, medians)",
-                "In TCP and DCTCP, the blocked flows resume after the expiry of the RTO ... "
-                "and finish after the expiry of the RTO (§5.3)",
-                "median FCT of the flows with a timeout minus that of the flows without, ms "
-                "(TCP-ECN, DCTCP): " + ", ".join(f"{v:.3f}" for v in late),
-                bool(all(v >= MIN_RTO_S * 1e3 for v in late)),
-                tolerance="exact: one deterministic run per scheme",
-            )
-        )
-        med = [ex[s]["median_fct_s"] * 1e3 for s in SCHEMES]
-        checks.append(
-            Claim(
-                "Fig. 10: with TCP-ECN and DCTCP the flows that keep sending finish earlier "
-                "than with BOTCP (median FCT below BOTCP's)",
-                "The remaining flows continue and finish earlier than in the case of BOTCP (§5.3)",
-                f"median FCT in ms ({names}): " + "/".join(f"{v:.3f}" for v in med),
-                bool(med[1] < med[0] and med[2] < med[0]),
-                tolerance="exact: one deterministic run per scheme (a tie is not earlier)",
-            )
-        )
-    return checks

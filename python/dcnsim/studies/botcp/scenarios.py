@@ -13,12 +13,37 @@ lost SYN cost seconds), an initial window of 2 segments for TCP-ECN and DCTCP
 segment, §3.2), and the MSS:
 1460 B, or 1456 B for BOTCP, whose 4-byte IP option keeps its packets at 1500 B
 (§4.4: "4/1456").
+
+Figs. 8-10 take seeds too (issue 46; decided before their first seeded run). Their
+flows start at fixed times, so one run per scheme has no interval. Seed ``s`` adds
+to every flow's start (0 for the long flows, 0.5 ms for the short ones, k x 200 µs
+for burst k) an offset drawn uniformly from [0, ``START_JITTER_NS``) = [0, 8 µs),
+to the nanosecond, from ``np.random.default_rng([46, s])`` as the QJUMP study's
+offsets; the scenario's seed is ``s`` as well, which salts ECMP's hash, so the
+flows' spine paths vary with it. The three schemes of a seed share both (compared
+paired by seed). 8 µs is the propagation round trip of a cross-leaf path (four
+links of 1 µs, there and back), chosen from the seed's text: its bursts are
+synchronized ("20 flows ... are injected ... every 200 µsec"; "then, five new short
+flows join"), and flows started within one round trip still send their first
+windows in the same round. A burst's first round of 20 flows at 1-2 segments is
+24-48 µs of the 10 Gbps bottleneck's time (1.2 µs a 1500 B packet), three to six
+times the span, so its packets still meet in the bottleneck's queue; 8 µs is 4 % of
+the 200 µs between bursts and of the 200 µs RTO, the timescale of Figs. 9-10. In
+Fig. 8 the short flows still join together, at a point of the long flows' window
+cycle the seed does not fix. A span of one packet's serialization (1.2 µs) would
+only reorder simultaneous events; one of the burst gap would undo the burst. Seed 1
+draws as the others: the old zero offsets (simultaneous starts, ties broken by flow
+order) are not a draw of the distribution, and a mean's interval needs runs of one
+distribution; their numbers stay in ``docs/studies.md`` as the run before seeds.
+The seeds are the plans' (full 1-5, quick 1-3), the load runs' own.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from dcnsim.scenario import Scenario
 
@@ -29,10 +54,12 @@ __all__ = [
     "INIT_CWND",
     "IW_VARIANT",
     "SCHEMES",
+    "START_JITTER_NS",
     "BotcpPlan",
     "bandwidth_scenario",
     "extreme_scenario",
     "load_scenario",
+    "start_offsets_ns",
 ]
 
 #: The three schemes, in the order they are printed.
@@ -70,11 +97,12 @@ class BotcpPlan:
     stop_s: float
 
 
-#: Seeds (of the load runs; Figs. 8-10 are one deterministic run per scheme): each
-#: draws the load run's arrivals and sizes, shared by the schemes of a load, so
-#: the schemes are compared paired by seed on the 95 % interval of the difference
-#: (issue 46). Five in the full variant, as the QJUMP study's; three in the quick
-#: one, as the spraying studies' quick variants. ``--seeds N`` runs 1..N instead.
+#: Seeds, of every experiment: each draws the load run's arrivals and sizes, shared
+#: by the schemes of a load, and Figs. 8-10's start offsets (``start_offsets_ns``),
+#: shared by their schemes, so the schemes are compared paired by seed on the 95 %
+#: interval of the difference (issue 46). Five in the full variant, as the QJUMP
+#: study's; three in the quick one, as the spraying studies' quick variants.
+#: ``--seeds N`` runs 1..N instead.
 BOTCP_FULL = BotcpPlan(
     leaves=LEAVES,
     spines=SPINES,
@@ -196,6 +224,24 @@ def load_scenario(
     return Scenario(data)
 
 
+#: Figs. 8-10's start offsets are drawn within this: the propagation round trip of a
+#: cross-leaf path, four links of ``LINK_DELAY`` there and back (module doc: why).
+START_JITTER_NS = 2 * 4 * 1000
+
+
+def start_offsets_ns(seed: int, flows: int) -> list[int]:
+    """Figs. 8-10: each of ``flows`` flows' start offset for ``seed``, in ns, uniform
+    in [0, ``START_JITTER_NS``) (the same for every scheme of the seed)."""
+    rng = np.random.default_rng([46, seed])
+    return [int(x) for x in rng.integers(0, START_JITTER_NS, size=flows)]
+
+
+def _starts(base_us: list[float], seed: int) -> list[str]:
+    """The flows' start times: ``base_us`` (the seed's) plus the seed's offsets."""
+    offsets = start_offsets_ns(seed, len(base_us))
+    return [f"{round(b * 1e3) + o}ns" for b, o in zip(base_us, offsets, strict=True)]
+
+
 #: Fig. 8: two long flows, then five short ones, all to host 0 from other leaves.
 LONG_SENDERS = (32, 64)
 SHORT_SENDERS = (96, 128, 160, 33, 65)
@@ -205,15 +251,19 @@ SHORT_START_S = 0.0005
 BANDWIDTH_STOP_S = 0.012
 
 
-def bandwidth_scenario(scheme: str) -> Scenario:
+def bandwidth_scenario(scheme: str, seed: int = 1) -> Scenario:
     """Fig. 8 (§5.2): two long flows of 4 MB start at 0; five short flows of 50 KB
-    (the seed gives no sizes) join at 0.5 ms; all cross ``BOTTLENECK``. Their
-    windows and acknowledged bytes are traced."""
-    flows = [{"src": s, "dst": 0, "size": f"{LONG_BYTES}B"} for s in LONG_SENDERS] + [
-        {"src": s, "dst": 0, "size": f"{SHORT_BYTES}B", "start": f"{SHORT_START_S * 1e6:g}us"}
-        for s in SHORT_SENDERS
+    (the seed gives no sizes) join at 0.5 ms; all cross ``BOTTLENECK``, each start
+    shifted by ``seed``'s offset (``start_offsets_ns``). Their windows and
+    acknowledged bytes are traced."""
+    senders = [(s, LONG_BYTES, 0.0) for s in LONG_SENDERS]
+    senders += [(s, SHORT_BYTES, SHORT_START_S * 1e6) for s in SHORT_SENDERS]
+    starts = _starts([us for _, _, us in senders], seed)
+    flows = [
+        {"src": src, "dst": 0, "size": f"{size}B", "start": start}
+        for (src, size, _), start in zip(senders, starts, strict=True)
     ]
-    data = _fabric(scheme, BOTCP_FULL, f"botcp study: {scheme} fig8", BANDWIDTH_STOP_S, 1)
+    data = _fabric(scheme, BOTCP_FULL, f"botcp study: {scheme} fig8", BANDWIDTH_STOP_S, seed)
     data["traffic"] = {"flows": flows}
     data["trace"] = {"flows": list(range(len(flows)))}
     return Scenario(data)
@@ -227,19 +277,17 @@ EXTREME_BYTES = 50_000
 EXTREME_STOP_S = 0.05
 
 
-def extreme_scenario(scheme: str) -> Scenario:
+def extreme_scenario(scheme: str, seed: int = 1) -> Scenario:
     """Figs. 9-10: 20 flows of 50 KB to host 0 every 200 µs, from hosts of the other
-    leaves (32, 33, ...), until 100 flows; ``BOTTLENECK``'s queue is traced."""
+    leaves (32, 33, ...), until 100 flows, each start shifted by ``seed``'s offset
+    (``start_offsets_ns``); ``BOTTLENECK``'s queue is traced."""
+    n = BURSTS * BURST_FLOWS
+    starts = _starts([float(BURST_GAP_US * (i // BURST_FLOWS)) for i in range(n)], seed)
     flows = [
-        {
-            "src": 32 + i,
-            "dst": 0,
-            "size": f"{EXTREME_BYTES}B",
-            "start": f"{BURST_GAP_US * (i // BURST_FLOWS)}us",
-        }
-        for i in range(BURSTS * BURST_FLOWS)
+        {"src": 32 + i, "dst": 0, "size": f"{EXTREME_BYTES}B", "start": start}
+        for i, start in enumerate(starts)
     ]
-    data = _fabric(scheme, BOTCP_FULL, f"botcp study: {scheme} fig9", EXTREME_STOP_S, 1)
+    data = _fabric(scheme, BOTCP_FULL, f"botcp study: {scheme} fig9", EXTREME_STOP_S, seed)
     data["traffic"] = {"flows": flows}
     data["trace"] = {"queues": [BOTTLENECK]}
     return Scenario(data)

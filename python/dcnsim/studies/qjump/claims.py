@@ -7,13 +7,21 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-import numpy as np
 import pandas as pd
 
 from dcnsim.studies.qjump.samples import per_seed
 from dcnsim.studies.qjump.scenarios import EPOCH_S, SHARED
-from dcnsim.studies.stats import by_seed, paired_difference, t95_half_width
-from dcnsim.studies.text import RUN_BY_RUN, Claim, compare, decided, every, interval, runs_inside
+from dcnsim.studies.stats import by_seed, t95_half_width
+from dcnsim.studies.text import (
+    RUN_BY_RUN,
+    Claim,
+    compare,
+    decided,
+    every,
+    interval,
+    larger,
+    runs_inside,
+)
 
 __all__ = ["qjump_claims"]
 
@@ -40,12 +48,6 @@ def _range(values: pd.Series, low: float, high: float, words: str) -> tuple[bool
 
 def _per_run(values: pd.Series, scale: float, digits: int) -> str:
     return ", ".join(f"{v * scale:.{digits}f}" for v in values)
-
-
-def _larger(a: pd.Series, b: pd.Series) -> tuple[bool | None, str]:
-    """Whether ``a`` > ``b``, paired by seed, on the 95 % interval of the difference."""
-    mean, half = paired_difference(a, b)
-    return compare(mean, half), f"{mean:+.3g} ± {0 if np.isnan(half) else half:.2g}"
 
 
 def qjump_claims(runs: pd.DataFrame) -> list[Claim]:
@@ -158,7 +160,7 @@ def _closest(rms: dict[tuple[str, str], pd.Series], tol: str) -> Claim:
     for app in ("ptp", "memcached", "hadoop"):
         mine = (rms[("qjump", app)] - 1).abs()
         for other in (c for c in SHARED if c != "qjump"):
-            ok, diff = _larger((rms[(other, app)] - 1).abs(), mine)
+            ok, diff = larger((rms[(other, app)] - 1).abs(), mine)
             decisions.append(ok)
             if ok is not True:
                 texts.append(f"{app}: {other} {diff}")
@@ -177,9 +179,9 @@ def _helps(
     """``case`` lowers PTP's and memcached's RMS below contended's and raises Hadoop's
     above contended's (its cost is against the shared network without it)."""
     parts = [
-        ("ptp", *_larger(rms[("contended", "ptp")], rms[(case, "ptp")])),
-        ("memcached", *_larger(rms[("contended", "memcached")], rms[(case, "memcached")])),
-        ("hadoop", *_larger(rms[(case, "hadoop")], rms[("contended", "hadoop")])),
+        ("ptp", *larger(rms[("contended", "ptp")], rms[(case, "ptp")])),
+        ("memcached", *larger(rms[("contended", "memcached")], rms[(case, "memcached")])),
+        ("hadoop", *larger(rms[(case, "hadoop")], rms[("contended", "hadoop")])),
     ]
     return Claim(
         words,
@@ -193,8 +195,8 @@ def _helps(
 
 
 def _pause(rms: dict[tuple[str, str], pd.Series], tol: str) -> Claim:
-    mc_ok, mc = _larger(rms[("contended", "memcached")], rms[("pause", "memcached")])
-    ptp_ok, ptp = _larger(rms[("pause", "ptp")], rms[("contended", "ptp")])
+    mc_ok, mc = larger(rms[("contended", "memcached")], rms[("pause", "memcached")])
+    ptp_ok, ptp = larger(rms[("pause", "ptp")], rms[("contended", "ptp")])
     return Claim(
         "Fig. 3: PAUSE helps memcached a little and hurts PTP",
         '"limited positive impact on memcached but increases the RMS offset for PTPd"',
@@ -217,7 +219,7 @@ def _grows(levels: pd.DataFrame, column: str) -> tuple[bool | None, list[str]]:
     fs = sorted(set(levels["f"]))
     decisions, texts = [], []
     for a, b in pairwise(fs):
-        ok, diff = _larger(by_seed(levels, column, f=b), by_seed(levels, column, f=a))
+        ok, diff = larger(by_seed(levels, column, f=b), by_seed(levels, column, f=a))
         decisions.append(ok)
         texts.append(f"{a}->{b}: {diff}")
     return every(decisions), texts
