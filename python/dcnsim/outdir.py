@@ -36,6 +36,7 @@ __all__ = [
     "describe",
     "foreign_files",
     "ignore_signals_once_written",
+    "uninterrupted",
     "write_atomic",
     "write_whole",
 ]
@@ -263,10 +264,12 @@ def ignore_signals_once_written() -> None:
 
 
 @contextlib.contextmanager
-def _uninterrupted() -> Iterator[None]:
+def uninterrupted() -> Iterator[None]:
     """Ctrl-C and SIGTERM held while the block runs, so that an output is swapped in
-    whole (never ``out`` missing, nor an ``.old`` left); then delivered as they would
-    have been, or, after :func:`ignore_signals_once_written`, ignored from then on.
+    whole (never ``out`` missing, nor an ``.old`` left) and what was written is counted
+    with it (a sweep's run); then delivered as they would have been, or, after
+    :func:`ignore_signals_once_written` and a block that ended normally, ignored from
+    then on.
     Python runs signal handlers in the main thread only: elsewhere nothing is held.
     A signal caught before the block whose handler has not yet run is held too (the
     handler that runs is the one set when it runs)."""
@@ -301,7 +304,7 @@ def _set_handlers(on_int: Any, on_term: Any) -> None:
 
 
 def _swap_in(new: Path, out: Path) -> None:
-    with _uninterrupted():
+    with uninterrupted():
         _rename_over(new, out)
 
 

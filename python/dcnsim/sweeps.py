@@ -49,7 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dcnsim import _core, cluster, limits, store
+from dcnsim import _core, cluster, limits, outdir, store
 from dcnsim.exits import ending
 from dcnsim.figure_sql import figure_sql
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
@@ -481,9 +481,10 @@ def run_sweep(
             # closing: on Ctrl-C the runs already handed out are stopped at once.
             with closing(answers):
                 for run_, answer in answers:
-                    store.write_run(directory, run_, answer)
-                    ran += 1
-                    failed += "error" in answer
+                    with outdir.uninterrupted():  # a run written is a run counted
+                        store.write_run(directory, run_, answer)
+                        ran += 1
+                        failed += "error" in answer
                     bar.set_postfix(failed=failed, refresh=False)
                     bar.update(1)
         except (KeyboardInterrupt, SweepError) as exc:  # Ctrl-C, a cluster with no worker
