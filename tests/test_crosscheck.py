@@ -412,6 +412,7 @@ def test_ns3s_ecn_floor_follows_its_congestion_control():
         ),
         ({"transport": {"profile": "ns2_sack", "recovery": "prr"}}, "transport.recovery"),
         ({"transport": {"profile": "ns2_sack", "sack_pipe": "rfc6675"}}, "transport.sack_pipe"),
+        ({"transport": {"profile": "ns2_sack", "sack_holes": "rfc6675"}}, "transport.sack_holes"),
         ({"transport": {"profile": "ns2", "rto_ticks": False}}, "transport.rto_ticks"),
         ({"transport": {"profile": "ns2_oneway", "nagle": True}}, "transport.nagle"),
         ({"transport": {"profile": "ns2_oneway", "idle_restart": True}}, "transport.idle_restart"),
