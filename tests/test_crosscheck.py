@@ -92,8 +92,12 @@ def test_oneway_incast_below_collapse_round_times_within_one_percent_of_ns2():
     report = run(incast(4, "ns2_oneway", "20000B", 5), "ns2")
     assert report.metric("rounds finished").reference == 5
     assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
-    with pytest.raises(NotTranslatable, match=r"transport\.oneway_syn"):
-        crosscheck(incast(4, "ns2_oneway", "20000B", 5, oneway_syn=False), "ns2")
+    # Without the SYN ns-2 sends packet 0 without its header (TcpAgent::output), 40 B
+    # short, which the round count once missed ("no round"): measured 693.9 µs rounds
+    # in both, ns-2's round 0 1.6 µs shorter (its four first packets).
+    report = run(incast(4, "ns2_oneway", "20000B", 5, oneway_syn=False), "ns2")
+    assert report.metric("rounds finished").reference == 5
+    assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
 
 
 def test_incast_past_collapse_drops_within_25_percent_of_ns2():
