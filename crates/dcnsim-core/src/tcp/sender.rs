@@ -106,13 +106,13 @@ impl Conn {
     pub(super) fn send_window(&mut self, now: Time, out: &mut Vec<Seg>) {
         let end = self.final_seq();
         let mut sent_new = false;
+        // Sending changes neither: only ACKs and timers move the recovery.
+        let sack_recovery = self.in_recovery && self.p.sack_blocks > 0;
+        // ns-2 after a timeout: holes first until the ACK passes `recover`.
+        let ns2_after_rto = self.in_loss && self.p.ns2_holes();
+        let holes_first = sack_recovery || ns2_after_rto;
         loop {
-            let sack_recovery = self.in_recovery && self.p.sack_blocks > 0;
-            let hole = if sack_recovery || (self.in_loss && self.p.ns2_holes()) {
-                self.next_hole()
-            } else {
-                None
-            };
+            let hole = if holes_first { self.next_hole() } else { None };
             let seq = match hole {
                 Some(h) => h,
                 None if self.snd_nxt < end => self.snd_nxt,
@@ -126,10 +126,11 @@ impl Conn {
             if self.p.t.nagle && hole.is_none() && self.nagle_holds(seq, len) {
                 break;
             }
-            let in_flight = match hole {
-                Some(h) if !sack_recovery => h - self.snd_una,
-                _ => self.snd_nxt - self.snd_una,
-            };
+            // What the window must hold: up to the segment's end. A hole of
+            // ns-2's after a timeout (at or above snd_nxt) must start inside
+            // the window, whatever is below it (`FullTcpAgent::send_allowed`,
+            // tcp/tcp-full.cc lines 1269–1276).
+            let in_flight = seq.max(self.snd_nxt) - self.snd_una;
             let cwnd = self.win.cwnd.max(self.cc.send_floor(&self.win));
             let over_cwnd = (in_flight + len) as f64 > cwnd;
             let new_data_blocked = in_flight > 0 && in_flight + len > self.p.rwnd;
@@ -154,7 +155,7 @@ impl Conn {
             if hole.is_some() {
                 let next = self.send_segment(now, seq, out);
                 self.high_rxt = seq + len.max(1);
-                if self.p.ns2_holes() && seq == self.snd_nxt {
+                if ns2_after_rto && seq == self.snd_nxt {
                     // ns-2's `sent` moves `t_seqno_` too when the hole is
                     // there (tcp/tcp-full.h line 203), after a timeout.
                     self.snd_nxt = next;
@@ -166,7 +167,7 @@ impl Conn {
                 if self.p.t.idle_restart {
                     self.restart_after_idle(now, len);
                 }
-                let from_pointer = self.p.ns2_holes() && self.snd_nxt == self.high_rxt;
+                let from_pointer = ns2_after_rto && self.snd_nxt == self.high_rxt;
                 self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
                 if from_pointer {
                     // ns-2's `sent`: the hole-fill pointer moves past what
