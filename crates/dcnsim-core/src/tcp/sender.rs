@@ -167,7 +167,10 @@ impl Conn {
                 if self.p.t.idle_restart {
                     self.restart_after_idle(now, len);
                 }
-                let from_pointer = ns2_after_rto && self.snd_nxt == self.high_rxt;
+                // ns-2 raises the hole-fill pointer to the cumulative ACK on
+                // every new ACK (`pack_action`, `ack_action`, tcp/tcp-full.cc
+                // lines 2927, 2947): dcnsim reads it as max(HighRxt, snd_una).
+                let from_pointer = ns2_after_rto && self.snd_nxt == self.high_rxt.max(self.snd_una);
                 self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
                 if from_pointer {
                     // ns-2's `sent`: the hole-fill pointer moves past what
