@@ -92,15 +92,19 @@ def test_oneway_incast_below_collapse_round_times_within_one_percent_of_ns2():
     report = run(incast(4, "ns2_oneway", "20000B", 5), "ns2")
     assert report.metric("rounds finished").reference == 5
     assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
-    with pytest.raises(NotTranslatable, match=r"transport\.oneway_syn"):
-        crosscheck(incast(4, "ns2_oneway", "20000B", 5, oneway_syn=False), "ns2")
+    # Without the SYN ns-2 sends packet 0 without its header (TcpAgent::output), 40 B
+    # short, which the round count once missed ("no round"): measured 693.9 µs rounds
+    # in both, ns-2's round 0 1.6 µs shorter (its four first packets).
+    report = run(incast(4, "ns2_oneway", "20000B", 5, oneway_syn=False), "ns2")
+    assert report.metric("rounds finished").reference == 5
+    assert abs(report.metric("round time mean").ratio - 1) <= 0.01, report.format()
 
 
 def test_incast_past_collapse_drops_within_25_percent_of_ns2():
-    # Measured with the profile's ns-2 keys: 150 drops against 121 (1.24), 42 timeouts
-    # against 30; rounds 401.7, 201.6, 401.5 ms against 401.4, 401.4, 201.3 (with RFC
-    # 6675's pipe instead of sack_pipe = "ns2": 146 drops, 37 timeouts; before the
-    # ns-2 keys, 228 and 51).
+    # Measured with the profile's ns-2 keys: 149 drops against 121 (1.23), 43 timeouts
+    # against 30; rounds 401.75, 201.61, 401.47 ms against 401.4, 401.4, 201.3 (with
+    # RFC 6675's holes instead of sack_holes = "ns2": 150 drops, 42 timeouts; with
+    # RFC 6675's pipe too: 146 and 37; before the ns-2 keys, 228 and 51).
     report = run(incast(16, "ns2_sack", "19832B", 3, capacity="32pkt"), "ns2")
     assert report.metric("timeouts").reference > 0  # past collapse in ns-2 too
     assert abs(report.metric("drops").ratio - 1) <= 0.25, report.format()
@@ -111,7 +115,8 @@ def test_fulltcp_sack_waits_for_its_timeout_after_many_losses_as_ns2():
     # The incast study's baseline at 8 workers (64 KB each into a 64 KB port, 1500 B
     # packets), 2 rounds: in round 0 four ns-2 flows lose 8-12 segments and, their lost
     # segments counted in FullTcp/Sack's pipe (sack_pipe = "ns2"), wait for the RTO.
-    # Measured 203.42 against 203.63 ms; 4.44 ms with RFC 6675's pipe.
+    # Measured 203.49 against 203.63 ms (203.42 with RFC 6675's holes); 4.44 ms with
+    # RFC 6675's pipe.
     from dcnsim.studies.incast import incast_scenario
 
     scenario = incast_scenario(1500, 8, 2).to_dict()
@@ -412,6 +417,7 @@ def test_ns3s_ecn_floor_follows_its_congestion_control():
         ),
         ({"transport": {"profile": "ns2_sack", "recovery": "prr"}}, "transport.recovery"),
         ({"transport": {"profile": "ns2_sack", "sack_pipe": "rfc6675"}}, "transport.sack_pipe"),
+        ({"transport": {"profile": "ns2_sack", "sack_holes": "rfc6675"}}, "transport.sack_holes"),
         ({"transport": {"profile": "ns2", "rto_ticks": False}}, "transport.rto_ticks"),
         ({"transport": {"profile": "ns2_oneway", "nagle": True}}, "transport.nagle"),
         ({"transport": {"profile": "ns2_oneway", "idle_restart": True}}, "transport.idle_restart"),

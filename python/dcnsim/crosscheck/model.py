@@ -285,6 +285,7 @@ _TCP_DEFAULTS: dict[str, Any] = {
     "quick_acks": 0,
     "recovery": "classic",
     "sack_pipe": "rfc6675",
+    "sack_holes": "rfc6675",
     "slow_start": "bytes",
     "ssthresh_from": "flight",
     "rto_keeps_ssthresh": False,

@@ -161,14 +161,6 @@ def check(model: Model, explicit: dict[str, Any]) -> None:
         raise NotTranslatable(
             f"transport.protocol: {p!r} is not in stock ns-2.35 (newreno and ecn translate)"
         )
-    if model.incasts and not fulltcp and not tcp["oneway_syn"]:
-        # Measured: without its SYN (syn_ false), a one-way Agent/TCP/Newreno driven
-        # round by round here completes no round in ns-2.35; with it (the profile's
-        # default) the rounds match dcnsim's.
-        raise NotTranslatable(
-            "transport.oneway_syn: persistent incast over the one-way agents translates "
-            "with their SYN only (syn_ true, ns2_oneway's default)"
-        )
     if fulltcp and not tcp["handshake"]:
         raise NotTranslatable("transport.handshake: FullTcp always opens with a SYN")
     if not fulltcp and tcp["handshake"]:
@@ -252,6 +244,11 @@ def translate(model: Model, trace: str, results: str) -> str:
         agent_vars.get("segsize_", agent_vars.get("packetSize_")),
         agent_vars["tcpip_base_hdr_size_"],
     )
+    # What a one-way connection's sink hands up besides its packets of mss + header:
+    # the SYN, a bare header, first; without it (syn_ false) packet 0 is data sent
+    # without its header, TcpAgent::output adding headersize() only to the other
+    # sequence numbers (tcp/tcp.cc lines 710-774), so 40 B less.
+    first = 0 if fulltcp else header if agent_vars["syn_"] == "true" else -header
     t += [
         "Class Application/XcRecv -superclass Application",
         "Application/XcRecv instproc recv {b} { $self instvar cb; if {$cb != {}} { eval $cb $b } }",
@@ -302,12 +299,7 @@ def translate(model: Model, trace: str, results: str) -> str:
         pair(f.flow_id, f.src, f.dst, f.protocol)
         # What the receiving agent hands its application (Application::recv): FullTcp
         # the payload, TCPSink whole packets with their header, the SYN first.
-        need = (
-            f.size
-            if fulltcp
-            else math.ceil(f.size / mss) * (mss + header)
-            + (header if agent_vars["syn_"] == "true" else 0)
-        )
+        need = f.size if fulltcp else math.ceil(f.size / mss) * (mss + header) + first
         t += [
             f"set got({f.flow_id}) 0; set need({f.flow_id}) {need}",
             f"set app({f.flow_id}) [new Application/XcRecv]",
@@ -318,8 +310,10 @@ def translate(model: Model, trace: str, results: str) -> str:
     for inc in model.incasts:
         # A round ends when every worker's bytes of it are delivered in order; the next
         # starts at once (docs/scenario.md, traffic.incast). One-way sinks report whole
-        # packets with their header and the SYN (header bytes) first.
+        # packets with their header and the SYN (header bytes) first, skipped here, or
+        # without the SYN a first packet 40 B short (``first``).
         unit = inc.sru if fulltcp else math.ceil(inc.sru / mss) * (mss + header)
+        short = -min(first, 0)
         a = inc.app
         t += [
             f"set inc({a},round) 0; set inc({a},start) {inc.start_s!r}; set inc({a},done) 0",
@@ -330,9 +324,9 @@ def translate(model: Model, trace: str, results: str) -> str:
             f"proc xc_recv_{a} {{w b}} {{",
             f"  global ns inc rf; if {{!{int(fulltcp)} && $b == {header} && !$inc($w,syn)}} "
             "{ set inc($w,syn) 1; return }",
-            f"  set before [expr $inc($w,got) >= ($inc({a},round) + 1) * {unit}]",
+            f"  set before [expr $inc($w,got) >= ($inc({a},round) + 1) * {unit} - {short}]",
             "  incr inc($w,got) $b",
-            f"  if {{!$before && $inc($w,got) >= ($inc({a},round) + 1) * {unit}}} {{",
+            f"  if {{!$before && $inc($w,got) >= ($inc({a},round) + 1) * {unit} - {short}}} {{",
             f"    incr inc({a},done)",
             f"    if {{$inc({a},done) == {len(inc.flows)}}} {{",
             f'      puts $rf "round {a} $inc({a},round) $inc({a},start) [format %.15g [$ns now]]"',
@@ -345,7 +339,7 @@ def translate(model: Model, trace: str, results: str) -> str:
         for f in inc.flows:
             pair(f.flow_id, f.src, f.dst, f.protocol)
             t += [
-                f"set inc({f.flow_id},got) 0; set inc({f.flow_id},syn) {int(fulltcp)}",
+                f"set inc({f.flow_id},got) 0; set inc({f.flow_id},syn) {int(first <= 0)}",
                 f"set app({f.flow_id}) [new Application/XcRecv]",
                 f"$app({f.flow_id}) set cb {{xc_recv_{a} {f.flow_id}}}",
                 f"$app({f.flow_id}) attach-agent $r({f.flow_id}); $app({f.flow_id}) start",

@@ -7,7 +7,7 @@ use super::ns2_pipe::Ns2Pipe;
 use super::prr::Prr;
 use super::rack::Rack;
 use super::recovery::Undo;
-use super::spec::{Recovery, SackPipe, TransportSpec};
+use super::spec::{Recovery, SackHoles, SackPipe, TransportSpec};
 use super::{Outcome, Seg, State, Stats, NO_TS};
 use crate::cc::{Cc, Controller, Flags, FlowState, Protocol, Window};
 use crate::units::{Capacity, Time};
@@ -86,6 +86,12 @@ impl Params {
     #[inline]
     pub(super) fn ns2_pipe(&self) -> bool {
         self.t.sack_pipe == SackPipe::Ns2
+    }
+
+    /// ns-2's choice of holes ([`SackHoles::Ns2`]) instead of RFC 6675's.
+    #[inline]
+    pub(super) fn ns2_holes(&self) -> bool {
+        self.t.sack_holes == SackHoles::Ns2
     }
 
     /// Reno's recovery ([`Recovery::Reno`]) instead of NewReno's.

@@ -30,7 +30,8 @@
 //!   segment reported in the first block (RFC 2883 §4); with `recovery =
 //!   "prr"`, the window during that recovery by PRR (RFC 6937, [`prr`]); with
 //!   `sack_pipe = "ns2"`, ns-2.35 FullTcp/Sack's counted pipe instead of
-//!   RFC 6675's ([`ns2_pipe`]);
+//!   RFC 6675's ([`ns2_pipe`]); with `sack_holes = "ns2"`, its choice of
+//!   the hole to retransmit, also after a timeout ([`ns2_holes`]);
 //! - ssthresh on a loss halved from the flight, the window or the pipe
 //!   (`ssthresh_from`), kept on a repeated timeout with
 //!   `rto_keeps_ssthresh`;
@@ -68,9 +69,10 @@
 //!
 //! Rooms: `conn.rs` (the state and [`Params`]), `sender.rs`, `receiver.rs`,
 //! `recovery.rs` (undo, the SACK scoreboard and RFC 6675, RACK's per-ACK
-//! steps), `prr.rs` (RFC 6937), `ns2_pipe.rs` (ns-2's SACK pipe), `rack.rs` (RACK-TLP's segment list), `timers.rs`, `spec.rs`
+//! steps), `prr.rs` (RFC 6937), `ns2_pipe.rs` (ns-2's SACK pipe), `ns2_holes.rs` (ns-2's hole choice), `rack.rs` (RACK-TLP's segment list), `timers.rs`, `spec.rs`
 //! (`[transport]` and its profiles).
 mod conn;
+mod ns2_holes;
 mod ns2_pipe;
 #[cfg(test)]
 mod profile_tests;
@@ -87,8 +89,8 @@ mod timers;
 pub use conn::{Conn, MakeController, Params};
 pub use sender::linux_pacing_rate;
 pub use spec::{
-    PrioScheme, Profile, Recovery, SackPipe, SsthreshFrom, TransportSpec, MAX_MSS, MIN_MSS,
-    MIN_PMTU,
+    PrioScheme, Profile, Recovery, SackHoles, SackPipe, SsthreshFrom, TransportSpec, MAX_MSS,
+    MIN_MSS, MIN_PMTU,
 };
 
 use crate::cc::Protocol;

@@ -3,6 +3,7 @@
 //! IsLost, pipe and NextSeg, what a loss halves into ssthresh, PRR's window
 //! ([`super::prr`]) and RACK's per-ACK steps (RFC 8985, [`super::rack`]).
 
+use super::ns2_holes;
 use super::ns2_pipe::Ns2Pipe;
 use super::prr::Prr;
 use super::rack::ProbeOutcome;
@@ -122,12 +123,17 @@ impl Conn {
     }
 
     /// RFC 6675 NextSeg rule 1: the first lost, unSACKed byte at or above
-    /// HighRxt.
+    /// HighRxt; with `sack_holes = "ns2"` lost is below the highest SACKed
+    /// range ([`ns2_holes::fill_bound`]).
     pub(super) fn next_hole(&self) -> Option<u64> {
         if let Some(rack) = &self.rack {
             return rack.next_lost();
         }
-        let lost = self.lost_point();
+        let lost = if self.p.ns2_holes() {
+            ns2_holes::fill_bound(&self.sacked, self.snd_una)
+        } else {
+            self.lost_point()
+        };
         let mut seq = self.high_rxt.max(self.snd_una);
         for &(s, e) in &self.sacked {
             if seq < s {

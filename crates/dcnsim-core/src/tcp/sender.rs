@@ -100,17 +100,19 @@ impl Conn {
 
     /// Send what the window allows, then the FIN once all data is out. In
     /// SACK recovery the window is cwnd − pipe and lost holes go first
-    /// (RFC 6675 §5 step C).
+    /// (RFC 6675 §5 step C); with `sack_holes = "ns2"` holes also go first
+    /// after a timeout, each while it starts inside the window
+    /// ([`super::ns2_holes`]).
     pub(super) fn send_window(&mut self, now: Time, out: &mut Vec<Seg>) {
         let end = self.final_seq();
         let mut sent_new = false;
+        // Sending changes neither: only ACKs and timers move the recovery.
+        let sack_recovery = self.in_recovery && self.p.sack_blocks > 0;
+        // ns-2 after a timeout: holes first until the ACK passes `recover`.
+        let ns2_after_rto = self.in_loss && self.p.ns2_holes();
+        let holes_first = sack_recovery || ns2_after_rto;
         loop {
-            let sack_recovery = self.in_recovery && self.p.sack_blocks > 0;
-            let hole = if sack_recovery {
-                self.next_hole()
-            } else {
-                None
-            };
+            let hole = if holes_first { self.next_hole() } else { None };
             let seq = match hole {
                 Some(h) => h,
                 None if self.snd_nxt < end => self.snd_nxt,
@@ -124,7 +126,11 @@ impl Conn {
             if self.p.t.nagle && hole.is_none() && self.nagle_holds(seq, len) {
                 break;
             }
-            let in_flight = self.snd_nxt - self.snd_una;
+            // What the window must hold: up to the segment's end. A hole of
+            // ns-2's after a timeout (at or above snd_nxt) must start inside
+            // the window, whatever is below it (`FullTcpAgent::send_allowed`,
+            // tcp/tcp-full.cc lines 1269–1276).
+            let in_flight = seq.max(self.snd_nxt) - self.snd_una;
             let cwnd = self.win.cwnd.max(self.cc.send_floor(&self.win));
             let over_cwnd = (in_flight + len) as f64 > cwnd;
             let new_data_blocked = in_flight > 0 && in_flight + len > self.p.rwnd;
@@ -147,8 +153,13 @@ impl Conn {
                 break;
             }
             if hole.is_some() {
-                self.send_segment(now, seq, out);
+                let next = self.send_segment(now, seq, out);
                 self.high_rxt = seq + len.max(1);
+                if ns2_after_rto && seq == self.snd_nxt {
+                    // ns-2's `sent` moves `t_seqno_` too when the hole is
+                    // there (tcp/tcp-full.h line 203), after a timeout.
+                    self.snd_nxt = next;
+                }
             } else {
                 if over_cwnd && in_flight > 0 && !sack_recovery {
                     self.limited_sent += len;
@@ -156,7 +167,16 @@ impl Conn {
                 if self.p.t.idle_restart {
                     self.restart_after_idle(now, len);
                 }
+                // ns-2 raises the hole-fill pointer to the cumulative ACK on
+                // every new ACK (`pack_action`, `ack_action`, tcp/tcp-full.cc
+                // lines 2927, 2947): dcnsim reads it as max(HighRxt, snd_una).
+                let from_pointer = ns2_after_rto && self.snd_nxt == self.high_rxt.max(self.snd_una);
                 self.snd_nxt = self.send_segment(now, self.snd_nxt, out);
+                if from_pointer {
+                    // ns-2's `sent`: the hole-fill pointer moves past what
+                    // goes out from it (tcp/tcp-full.h line 301).
+                    self.high_rxt = self.snd_nxt;
+                }
                 self.snd_max = self.snd_max.max(self.snd_nxt);
                 sent_new = true;
             }
@@ -396,8 +416,10 @@ impl Conn {
         {
             self.dupacks += 1;
             self.cc.observe(0, ece, self.snd_una, self.snd_nxt);
-            // RFC 6675 §5: recovery also starts when SACKs show snd_una lost.
-            let sack_lost = self.p.sack_blocks > 0 && self.lost_point() > self.snd_una;
+            // RFC 6675 §5: recovery also starts when SACKs show snd_una lost
+            // (not in ns-2, whose FullTcp counts duplicate ACKs only).
+            let sack_lost =
+                self.p.sack_blocks > 0 && !self.p.ns2_holes() && self.lost_point() > self.snd_una;
             if !self.in_recovery
                 && self.rack.is_none()
                 && (self.dupacks == self.p.t.dupack_threshold || sack_lost)

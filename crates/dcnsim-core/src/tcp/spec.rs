@@ -72,6 +72,25 @@ pub enum SackPipe {
     Ns2,
 }
 
+/// `transport.sack_holes`: which unSACKed segment a SACK sender
+/// retransmits next.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SackHoles {
+    /// RFC 6675 NextSeg rule 1: the first unSACKed segment at or above
+    /// HighRxt that IsLost deems lost (more than DupThresh − 1 segments
+    /// SACKed above it), in a recovery only.
+    #[default]
+    Rfc6675,
+    /// ns-2.35 `Agent/TCP/FullTcp/Sack` ([`super::ns2_holes`]): any
+    /// unSACKed segment below the highest SACKed range, from the hole-fill
+    /// pointer (`SackFullTcpAgent::nxt_tseq`, `sack_rtx_cthresh_` 1,
+    /// tcp/tcp-full.cc lines 3059–3114); a recovery only at the third
+    /// duplicate ACK; after a timeout, holes first until the ACK reaches
+    /// the highest sequence sent.
+    Ns2,
+}
+
 /// `transport.ssthresh_from`: what a loss halves into ssthresh, on the
 /// duplicate-ACK threshold and on a timeout.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -129,6 +148,8 @@ pub struct TransportSpec {
     pub recovery: Recovery,
     /// How a SACK recovery counts its pipe ([`SackPipe`]).
     pub sack_pipe: SackPipe,
+    /// Which hole a SACK sender retransmits next ([`SackHoles`]).
+    pub sack_holes: SackHoles,
     /// What a loss halves into ssthresh ([`SsthreshFrom`]).
     pub ssthresh_from: SsthreshFrom,
     /// A timeout repeated before the first one's data is acknowledged
@@ -247,6 +268,7 @@ impl Default for TransportSpec {
             slow_start: SlowStart::Bytes,
             recovery: Recovery::Classic,
             sack_pipe: SackPipe::Rfc6675,
+            sack_holes: SackHoles::Rfc6675,
             ssthresh_from: SsthreshFrom::Flight,
             rto_keeps_ssthresh: false,
             ecn_floor: 2.0,
@@ -567,6 +589,21 @@ impl TransportSpec {
                 );
             }
         }
+        if self.sack_holes == SackHoles::Ns2 {
+            let ns2 = "sack_holes = \"ns2\" (ns2_sack's FullTcp/Sack hole choice)";
+            if !self.sack {
+                return bad(
+                    "sack_holes",
+                    "\"ns2\" needs sack = true, got sack off".into(),
+                );
+            }
+            if self.rack {
+                return bad(
+                    "rack",
+                    format!("RACK chooses its own holes: not with {ns2}"),
+                );
+            }
+        }
         if self.dupack_threshold == 0 {
             return bad("dupack_threshold", "must be at least 1".into());
         }
@@ -670,6 +707,7 @@ mod tests {
                 sack: false,
                 recovery: Recovery::Reno,
                 sack_pipe: SackPipe::Rfc6675,
+                sack_holes: SackHoles::Rfc6675,
                 ..sack
             },
             ns2,

@@ -820,6 +820,96 @@ fn ns2_pipe_counts_lost_segments_and_waits_for_the_timeout() {
     assert!(timeout >= Time::from_us(1000), "after min_rto: {timeout:?}");
 }
 
+/// ns-2.35 FullTcp/Sack's hole choice (`sack_holes = "ns2"`,
+/// `SackFullTcpAgent::nxt_tseq`, tcp/tcp-full.cc) against RFC 6675's on one
+/// window of 20 segments, both with ns-2's pipe, losing the 1st and the
+/// 19th. Worked by hand: the third duplicate ACK (segments 2–4 SACKed)
+/// starts the recovery with the pipe at 20 − 3 = 17 segments, 18 with the
+/// fast retransmit of the 1st, and cwnd 10. The duplicate ACKs of segments
+/// 5–18 and 20 take it to 3. The 20th's ACK SACKs [20th], one range above
+/// the 19th: for ns-2 (`sack_rtx_cthresh_` 1) a hole, retransmitted at
+/// once, before the fast retransmit's ACK comes back; no timeout. For
+/// RFC 6675 one segment SACKed above is not a loss (IsLost wants more than
+/// two); after the partial ACK nothing is deemed lost and the 19th waits
+/// for the timeout.
+#[test]
+fn ns2_holes_fill_a_hole_with_one_sacked_range_above() {
+    let lost = [1, 18_001];
+    let rfc = TransportSpec {
+        handshake: false,
+        sack_pipe: SackPipe::Ns2,
+        ..sack_spec()
+    };
+    let (p, rexmits) = lose_once(&rfc, 20_000, &lost);
+    assert_eq!(p.conn.stats.timeouts, 1);
+    let seqs: Vec<u64> = rexmits.iter().map(|&(_, s)| s).collect();
+    assert_eq!(seqs, lost);
+
+    let ns2 = TransportSpec {
+        sack_holes: SackHoles::Ns2,
+        ..rfc
+    };
+    let (p, rexmits) = lose_once(&ns2, 20_000, &lost);
+    assert_eq!(p.conn.stats.timeouts, 0);
+    let seqs: Vec<u64> = rexmits.iter().map(|&(_, s)| s).collect();
+    assert_eq!(seqs, lost);
+    // The receiver's first ACK above 1 answers the fast retransmit; it
+    // reaches the sender one delay after it is sent.
+    let partial = p
+        .log
+        .iter()
+        .find(|(_, s)| !s.to_receiver && s.hdr.ack > 1)
+        .unwrap()
+        .0;
+    assert!(
+        rexmits[1].0 < partial + DELAY,
+        "on a duplicate ACK: {rexmits:?}"
+    );
+}
+
+/// After a timeout ns-2 fills holes before it goes back (`recover_` set by
+/// `timeout_action`, `nxt_tseq` from the hole-fill pointer the timeout
+/// keeps). One window of 20 segments loses the 2nd to 10th and the 12th;
+/// ns-2's pipe (17 segments at the third duplicate ACK, 11 after the
+/// other six, 9 after the partial ACK, against a window of 9) holds all
+/// but the fast retransmit of the 2nd, and the timer fires. From there,
+/// worked by hand with cwnd 1, +1 per ACK: the 3rd goes out; its ACK (of
+/// 3001) SACKs the 11th and 13th–20th; the window then lets out 4th–5th,
+/// 6th–7th, 8th–9th and 10th as the ACKs of 4001, 5001 and 6001 arrive,
+/// and at the ACK of 7001 (cwnd 6) the 12th, a hole below the range
+/// [13th, 20th], goes before the go-back point, the SACKed 11th, which
+/// follows with the 12th again. RFC 6675's choice, with no recovery after
+/// a timeout, goes back in order: the 10th, 11th, then the 12th.
+#[test]
+fn ns2_holes_come_first_after_a_timeout() {
+    let mut lost: Vec<u64> = (1..10).map(|i| 1 + i * 1000).collect();
+    lost.push(11_001);
+    let rfc = TransportSpec {
+        handshake: false,
+        sack_pipe: SackPipe::Ns2,
+        ..sack_spec()
+    };
+    let after_timeout = |t: &TransportSpec| {
+        let (p, rexmits) = lose_once(t, 20_000, &lost);
+        assert_eq!(p.conn.stats.timeouts, 1);
+        assert_eq!(rexmits[0].1, 1001, "the fast retransmit");
+        rexmits[1..]
+            .iter()
+            .map(|&(_, s)| s)
+            .take(12)
+            .collect::<Vec<u64>>()
+    };
+    let back_n: Vec<u64> = (2..14).map(|i| 1 + i * 1000).collect();
+    assert_eq!(after_timeout(&rfc), back_n);
+    let ns2 = TransportSpec {
+        sack_holes: SackHoles::Ns2,
+        ..rfc
+    };
+    let mut holes_first: Vec<u64> = (2..10).map(|i| 1 + i * 1000).collect();
+    holes_first.extend([11_001, 10_001, 11_001, 12_001]);
+    assert_eq!(after_timeout(&ns2), holes_first);
+}
+
 /// `sack_pipe = "ns2"` is FullTcp/Sack's: it needs SACK and the classic
 /// recovery, without RACK; `ns2_sack` sets it.
 #[test]
@@ -841,7 +931,8 @@ fn ns2_pipe_needs_classic_sack_recovery() {
         e.starts_with("transport.rack: RACK keeps its own pipe"),
         "{e}"
     );
-    let rfc = json!({"profile": "ns2_sack", "rack": true, "sack_pipe": "rfc6675"});
+    let rfc = json!({"profile": "ns2_sack", "rack": true, "sack_pipe": "rfc6675",
+                     "sack_holes": "rfc6675"});
     assert!(TransportSpec::from_value(rfc).is_ok());
     assert!(err(json!({"sack_pipe": "bsd"})).starts_with("transport.sack_pipe: unknown variant"));
     let ns2 = |p: &str| {
@@ -852,6 +943,32 @@ fn ns2_pipe_needs_classic_sack_recovery() {
     assert_eq!(ns2("ns2_sack"), SackPipe::Ns2);
     assert_eq!(ns2("ns2"), SackPipe::Rfc6675);
     assert_eq!(ns2("linux"), SackPipe::Rfc6675);
+}
+
+/// `sack_holes = "ns2"` needs SACK and refuses RACK, which picks its own
+/// holes; `ns2_sack` sets it.
+#[test]
+fn ns2_holes_need_sack_without_rack() {
+    use serde_json::json;
+    let err = |v: serde_json::Value| TransportSpec::from_value(v).unwrap_err().to_string();
+    assert_eq!(
+        err(json!({"sack_holes": "ns2"})),
+        "transport.sack_holes: \"ns2\" needs sack = true, got sack off"
+    );
+    let e = err(json!({"sack": true, "rack": true, "sack_holes": "ns2"}));
+    assert!(
+        e.starts_with("transport.rack: RACK chooses its own holes"),
+        "{e}"
+    );
+    assert!(err(json!({"sack_holes": "bsd"})).starts_with("transport.sack_holes: unknown variant"));
+    let holes = |p: &str| {
+        TransportSpec::from_value(json!({ "profile": p }))
+            .unwrap()
+            .sack_holes
+    };
+    assert_eq!(holes("ns2_sack"), SackHoles::Ns2);
+    assert_eq!(holes("ns2"), SackHoles::Rfc6675);
+    assert_eq!(holes("linux"), SackHoles::Rfc6675);
 }
 
 #[test]

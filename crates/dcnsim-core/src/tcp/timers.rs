@@ -283,7 +283,10 @@ impl Conn {
                 // A timeout forgets the SACK scoreboard (the receiver may
                 // renege, RFC 2018 §8).
                 self.sacked.clear();
-                self.high_rxt = 0;
+                if !self.p.ns2_holes() {
+                    // ns-2 keeps its hole-fill pointer ([`super::ns2_holes`]).
+                    self.high_rxt = 0;
+                }
                 self.undo = None;
                 self.reo_at = None;
                 self.tlp_at = None;
