@@ -13,11 +13,14 @@ core (docs/estimate.md).
    and only each cluster's representative is simulated (``clustering``).
 3. The link-level runs go where sweeps go (a local pool, Dask, Slurm) and land in a
    sweep directory as runs of role ``link``: a killed estimate resumes from those done.
-4. Each flow's estimate is its FCT alone on its path plus a delay per link of its
-   path: its own where the link was simulated itself, else drawn from the link's
-   representative's delays for its size (``combine``); the estimated flows
-   are the run of role ``estimate``, and with ``check`` the packet-level run of the
-   whole scenario is the run of role ``packet``. ``dcnsim query OUT "SQL"`` reads them.
+4. Parsimon's combination is the first pass; then paced passes (``_passes``): each
+   flow's bottleneck is the link of its path with the largest expected delay, the
+   links are simulated again with each flow arriving paced at its bottleneck rate at
+   the links that are not its bottleneck, iterated as a damped fixed point, and a
+   flow's estimate is its FCT alone plus its delay at its bottleneck in the last pass
+   (``combine``); the estimated flows are the run of role ``estimate``, and with
+   ``check`` the packet-level run of the whole scenario is the run of role
+   ``packet``. ``dcnsim query OUT "SQL"`` reads them.
 """
 
 from __future__ import annotations

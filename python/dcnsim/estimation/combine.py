@@ -6,8 +6,8 @@ As Parsimon (§4.4; ``parsimon-core/src/network.rs``, ``DelayNetwork::slowdown``
 (FCT - FCT alone) / packets (Parsimon: less the ideal FCT; dcnsim: less the flow's FCT
 alone on its path, see ``decompose``); these are bucketed by flow size so that every
 bucket holds at least ``B`` flows and spans at least a factor ``X`` of sizes
-(Parsimon's defaults, ``BucketOpts { x: 2, b: 100 }``); every link of a cluster takes
-its representative's buckets. A flow's estimate is its FCT alone on its path plus, for
+(Parsimon's defaults, ``BucketOpts { x: 2, b: 100 }``), and (dcnsim's) spans at most a
+factor ``X_MAX`` of sizes; every link of a cluster takes its representative's buckets. A flow's estimate is its FCT alone on its path plus, for
 each link of the path, a delay: its own in the link's run where the link was simulated
 itself (dcnsim's choice: the flow is one of that run's flows), else a delay drawn from
 the representative's bucket for its size, times its packets — the links' delays are
