@@ -5,20 +5,21 @@ As Parsimon (§4.4; ``parsimon-core/src/network.rs``, ``DelayNetwork::slowdown``
 ``edist.rs``): a link-level simulation's flows give their *packet-normalized delay*,
 (FCT - FCT alone) / packets (Parsimon: less the ideal FCT; dcnsim: less the flow's FCT
 alone on its path, see ``decompose``); these are bucketed by flow size so that every
-bucket holds at least ``B`` flows and spans at least a factor ``X`` of sizes
-(Parsimon's defaults, ``BucketOpts { x: 2, b: 100 }``), and (dcnsim's) spans at most a
-factor ``X_MAX`` of sizes; every link of a cluster takes its representative's buckets.
-Parsimon's estimate of a flow is its FCT alone plus, for each link of its path, a
-delay: its own in the link's run where the link was simulated itself (dcnsim's choice:
-the flow is one of that run's flows), else a delay drawn from the representative's
-bucket for its size, times its packets — the links' delays taken as independent. That
-is dcnsim's first pass; its estimate takes a flow's delay at its bottleneck only (the
-link with the largest expected delay, ``hop_delays``, ``bottlenecks``), in the last of
-the paced passes (``pacing_rates``, ``damped``, ``rate_change``; docs/estimate.md).
-Delays are never below zero (``FctRecord::delay``). Its slowdown is against its ideal
-FCT, as a run's. A flow unfinished at ``stop_time`` in a link-level run gives no delay to the buckets (censored: a bias towards smaller delays
-at the very end, docs/estimate.md) and stays unfinished in the estimate; an estimated
-flow that would end after ``stop_time`` is reported unfinished, as a run reports it.
+bucket holds at least ``B`` flows and spans at least a factor ``X`` of sizes (Parsimon's
+defaults, ``BucketOpts { x: 2, b: 100 }``), and (dcnsim's) spans at most a factor
+``X_MAX`` of sizes; every link of a cluster takes its representative's buckets.
+Parsimon's estimate of a flow is its FCT alone plus, for each link of its path, a delay:
+its own in the link's run where the link was simulated itself (dcnsim's choice: the flow
+is one of that run's flows), else a delay drawn from the representative's bucket for its
+size, times its packets — the links' delays taken as independent. That is dcnsim's first
+pass; its estimate takes a flow's delay at its bottleneck only (the link with the
+largest expected delay, ``hop_delays``, ``bottlenecks``), in the last of the paced
+passes (``pacing_rates``, ``damped``, ``rate_change``; docs/estimate.md). Delays are
+never below zero (``FctRecord::delay``). Its slowdown is against its ideal FCT, as a
+run's. A flow unfinished at ``stop_time`` in a link-level run gives no delay to the
+buckets (censored: a bias towards smaller delays at the very end, docs/estimate.md) and
+stays unfinished in the estimate; an estimated flow that would end after ``stop_time``
+is reported unfinished, as a run reports it.
 """
 
 from __future__ import annotations
