@@ -238,7 +238,7 @@ def test_link_scenario_keeps_the_paths_latency():
 
 
 def test_paced_flows_arrive_over_their_own_access_link():
-    """The second pass: a flow with a rate arrives from a host of its own over an
+    """A paced pass: a flow with a rate arrives from a host of its own over an
     access link of that rate (at most its NIC's) and its source's delay; the others
     as in the first pass; a NIC paces nothing."""
     scenario = dcnsim.Scenario(K4)
@@ -390,7 +390,7 @@ def _parking_lot(per_host: int, seed: int) -> dict:
 
 @pytest.mark.slow
 def test_parking_lot_per_flow_within_ten_percent(tmp_path):
-    """Heavy multi-hop congestion where the second pass should hold (docs/estimate.md):
+    """Heavy multi-hop congestion where the paced passes should hold (docs/estimate.md):
     the s flows queue at A -> B and again at B -> C; each flow's estimate (every link
     simulated itself) is within 10 % of its packet-level FCT at the median."""
     scenario = _parking_lot(4, 3)
