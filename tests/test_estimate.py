@@ -156,6 +156,20 @@ def test_bad_passes_is_one_line(tmp_path, passes):
         dcnsim.estimate(K4, tmp_path / "out", passes=passes)
 
 
+def test_cli_bad_passes_is_one_line_and_writes_nothing(tmp_path):
+    scenario = tmp_path / "k4.toml"
+    import tomli_w
+
+    scenario.write_text(tomli_w.dumps(K4))
+    command = [sys.executable, "-m", "dcnsim", "estimate", str(scenario), "--passes", "0"]
+    proc = subprocess.run(
+        [*command, "--out", str(tmp_path / "est")], capture_output=True, text=True
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == "error: passes: expected a whole number in [2, 6], got 0\n"
+    assert not (tmp_path / "est").exists()
+
+
 def test_estimate_resumes_and_is_the_same_on_dask(tmp_path):
     """A second call simulates no link again; the estimate on a Dask LocalCluster is
     the local pool's, flow for flow."""
