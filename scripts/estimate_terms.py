@@ -2,10 +2,11 @@
 in its directory (docs/estimate.md, "Where the error comes from"): slowdown p50 / p99
 per size bucket of the packet level, of each flow's FCT alone, of the first pass as
 Parsimon combines it (alone + the sum of the path's link delays), of the first pass's
-bottleneck alone (alone + its largest link delay), and of the estimate (the second
-pass: alone + its delay at its bottleneck, paced traffic elsewhere).
+bottleneck alone (alone + its delay at the bottleneck), of each paced pass (alone +
+its delay at its bottleneck, paced traffic elsewhere; the last is the estimate), and
+the estimate split by whether the bottleneck delay is the flow's own or drawn.
 
-    python scripts/estimate_terms.py SCENARIO.toml OUT [--tolerance T]
+    python scripts/estimate_terms.py SCENARIO.toml OUT [--tolerance T] [--passes N]
 
 Nothing is simulated: every run must be in OUT (the same scenario and tolerance).
 """
@@ -22,7 +23,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 import dcnsim
-from dcnsim import estimation
+from dcnsim import estimation, store
 from dcnsim.estimation import combine
 
 
@@ -31,22 +32,27 @@ def main() -> None:
     ap.add_argument("scenario")
     ap.add_argument("out", type=Path)
     ap.add_argument("--tolerance", type=float, default=estimation.DEFAULT_TOLERANCE)
+    ap.add_argument("--passes", type=int, default=estimation.DEFAULT_PASSES)
     args = ap.parse_args()
     scenario = dcnsim.Scenario.from_toml(args.scenario)
     plan = estimation._plan(scenario, args.tolerance)
-    first = estimation._link_runs(plan, scenario, "link", None)
-    alone, hop1 = estimation._hop_delays(plan, first, args.out)
-    rate, bottleneck = estimation._pacing(plan, alone, hop1)
-    second = estimation._link_runs(plan, scenario, "paced", (rate, bottleneck))
-    _, hop2 = estimation._hop_delays(plan, second, args.out)
-    d = plan.drawn
-    summed = np.bincount(d.flow, weights=hop1, minlength=len(alone))
+
+    def present(what: str, runs: list) -> None:
+        missing = [r.id for r in runs if not store.has_run(args.out, r.id)]
+        if missing:
+            sys.exit(f"{args.out}: {len(missing)} of the {what} not run (run the estimate)")
+
+    passes = estimation._passes(plan, scenario, args.out, args.passes, present)
+    alone, bottleneck, d = passes.alone, passes.bottleneck, plan.drawn
+    summed = np.bincount(d.flow, weights=passes.first, minlength=len(alone))
     rows = {
         "alone": alone,
         "first pass, summed (Parsimon)": alone + summed,
-        "first pass, bottleneck only": alone + hop1[bottleneck],
-        "estimate (second pass)": alone + hop2[bottleneck],
+        "first pass, bottleneck only": alone + passes.first[bottleneck],
     }
+    for k, delay in enumerate(passes.delay[1:], start=2):
+        rows[f"pass {k}" + (" (the estimate)" if k == len(passes.delay) else "")] = alone + delay
+    sys.stdout.write(f"rate change between pacings: {passes.change}\n")
     packet = [r for r in (args.out / "runs").glob("run=*/run.json") if _role(r) == "packet"]
     tables = {}
     if packet:
@@ -61,7 +67,8 @@ def main() -> None:
         # from a representative's buckets.
         keys = ["src", "dst", "start_s", "size_bytes"]
         mine = pd.DataFrame({k: d.flows[k] for k in keys})
-        mine["est"] = combine.estimate_flows(d, hop2[bottleneck], plan.stop_s, alone)["slowdown"]
+        est = combine.estimate_flows(d, passes.delay[-1], plan.stop_s, alone)
+        mine["est"] = est["slowdown"]
         mine["own"] = plan.rep[np.searchsorted(plan.lf.ports, d.port[bottleneck])] == (
             np.searchsorted(plan.lf.ports, d.port[bottleneck])
         )

@@ -9,7 +9,7 @@
     dcnsim bench [NAME|all|scale] [--quick | --stop-time 20ms] [--repeat N]
     dcnsim study list
     dcnsim sweep SWEEP.toml --out DIR [--jobs N] [--dask local|tcp://HOST:PORT|slurm] [--report]
-    dcnsim estimate FILE --out DIR [--tolerance X] [--check] [--jobs N]
+    dcnsim estimate FILE --out DIR [--tolerance X] [--passes N] [--check] [--jobs N]
                [--dask local|tcp://HOST:PORT|slurm] [--slurm FILE] [--set KEY=VALUE ...]
     dcnsim query DIR "SQL" [--csv]
     dcnsim crosscheck FILE --with ns2|ns3 [--out DIR] [--tolerance NAME=X ...] [--set KEY=VALUE ...]
@@ -315,6 +315,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
             slurm=slurm,
             check=args.check,
             progress=progress,
+            passes=args.passes,
         )
     except SweepError as exc:
         raise _BadInput(str(exc)) from None
@@ -656,6 +657,14 @@ def _build_parser(studies: Mapping[str, Study] | None = None) -> argparse.Argume
         default=0.1,
         help="clustering tolerance: links within X (relative) in load, size mix and fan-in "
         "share one link simulation; 0 simulates every link (default: 0.1)",
+    )
+    p.add_argument(
+        "--passes",
+        metavar="N",
+        type=int,
+        default=3,
+        help="at most N passes over the links, 2..6: Parsimon's, then bottleneck pacing "
+        "until its rates change by less than 5%% (default: 3)",
     )
     p.add_argument(
         "--check",

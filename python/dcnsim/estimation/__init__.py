@@ -13,11 +13,14 @@ core (docs/estimate.md).
    and only each cluster's representative is simulated (``clustering``).
 3. The link-level runs go where sweeps go (a local pool, Dask, Slurm) and land in a
    sweep directory as runs of role ``link``: a killed estimate resumes from those done.
-4. Each flow's estimate is its FCT alone on its path plus a delay per link of its
-   path: its own where the link was simulated itself, else drawn from the link's
-   representative's delays for its size (``combine``); the estimated flows
-   are the run of role ``estimate``, and with ``check`` the packet-level run of the
-   whole scenario is the run of role ``packet``. ``dcnsim query OUT "SQL"`` reads them.
+4. Parsimon's combination is the first pass; then paced passes (``_passes``): each
+   flow's bottleneck is the link of its path with the largest expected delay, the
+   links are simulated again with each flow arriving paced at its bottleneck rate at
+   the links that are not its bottleneck, iterated as a damped fixed point, and a
+   flow's estimate is its FCT alone plus its delay at its bottleneck in the last pass
+   (``combine``); the estimated flows are the run of role ``estimate``, and with
+   ``check`` the packet-level run of the whole scenario is the run of role
+   ``packet``. ``dcnsim query OUT "SQL"`` reads them.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,11 +47,24 @@ from dcnsim.studies.runner import progress_bar
 from dcnsim.sweep_run import Run, SweepError, execute
 from dcnsim.sweeps import on_pool, run_id
 
-__all__ = ["DEFAULT_TOLERANCE", "Estimate", "EstimateInterrupted", "estimate"]
+__all__ = [
+    "DEFAULT_PASSES",
+    "DEFAULT_TOLERANCE",
+    "MAX_PASSES",
+    "Estimate",
+    "EstimateInterrupted",
+    "estimate",
+]
 
 #: Parsimon's clustering tolerance is a parameter (its evaluation's ε); 0.1 is the
 #: value dcnsim defaults to: links within 10 % in load, size mix and fan-in.
 DEFAULT_TOLERANCE = 0.1
+#: Passes over the links by default (the first, Parsimon's, then two with bottleneck
+#: pacing), and at most (docs/estimate.md, "Iterating the pacing").
+DEFAULT_PASSES, MAX_PASSES = 3, 6
+#: The pacing has converged when its rates change by less than this (the median
+#: relative change over the paced flows) from one pass to the next.
+CONVERGED = 0.05
 #: The catalog columns of an estimate's sweep directory.
 COLUMNS = ["role", "link", "members"]
 
@@ -83,6 +99,7 @@ def estimate(
     slurm: Mapping[str, Any] | None = None,
     check: bool = False,
     progress: bool = False,
+    passes: int = DEFAULT_PASSES,
 ) -> Estimate:
     """Estimate the scenario's flow times by link-level decomposition into the sweep
     directory ``out`` (resumed if it holds an earlier estimate's link runs).
@@ -91,6 +108,8 @@ def estimate(
     ``slurm`` (the ``[slurm]`` table for ``dask="slurm"``): where the link-level runs
     go, as ``dcnsim.sweep``. ``check``: also run the packet level (its table beside the
     estimate's, and the error). ``progress``: a bar over the link-level runs.
+    ``passes``: at most this many passes over the links (2..MAX_PASSES; the first is
+    Parsimon's, the others pace at the bottleneck rates, docs/estimate.md).
     """
     scenario = as_scenario(scenario)
     if (
@@ -99,6 +118,8 @@ def estimate(
         or not (0 <= tolerance < 10)
     ):
         raise ScenarioError(f"tolerance: expected a number in [0, 10), got {tolerance!r}")
+    if isinstance(passes, bool) or not isinstance(passes, int) or not 2 <= passes <= MAX_PASSES:
+        raise ScenarioError(f"passes: expected a whole number in [2, {MAX_PASSES}], got {passes!r}")
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
         raise ScenarioError(f"jobs: must be at least 1, got {jobs}")
@@ -110,38 +131,38 @@ def estimate(
     store.check_sweep_dir(out)
     spec = {"name": f"estimate: {scenario.get('name') or 'scenario'}", "base": scenario.to_dict()}
     directory = store.open_sweep_dir(out, spec)
-    first = _link_runs(plan, scenario, "link", None)
-    runs = [*plan.solo_runs, *first.runs.values()]
-    ran = 0
     with ExitStack() as stack:
         where = _Where(stack, dask, jobs, table, progress)
-        ran += _execute(where, "link simulations", runs, directory, started, clock, ran)
-        # The second pass (docs/estimate.md, "Bottleneck pacing"): each flow arrives
-        # paced at its first-pass bottleneck rate at the links that are not its
-        # bottleneck, and takes the delay of its bottleneck only.
-        alone, hop1 = _hop_delays(plan, first, directory)
-        rate, bottleneck = _pacing(plan, alone, hop1)
-        second = _link_runs(plan, scenario, "paced", (rate, bottleneck))
-        all_links = list({r.id: r for r in [*first.runs.values(), *second.runs.values()]}.values())
-        runs = [*plan.solo_runs, *all_links]
-        ran += _execute(where, "paced link simulations", runs, directory, started, clock, ran)
+        made = [0]
+
+        def make(what: str, runs: list[Run]) -> None:
+            made[0] += _execute(where, what, runs, directory, started, clock, made[0])
+
+        passes_ = _passes(plan, scenario, directory, passes, make)
+    ran = made[0]
     links_wall = time.perf_counter() - clock
-    _, hop2 = _hop_delays(plan, second, directory)
-    flows = combine.estimate_flows(plan.drawn, hop2[bottleneck], plan.stop_s, alone)
+    runs = passes_.runs
+    flows = combine.estimate_flows(plan.drawn, passes_.delay[-1], plan.stop_s, passes_.alone)
     wall = time.perf_counter() - clock
     buckets = combine.bucket_table(flows).rename(columns={"p50": "est_p50", "p99": "est_p99"})
     summary = plan.summary | {
         "estimate": True,
         "method": "link-level decomposition (Parsimon, NSDI 2023)",
         "tolerance": float(tolerance),
-        "link_runs": len(first.runs),
-        "paced_runs": len(set(second.runs) - set(first.runs)),
+        "passes": len(passes_.delay),
+        "rate_change": passes_.change,
+        "link_runs": passes_.link_runs,
+        "paced_runs": len(runs) - len(plan.solo_runs) - passes_.link_runs,
         "link_runs_now": ran,
         "wall_s": wall,
         "link_wall_s": links_wall,
         "on": dask or "local pool",
     }
-    est_run = Run(_id("estimate", scenario, tolerance), _params("estimate", "", 0), scenario)
+    est_run = Run(
+        _id("estimate", scenario, f"{tolerance:g} passes {passes}"),
+        _params("estimate", "", 0),
+        scenario,
+    )
     all_runs = [*runs, est_run]
     store.write_run(
         directory, est_run, {"tables": {"flows": flows}, "summary": summary, "wall_s": wall}
@@ -292,15 +313,57 @@ def _plan(scenario: Scenario, tolerance: float) -> _Plan:
     return _Plan(d, lf, rep, rep_chains, flow_chain, solo_runs, wire, mss, seed, stop, summary)
 
 
-def _pacing(plan: _Plan, alone: np.ndarray, hop: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each flow's bottleneck rate (NaN: not paced, its delays all zero or unfinished)
-    and bottleneck hop, from the first pass's delays."""
-    bottleneck = combine.bottlenecks(plan.drawn, hop)
-    worst = hop[bottleneck]
+@dataclass
+class _Passes:
+    """The passes' outcome: each flow's FCT alone, its bottleneck hop (chosen on the
+    first pass's expected delays), its delay there in each pass, the rate change
+    between consecutive pacings, and every run made (alone, first pass, paced)."""
+
+    alone: np.ndarray
+    first: np.ndarray  # the first pass's hop delays (draws where not its own)
+    bottleneck: np.ndarray
+    delay: list[np.ndarray]
+    change: list[float]
+    runs: list[Run]
+    link_runs: int
+
+
+def _passes(
+    plan: _Plan,
+    scenario: Scenario,
+    directory: Path,
+    passes: int,
+    make: Callable[[str, list[Run]], None],
+) -> _Passes:
+    """Run the passes (docs/estimate.md, "Bottleneck pacing", "Iterating the pacing"):
+    the first (Parsimon's: every flow at its NIC's rate), then up to ``passes - 1``
+    paced ones, each pacing every flow at the links that are not its bottleneck at
+    the rate its damped bottleneck delay gives, stopping early once those rates change
+    by less than ``CONVERGED``. ``make(what, runs)`` makes the runs not yet in
+    ``directory``."""
+    first = _link_runs(plan, scenario, "link", None)
+    by_id = {r.id: r for r in [*plan.solo_runs, *first.runs.values()]}
+    make("link simulations", list(by_id.values()))
+    alone, hop, expected = _hop_delays(plan, first, directory, 1)
+    # Chosen on expected delays (own, or a bucket's mean), not on the draws: the
+    # largest of a path's draws is the draws' tail.
+    bottleneck = combine.bottlenecks(plan.drawn, expected)
     size = plan.drawn.flows["size_bytes"].astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where((worst > 0) & np.isfinite(worst), size * 8 / (alone + worst), np.nan)
-    return rate, bottleneck
+    delay, change, pace = [hop[bottleneck]], [], hop[bottleneck]
+    for k in range(2, passes + 1):
+        rate = combine.pacing_rates(size, alone, pace)
+        paced = _link_runs(plan, scenario, "paced", (rate, bottleneck))
+        by_id |= {r.id: r for r in paced.runs.values()}
+        make(f"paced link simulations (pass {k})", list(by_id.values()))
+        delay.append(_hop_delays(plan, paced, directory, k)[1][bottleneck])
+        if k == passes:
+            break
+        after = combine.damped(pace, delay[-1])
+        change.append(combine.rate_change(alone, pace, after))
+        if change[-1] < CONVERGED:
+            break
+        pace = after
+    return _Passes(alone, hop, bottleneck, delay, change, list(by_id.values()), len(first.runs))
 
 
 def _link_runs(
@@ -341,10 +404,13 @@ def _index(index: dict[Any, list[Any]], key: Any) -> int:
     return list(index).index(key)
 
 
-def _hop_delays(plan: _Plan, links: _LinkRuns, directory: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Each flow's FCT alone on its path, and each flattened hop's delay in one pass's
-    link-level runs (``combine.hop_delays``); the buckets a cluster's other links draw
-    from hold the run's flows that did not arrive paced."""
+def _hop_delays(
+    plan: _Plan, links: _LinkRuns, directory: Path, stream: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each flow's FCT alone on its path, and each flattened hop's delay and expected
+    delay in one pass's link-level runs (``combine.hop_delays``, the draws from random
+    stream ``stream``); the buckets a cluster's other links draw from hold the run's
+    flows that did not arrive paced."""
     import pyarrow.parquet as pq
 
     def flows_of(run_id_: str) -> dict[str, Any]:
@@ -379,17 +445,17 @@ def _hop_delays(plan: _Plan, links: _LinkRuns, directory: Path) -> tuple[np.ndar
     index = {rid: i for i, rid in enumerate(order)}
     link_of_port = np.full(len(d.ports["node"]), -1)
     link_of_port[plan.lf.ports] = [index[links.rep_run[int(r)]] for r in plan.rep]
-    hop = combine.hop_delays(
-        d, link_of_port[d.port], [delays[r] for r in order], plan.mss, plan.seed, own
+    hop, expected = combine.hop_delays(
+        d, link_of_port[d.port], [delays[r] for r in order], plan.mss, plan.seed, own, stream
     )
-    return alone(size, plan.flow_chain), hop
+    return alone(size, plan.flow_chain), hop, expected
 
 
 def _packet_level(scenario: Scenario, directory: Path) -> tuple[Run, dict[str, Any]]:
     """The packet-level run of the whole scenario (kept, so a resumed check reuses it)."""
     import pyarrow.parquet as pq
 
-    run_ = Run(_id("packet", scenario, 0), _params("packet", "", 0), scenario)
+    run_ = Run(_id("packet", scenario, "0"), _params("packet", "", 0), scenario)
     if not store.has_run(directory, run_.id):
         answer = execute(scenario.to_json(), ["flows"])
         if "error" in answer:
@@ -412,9 +478,10 @@ def _params(role: str, link: str, members: int) -> dict[str, Any]:
     return {"role": role, "link": link, "members": members}
 
 
-def _id(role: str, scenario: Scenario, tolerance: float) -> str:
-    """A run id for the estimate (by tolerance) or the packet-level run of a scenario."""
-    tagged = scenario.to_dict() | {"name": f"{role} {tolerance:g} {scenario.get('name') or ''}"}
+def _id(role: str, scenario: Scenario, tag: str) -> str:
+    """A run id for the estimate (tagged by tolerance and passes) or the packet-level
+    run (tagged "0") of a scenario."""
+    tagged = scenario.to_dict() | {"name": f"{role} {tag} {scenario.get('name') or ''}"}
     return run_id(Scenario(tagged))
 
 

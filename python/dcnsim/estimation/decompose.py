@@ -172,7 +172,7 @@ def link_scenario(
     """The link-level scenario of ``port`` for the flows of ``hops`` (indices into the
     flattened hops; see the module's doc), and each flow's path in it (without pacing).
 
-    ``pace_bps`` (one per flow, NaN: not paced) is the second pass's (docs/estimate.md,
+    ``pace_bps`` (one per flow, NaN: not paced) is a paced pass's (docs/estimate.md,
     "Bottleneck pacing"): a flow with a rate arrives from a host of its own, ``p{j}``,
     over an access link of that rate (at most its source's) with its own upstream delay,
     instead of over its source's. A link that is a NIC paces nothing."""

@@ -29,7 +29,7 @@ def format_estimate(est: Estimate, scenario: Scenario, changes: Sequence[tuple[s
         f"  flows        {s['flows']:,} drawn, {finished:,} estimated to finish by stop_time",
         f"  links        {s['links']:,} with traffic; {s['link_runs']:,} simulated "
         f"(clustering tolerance {s['tolerance']:g}), {s['paced_runs']:,} again with "
-        f"bottleneck pacing; {s['link_runs_now']:,} runs made now",
+        f"bottleneck pacing ({s['passes']} passes); {s['link_runs_now']:,} runs made now",
         f"  wall         estimate {format_wall(s['wall_s'])} (link simulations "
         f"{format_wall(s['link_wall_s'])}) on {s['on']}"
         + (f"; packet level {format_wall(s['packet_wall_s'])}" if "packet_wall_s" in s else ""),
