@@ -28,12 +28,11 @@ import argparse
 import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core, limits
 from dcnsim._core import ScenarioError
-from dcnsim.exits import EXIT_BAD_INPUT, ending
+from dcnsim.exits import EXIT_BAD_INPUT, Stopped, ending
 from dcnsim.formats import format_seconds
 from dcnsim.labels import changes_line, scenario_line
 from dcnsim.memory import format_bytes, parse_limit
@@ -73,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         return _fail(_describe_os_error(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (dcnsim.exits.Terminated)
-        word, status = ending(exc)
-        print(f"error: {word}", file=sys.stderr)
+        word, status = ending(exc)  # a Stopped command says what it keeps
+        print(f"error: {exc if isinstance(exc, Stopped) else word}", file=sys.stderr)
         return status
 
 
@@ -208,7 +207,7 @@ def _studies() -> Mapping[str, Study]:
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from dcnsim.studies import run_study, write_study
-    from dcnsim.studies.kept import beside, kept_runs
+    from dcnsim.studies.kept import for_output
     from dcnsim.studies.runner import BarProgress
     from dcnsim.studies.study import check_study_dir
 
@@ -222,7 +221,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     line = BarProgress(args.name) if progress else None
     # With --out, finished runs are kept beside it until it is written: rerun, resumed.
-    with kept_runs(beside(args.out)) if args.out is not None else nullcontext() as store:
+    with for_output(args.out) as store:
         try:
             output = run_study(
                 study,
@@ -232,21 +231,9 @@ def _cmd_study(args: argparse.Namespace) -> int:
                 progress=line,
                 seeds=args.seeds,
             )
-        except KeyboardInterrupt as exc:
-            if store is None or not store.count():
-                raise
-            word, status = ending(exc)
-            print(
-                f"error: {word}: {store.count()} finished runs of the study are kept in "
-                f"{store.directory}; run the same study again to resume",
-                file=sys.stderr,
-            )
-            return status
         finally:
             if line is not None:
                 line.close()
-            if store is not None and not store.count():
-                store.remove()
     print(output.text)
     runs = len(output.detail)
     busy = float(output.detail["wall_s"].sum())
@@ -275,19 +262,16 @@ def _list_studies() -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from dcnsim.sweeps import SweepError, SweepInterrupted
+    from dcnsim.sweeps import SweepError
 
-    try:
+    try:  # a Stopped sweep says what its directory keeps (main)
         return _sweep(args)
     except SweepError as exc:
         raise _BadInput(str(exc)) from None
-    except SweepInterrupted as exc:  # how many runs were kept, and that rerunning resumes
-        print(f"error: {exc}", file=sys.stderr)
-        return ending(exc.signal)[1]
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
-    from dcnsim.estimation import EstimateInterrupted, estimate
+    from dcnsim.estimation import estimate
     from dcnsim.estimation.text import format_estimate
     from dcnsim.store import check_sweep_dir
     from dcnsim.sweeps import SweepError
@@ -319,9 +303,6 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
         )
     except SweepError as exc:
         raise _BadInput(str(exc)) from None
-    except EstimateInterrupted as exc:  # what was kept, and that rerunning resumes
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.status
     print(format_estimate(est, scenario, args.set))
     return 0
 

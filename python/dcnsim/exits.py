@@ -27,9 +27,22 @@ class Terminated(KeyboardInterrupt):
     catalog) it cleans up on SIGTERM too."""
 
 
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM (``signal``, the KeyboardInterrupt it raised) stopped a
+    command that keeps what it finished (a sweep's runs, an estimate's link runs, a
+    study's runs); the message is the line the command ends with after ``error: ``:
+    the word, what is kept and that running it again resumes."""
+
+    def __init__(self, line: str, signal: KeyboardInterrupt) -> None:
+        super().__init__(line)
+        self.signal = signal
+
+
 def ending(exc: KeyboardInterrupt) -> tuple[str, int]:
     """The word (``interrupted`` or ``terminated``) and exit status of a command
-    ended by ``exc``."""
+    ended by ``exc`` (a ``Stopped``: by its signal)."""
+    if isinstance(exc, Stopped):
+        exc = exc.signal
     if isinstance(exc, Terminated):
         return "terminated", EXIT_TERMINATED
     return "interrupted", EXIT_INTERRUPTED

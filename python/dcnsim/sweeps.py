@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from dcnsim import _core, cluster, limits, outdir, store
-from dcnsim.exits import ending
+from dcnsim.exits import Stopped, ending
 from dcnsim.figure_sql import figure_sql
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
 from dcnsim.slurm import check_table
@@ -408,14 +408,9 @@ class SweepOutcome:
     out: Path
 
 
-class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C or SIGTERM (``signal``, the KeyboardInterrupt it raised) stopped a
-    sweep; its message says how many runs the directory keeps and that running the
-    sweep again resumes."""
-
-    def __init__(self, line: str, signal: KeyboardInterrupt) -> None:
-        super().__init__(line)
-        self.signal = signal
+class SweepInterrupted(Stopped):
+    """Ctrl-C or SIGTERM stopped a sweep; its message says how many runs the
+    directory keeps and that running the sweep again resumes."""
 
 
 def run_sweep(

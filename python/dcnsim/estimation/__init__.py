@@ -40,7 +40,7 @@ import pandas as pd
 
 from dcnsim import _core, cluster, store
 from dcnsim.estimation import clustering, combine, decompose
-from dcnsim.exits import ending
+from dcnsim.exits import Stopped, ending
 from dcnsim.scenario import Scenario, ScenarioError, as_scenario
 from dcnsim.slurm import check_table
 from dcnsim.studies.runner import progress_bar
@@ -69,13 +69,9 @@ CONVERGED = 0.05
 COLUMNS = ["role", "link", "members"]
 
 
-class EstimateInterrupted(KeyboardInterrupt):
+class EstimateInterrupted(Stopped):
     """Ctrl-C or SIGTERM stopped an estimate; its message says what is kept and how to
-    resume, ``status`` is the exit status the command line ends with (130 or 143)."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
+    resume."""
 
 
 @dataclass
@@ -227,11 +223,10 @@ def _execute(
                     bar.update(1)
         except KeyboardInterrupt as exc:
             _catalog(directory, runs, started, clock, ran + done, where.dask)
-            word, status = ending(exc)
             raise EstimateInterrupted(
-                f"{word}: {directory} keeps {len(runs) - len(todo) + done:,} of the "
-                f"{len(runs):,} {what}; run the same estimate again to resume",
-                status,
+                f"{ending(exc)[0]}: {directory} keeps {len(runs) - len(todo) + done:,} of "
+                f"the {len(runs):,} {what}; run the same estimate again to resume",
+                exc,
             ) from None
         except SweepError:
             _catalog(directory, runs, started, clock, ran + done, where.dask)

@@ -29,7 +29,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KeptRuns", "active", "beside", "kept_runs"]
+from dcnsim.exits import Stopped, ending
+
+__all__ = ["KeptRuns", "active", "beside", "for_output", "kept_runs"]
 
 _SUFFIX = ".pickle"
 #: One pickle protocol for keys, so that a key does not change with Python's default.
@@ -106,6 +108,30 @@ def beside(out: str | os.PathLike[str]) -> Path:
     ``OUT`` (hidden, in the directory its output is written in whole)."""
     path = Path(out)
     return path.parent / f".{path.name}.runs"
+
+
+@contextmanager
+def for_output(out: str | os.PathLike[str] | None) -> Iterator[KeptRuns | None]:
+    """The runs of ``dcnsim study --out OUT``, kept in ``beside(OUT)`` (none without
+    ``out``). A block stopped by Ctrl-C or SIGTERM with runs kept ends in a
+    ``Stopped`` saying how many and where; a directory that keeps none is removed."""
+    if out is None:
+        yield None
+        return
+    with kept_runs(beside(out)) as store:
+        try:
+            yield store
+        except KeyboardInterrupt as exc:
+            if not store.count():
+                raise
+            raise Stopped(
+                f"{ending(exc)[0]}: {store.count()} finished runs of the study are kept in "
+                f"{store.directory}; run the same study again to resume",
+                exc,
+            ) from None
+        finally:
+            if not store.count():
+                store.remove()
 
 
 def active() -> KeptRuns | None:
