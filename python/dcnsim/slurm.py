@@ -214,7 +214,9 @@ def why_no_worker(
         hint = ": can the compute nodes reach this machine's scheduler port?" if running else ""
         cause = f"no worker within worker_wait = {wait:g} s ({shown}){hint}"
     elif had_workers:
-        timeout = any(s[1] == "TIMEOUT" for s in states)
+        # Killed at its time limit: TIMEOUT, or COMPLETING (TimeLimit) while slurmd
+        # is still cleaning up (Slurm's squeue(1), JOB REASON CODES: TimeLimit).
+        timeout = any(s[1] == "TIMEOUT" or s[2] == "TimeLimit" for s in states)
         hint = f": a run takes longer than walltime = {table.get('walltime')}" if timeout else ""
         cause = f"every worker was lost and no job is left ({shown}){hint}"
     else:
