@@ -11,6 +11,9 @@ their tolerances and verdicts. Nothing there is written by hand.
     python scripts/studies_doc.py run NAME --experiments E...  # rerun those parts alone
     python scripts/studies_doc.py render [--check] [--doc PATH]      # rewrite (or compare)
 
+A ``run`` stopped before its results files are written keeps its finished runs in
+``.study-runs/`` (``dcnsim.studies.kept``): the same command resumes from them.
+
 ``make studies-doc`` reruns every study's full variant and renders. ``--check``
 rewrites nothing and exits 1 when the document and the results files disagree
 (tests/test_studies_doc.py runs it).
@@ -30,12 +33,15 @@ from pathlib import Path
 import pandas as pd
 
 from dcnsim.studies import STUDIES, run_study
+from dcnsim.studies.kept import kept_runs
 from dcnsim.studies.study import machine
 from dcnsim.studies.text import claims_table, ranges
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "studies.md"
 RESULTS = ROOT / "docs" / "results"
+#: Where ``run`` keeps its finished runs until the results files are written.
+KEPT = ROOT / ".study-runs"
 BLOCK = re.compile(r"(<!-- results: ([\w-]+) -->\n)(.*?)(<!-- /results -->)", re.S)
 
 
@@ -218,17 +224,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "run":
         names = list(STUDIES) if "all" in args.names else args.names
-        if args.experiments:
-            if args.seeds is not None or args.add_seeds:
-                parser.error("--experiments reruns the variant's own seeds: no --seeds")
-            for name in names:
-                redo(name, args.quick, args.jobs, args.experiments)
-        elif args.add_seeds:
-            if args.seeds is None:
-                parser.error("--add-seeds needs --seeds N")
-            add_seeds(names, args.quick, args.jobs, args.seeds)
-        else:
-            run(names, args.quick, args.jobs, args.seeds)
+        if args.experiments and (args.seeds is not None or args.add_seeds):
+            parser.error("--experiments reruns the variant's own seeds: no --seeds")
+        if args.add_seeds and args.seeds is None:
+            parser.error("--add-seeds needs --seeds N")
+        # An interrupted run resumes: the finished runs are kept until the files are written.
+        with kept_runs(KEPT) as store:
+            if args.experiments:
+                for name in names:
+                    redo(name, args.quick, args.jobs, args.experiments)
+            elif args.add_seeds:
+                add_seeds(names, args.quick, args.jobs, args.seeds)
+            else:
+                run(names, args.quick, args.jobs, args.seeds)
+        if store.reused:
+            print(f"{store.reused} runs taken from {KEPT} (an interrupted run's)", file=sys.stderr)
+        store.remove()
         args.doc, args.check = DOC, False
     old, new = render(args.doc)
     blocks = {m.group(2) for m in BLOCK.finditer(old)}

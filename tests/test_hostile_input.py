@@ -794,13 +794,23 @@ def test_sigterm_stops_a_study_in_one_line_with_its_workers_and_old_output(tmp_p
     assert proc.poll() is None, proc.communicate()
     os.killpg(proc.pid, signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=60)
-    assert (proc.returncode, stdout, stderr) == (143, "", "error: terminated\n")
+    # The runs that finished are kept beside --out for the rerun (test_study_resume.py);
+    # with none finished, nothing is.
+    keeps = tmp_path / ".out.runs"
+    kept = len(list(keeps.glob("*.pickle")))
+    said = f": {kept} finished runs of the study are kept in {keeps}; "
+    said += "run the same study again to resume"
+    assert (proc.returncode, stdout, stderr) == (
+        143,
+        "",
+        f"error: terminated{said if kept else ''}\n",
+    )
     time.sleep(0.5)
     with pytest.raises(ProcessLookupError):  # no worker outlived the study
         os.killpg(proc.pid, 0)
     assert [p.name for p in out.iterdir()] == ["study.csv"]
     assert (out / "study.csv").read_text() == "an earlier study's table\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.runs"] * bool(kept) + ["out"]
 
 
 def test_study_flags_are_checked_before_any_run(tmp_path):

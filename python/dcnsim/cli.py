@@ -28,6 +28,7 @@ import argparse
 import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from dcnsim import _core, limits
@@ -207,6 +208,7 @@ def _studies() -> Mapping[str, Study]:
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from dcnsim.studies import run_study, write_study
+    from dcnsim.studies.kept import beside, kept_runs
     from dcnsim.studies.runner import BarProgress
     from dcnsim.studies.study import check_study_dir
 
@@ -219,31 +221,48 @@ def _cmd_study(args: argparse.Namespace) -> int:
         raise _BadInput(f"--seeds: {study.name} has no randomness: every seed gives the same run")
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     line = BarProgress(args.name) if progress else None
-    try:
-        output = run_study(
-            study,
-            quick=args.quick,
-            jobs=args.jobs,
-            verbose=args.verbose,
-            progress=line,
-            seeds=args.seeds,
-        )
-    finally:
-        if line is not None:
-            line.close()
+    # With --out, finished runs are kept beside it until it is written: rerun, resumed.
+    with kept_runs(beside(args.out)) if args.out is not None else nullcontext() as store:
+        try:
+            output = run_study(
+                study,
+                quick=args.quick,
+                jobs=args.jobs,
+                verbose=args.verbose,
+                progress=line,
+                seeds=args.seeds,
+            )
+        except KeyboardInterrupt as exc:
+            if store is None or not store.count():
+                raise
+            word, status = ending(exc)
+            print(
+                f"error: {word}: {store.count()} finished runs of the study are kept in "
+                f"{store.directory}; run the same study again to resume",
+                file=sys.stderr,
+            )
+            return status
+        finally:
+            if line is not None:
+                line.close()
+            if store is not None and not store.count():
+                store.remove()
     print(output.text)
     runs = len(output.detail)
     busy = float(output.detail["wall_s"].sum())
+    reused = store.reused if store is not None else 0
+    resumed = f"; {reused} of them kept by an interrupted study" if reused else ""
     print(
         f"\n{runs} runs in {output.timing['wall_s']:.1f} s wall ({busy:.1f} s of simulation, "
-        f"{output.timing['jobs']} jobs){', quick variant' if args.quick else ''}"
+        f"{output.timing['jobs']} jobs){', quick variant' if args.quick else ''}{resumed}"
     )
-    if args.out is not None:
+    if store is not None:
         ignore_signals_once_written()
         try:
             written = write_study(output, args.out)
         except OSError as exc:
             raise OutputError("--out", args.out, exc) from None
+        store.remove()
         print(f"wrote {args.out}: {', '.join(p.name for p in written)}")
     return 0
 

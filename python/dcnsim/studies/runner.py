@@ -20,6 +20,7 @@ from typing import Any
 from dcnsim.limits import MAX_RUNS
 from dcnsim.results import run
 from dcnsim.scenario import Scenario, ScenarioError
+from dcnsim.studies import kept
 
 __all__ = [
     "BarProgress",
@@ -79,7 +80,9 @@ def run_scenarios(
     Runs go to ``jobs`` worker processes (default ``os.cpu_count()``; 1 runs them
     here, one after the other). The answers come back in the order of ``tasks``,
     each with ``wall_s``, the wall-clock seconds of its run. ``reduce`` must be a
-    module-level function (it is sent to the workers by name).
+    module-level function (it is sent to the workers by name). Inside a
+    ``kept.kept_runs`` block a run whose row is kept there is not run again, and
+    each row is kept as it comes back, so an interrupted study resumes.
     """
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
@@ -92,22 +95,35 @@ def run_scenarios(
     for _, scenario in tasks:
         _record(scenario)
     out: list[dict[str, Any] | None] = [None] * total
-    if jobs == 1 or total <= 1:
-        for i, (reduce, scenario) in enumerate(tasks):
-            out[i] = _checked(_run_one(reduce, scenario))
-            if progress:
-                progress(i + 1, total)
+    store = kept.active()
+    keys = [store.key(*task) for task in tasks] if store else []
+    todo = list(range(total))
+    if store:
+        for i, key in enumerate(keys):
+            out[i] = store.get(key)
+        todo = [i for i in todo if out[i] is None]
+    done = total - len(todo)
+    if progress and done:
+        progress(done, total)
+
+    def finished(i: int, row: dict[str, Any]) -> None:
+        nonlocal done
+        out[i] = _checked(row)
+        if store:
+            store.put(keys[i], row)
+        done += 1
+        if progress:
+            progress(done, total)
+
+    if jobs == 1 or len(todo) <= 1:
+        for i in todo:
+            finished(i, _run_one(*tasks[i]))
         return [row for row in out if row is not None]
-    executor = process_pool(min(jobs, total))
+    executor = process_pool(min(jobs, len(todo)))
     try:
-        futures = {
-            executor.submit(_run_one, reduce, scenario): i
-            for i, (reduce, scenario) in enumerate(tasks)
-        }
-        for done, future in enumerate(as_completed(futures), start=1):
-            out[futures[future]] = _checked(future.result())
-            if progress:
-                progress(done, total)
+        futures = {executor.submit(_run_one, *tasks[i]): i for i in todo}
+        for future in as_completed(futures):
+            finished(futures[future], future.result())
     except BaseException:
         # Ctrl-C or a failed run: stop now, not after the runs already handed out.
         stop_pool(executor)

@@ -145,7 +145,7 @@ impl Scenario {
     /// (`tests/test_memory_scale.py`).
     fn busy_queue(&self) -> u64 {
         let tcp = &self.transport;
-        let segment = tcp.mss.0 + tcp.header.0;
+        let segment = tcp.segment_bytes();
         let queue = &self.network.queue;
         let held = queue.aqm.as_ref().and_then(|a| a.held_packets(segment));
         let queued = held.unwrap_or(queue.capacity.packets_of(segment));

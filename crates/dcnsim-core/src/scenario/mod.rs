@@ -117,7 +117,7 @@ fn check_holds_a_segment(
     network: &NetworkSpec,
     transport: &TransportSpec,
 ) -> Result<(), ScenarioError> {
-    let segment = transport.mss.0 + transport.header.0;
+    let segment = transport.segment_bytes();
     for (queue, at) in [
         (&network.queue, "network.queue"),
         (&network.nic_queue, "network.nic_queue"),

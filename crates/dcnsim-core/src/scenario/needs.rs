@@ -28,7 +28,7 @@ pub(super) fn check(
                 Need::Buffer { bytes, key, why } => {
                     // A buffer in packets holds the protocol's largest ones.
                     let option = protocol.flags().inband_option.map_or(0, |_| OPTION_BYTES);
-                    let largest = transport.mss.0 + transport.header.0 + u64::from(option);
+                    let largest = transport.segment_bytes() + u64::from(option);
                     let capacity = network.queue.capacity;
                     let buffer = match capacity {
                         Capacity::Bytes(b) => b,

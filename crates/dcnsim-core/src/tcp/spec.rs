@@ -381,6 +381,12 @@ fn profile_keys(all: &Map<String, Value>, name: &str) -> Map<String, Value> {
 }
 
 impl TransportSpec {
+    /// Bytes of one full-sized data segment on the wire: `mss` payload plus
+    /// `header`.
+    pub fn segment_bytes(&self) -> u64 {
+        self.mss.0 + self.header.0
+    }
+
     /// `[transport]` as written: the profile's keys, overridden by the ones
     /// given, then checked. Errors name the key under `transport`.
     pub fn from_value(value: Value) -> Result<TransportSpec, ScenarioError> {

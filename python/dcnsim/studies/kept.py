@@ -1,0 +1,121 @@
+"""A study's finished runs, kept on disk so that an interrupted study resumes.
+
+Inside ``with kept_runs(directory):`` the runner (``runner.run_scenarios``) looks each
+``(reduce, scenario)`` up here before running it, and stores each run's row as it
+comes back. A study stopped by Ctrl-C, SIGTERM (Slurm's time limit, ``timeout``) or a
+lost machine keeps what finished; the same command run again runs only the rest. A
+sweep resumes from its catalog (``dcnsim.sweeps``); this is the study's counterpart.
+
+A row is found again only for the same scenario (its canonical JSON), the same
+``reduce`` and the same dcnsim build: the key holds a digest of every file of the
+installed ``dcnsim`` package, the core extension included, so a row made by another
+build is never taken for this one's. Rows are pickles (a row is a dict of the numbers,
+lists and strings ``reduce`` made, kept exactly); each is written beside its place
+and renamed into it, so a file present is a whole row. The directory is the
+caller's to remove once the study's output is written (``dcnsim study --out`` keeps
+it beside its output until then).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import hashlib
+import os
+import pickle
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = ["KeptRuns", "active", "beside", "kept_runs"]
+
+_SUFFIX = ".pickle"
+
+
+class KeptRuns:
+    """The rows kept in ``directory``; ``reused``: how many this process took from it."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.reused = 0
+
+    def key(self, reduce: Callable[..., Any], scenario: Any) -> str:
+        """The row's name: the build, ``reduce`` and the scenario, hashed."""
+        text = "\n".join(
+            (_build(), f"{reduce.__module__}.{reduce.__qualname__}", scenario.to_json())
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The kept row of ``key``, or None."""
+        try:
+            with open(self.directory / f"{key}{_SUFFIX}", "rb") as file:
+                row = pickle.load(file)
+        except FileNotFoundError:
+            return None
+        self.reused += 1
+        return row
+
+    def put(self, key: str, row: dict[str, Any]) -> None:
+        """Keep ``row`` as ``key``'s, whole: written aside, then renamed into place."""
+        place = self.directory / f"{key}{_SUFFIX}"
+        aside = place.with_name(f".{place.name}.{os.getpid()}.tmp")
+        with open(aside, "wb") as file:
+            pickle.dump(row, file, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(aside, place)
+
+    def count(self) -> int:
+        """How many rows the directory keeps."""
+        return sum(1 for _ in self.directory.glob(f"*{_SUFFIX}"))
+
+    def remove(self) -> None:
+        """Remove the directory and its rows (the study's output is written)."""
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+_ACTIVE: contextvars.ContextVar[KeptRuns | None] = contextvars.ContextVar(
+    "dcnsim_kept_runs", default=None
+)
+
+
+@contextmanager
+def kept_runs(directory: str | os.PathLike[str]) -> Iterator[KeptRuns]:
+    """Keep the rows of the runs inside the block in ``directory`` (created; rows
+    already there are reused). A row being written when the process was killed is
+    left as a hidden ``.tmp`` file, removed here."""
+    path = Path(directory)
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob(f".*{_SUFFIX}.*.tmp"):
+        stale.unlink(missing_ok=True)
+    store = KeptRuns(path)
+    token = _ACTIVE.set(store)
+    try:
+        yield store
+    finally:
+        _ACTIVE.reset(token)
+
+
+def beside(out: str | os.PathLike[str]) -> Path:
+    """Where ``dcnsim study --out OUT`` keeps its finished runs: ``.OUT.runs`` beside
+    ``OUT`` (hidden, in the directory its output is written in whole)."""
+    path = Path(out)
+    return path.parent / f".{path.name}.runs"
+
+
+def active() -> KeptRuns | None:
+    """The store of the enclosing ``kept_runs`` block, if any."""
+    return _ACTIVE.get()
+
+
+@functools.cache
+def _build() -> str:
+    """A digest of the installed dcnsim package's files (Python, data and the core)."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
