@@ -8,6 +8,7 @@ flows across a 10 Gbps star, each run a few hundred milliseconds of wall time.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import signal
@@ -90,15 +91,18 @@ ENTRY = textwrap.dedent(
 )
 
 
-@pytest.fixture
-def bulk(tmp_path, monkeypatch):
-    """The bulk study, registered as ``test_plugged_study.py`` registers its own."""
-    (tmp_path / "bulk_study.py").write_text(BULK, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    module = importlib.import_module("bulk_study")
-    monkeypatch.setitem(sys.modules, "dcnsim.studies.bulk_study", module)
-    monkeypatch.setitem(studies.MODULES, "bulk", "bulk_study")
-    yield module.STUDY
+@pytest.fixture(scope="module")
+def bulk(tmp_path_factory):
+    """The bulk study, registered as ``test_plugged_study.py`` registers its own, once
+    for the module (the studies' mapping keeps the module it loaded)."""
+    where = tmp_path_factory.mktemp("bulk")
+    (where / "bulk_study.py").write_text(BULK, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(where))
+        module = importlib.import_module("bulk_study")
+        patch.setitem(sys.modules, "dcnsim.studies.bulk_study", module)
+        patch.setitem(studies.MODULES, "bulk", "bulk_study")
+        yield module.STUDY
     sys.modules.pop("bulk_study")
 
 
@@ -165,6 +169,21 @@ def test_rows_of_another_build_are_not_taken(bulk, tmp_path, monkeypatch):
         monkeypatch.setattr(kept, "_build", lambda: "another build")
         runner.run_scenarios([task], jobs=1)
         assert (store.reused, store.count()) == (1, 2)  # run again, kept beside
+
+
+def test_a_reduce_with_bound_values_is_told_apart_by_them(bulk, tmp_path):
+    # The pFabric study's reductions are functools.partial objects: the values they
+    # bind are part of the key (here the same scenario reduced two ways).
+    scenario = bulk_scenario(SIZES_MB[0])
+    tasks = [(functools.partial(_scaled, factor=f), scenario) for f in (1.0, 2.0)]
+    with kept.kept_runs(tmp_path / "keeps") as store:
+        rows = runner.run_scenarios(tasks, jobs=1)
+        assert store.count() == 2 and rows[1]["fct_s"] == 2 * rows[0]["fct_s"]
+        assert runner.run_scenarios(tasks, jobs=1) == rows and store.reused == 2
+
+
+def _scaled(results, factor):
+    return {"fct_s": factor * float(results.flows["fct_s"].iloc[0])}
 
 
 def test_a_row_being_written_when_killed_is_not_a_row(tmp_path):

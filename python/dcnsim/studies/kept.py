@@ -32,6 +32,8 @@ from typing import Any
 __all__ = ["KeptRuns", "active", "beside", "kept_runs"]
 
 _SUFFIX = ".pickle"
+#: One pickle protocol for keys, so that a key does not change with Python's default.
+_PROTOCOL = 5
 
 
 class KeptRuns:
@@ -42,11 +44,13 @@ class KeptRuns:
         self.reused = 0
 
     def key(self, reduce: Callable[..., Any], scenario: Any) -> str:
-        """The row's name: the build, ``reduce`` and the scenario, hashed."""
-        text = "\n".join(
-            (_build(), f"{reduce.__module__}.{reduce.__qualname__}", scenario.to_json())
-        )
-        return hashlib.sha256(text.encode()).hexdigest()
+        """The row's name: the build, ``reduce`` and the scenario, hashed. ``reduce``
+        as it is sent to a worker, pickled: a function by its module and name, a
+        ``functools.partial`` with the values it binds."""
+        digest = hashlib.sha256(_build().encode())
+        digest.update(pickle.dumps(reduce, protocol=_PROTOCOL))
+        digest.update(scenario.to_json().encode())
+        return digest.hexdigest()
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The kept row of ``key``, or None."""
@@ -63,7 +67,7 @@ class KeptRuns:
         place = self.directory / f"{key}{_SUFFIX}"
         aside = place.with_name(f".{place.name}.{os.getpid()}.tmp")
         with open(aside, "wb") as file:
-            pickle.dump(row, file, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(row, file, protocol=_PROTOCOL)
         os.replace(aside, place)
 
     def count(self) -> int:
