@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from dcnsim import outdir
 from dcnsim.exits import Stopped, ending
 
 __all__ = ["KeptRuns", "active", "beside", "for_output", "kept_runs"]
@@ -66,11 +67,8 @@ class KeptRuns:
 
     def put(self, key: str, row: dict[str, Any]) -> None:
         """Keep ``row`` as ``key``'s, whole: written aside, then renamed into place."""
-        place = self.directory / f"{key}{_SUFFIX}"
-        aside = place.with_name(f".{place.name}.{os.getpid()}.tmp")
-        with open(aside, "wb") as file:
-            pickle.dump(row, file, protocol=_PROTOCOL)
-        os.replace(aside, place)
+        data = pickle.dumps(row, protocol=_PROTOCOL)
+        outdir.write_atomic(self.directory / f"{key}{_SUFFIX}", lambda p: p.write_bytes(data))
 
     def count(self) -> int:
         """How many rows the directory keeps."""
@@ -90,7 +88,7 @@ _ACTIVE: contextvars.ContextVar[KeptRuns | None] = contextvars.ContextVar(
 def kept_runs(directory: str | os.PathLike[str]) -> Iterator[KeptRuns]:
     """Keep the rows of the runs inside the block in ``directory`` (created; rows
     already there are reused). A row being written when the process was killed is
-    left as a hidden ``.tmp`` file, removed here."""
+    left as a hidden ``.tmp`` file (``outdir.write_atomic``'s), removed here."""
     path = Path(directory)
     path.mkdir(parents=True, exist_ok=True)
     for stale in path.glob(f".*{_SUFFIX}.*.tmp"):
@@ -122,10 +120,11 @@ def for_output(out: str | os.PathLike[str] | None) -> Iterator[KeptRuns | None]:
         try:
             yield store
         except KeyboardInterrupt as exc:
-            if not store.count():
+            kept = store.count()
+            if not kept:
                 raise
             raise Stopped(
-                f"{ending(exc)[0]}: {store.count()} finished runs of the study are kept in "
+                f"{ending(exc)[0]}: {kept} finished runs of the study are kept in "
                 f"{store.directory}; run the same study again to resume",
                 exc,
             ) from None
