@@ -160,7 +160,8 @@ def hop_delays(
         hops = order[bounds[k] : bounds[k + 1]]
         hops = hops[drawn[hops]]
         if len(hops):
-            s, packets = size[d.flow[hops]], _packets(size[d.flow[hops]], mss)
+            s = size[d.flow[hops]]
+            packets = _packets(s, mss)
             delay[hops] = delays.sample(s, u[hops]) * packets
             expected[hops] = delays.mean(s) * packets
     return delay, expected
