@@ -87,6 +87,11 @@ class Delays:
         self.starts = np.array([*starts, n])
         # Sizes beyond the last bucket's take its delays.
         self.lows = np.array(lows)
+        self.means = (
+            np.add.reduceat(self.delays, self.starts[:-1]) / np.diff(self.starts)
+            if n
+            else np.array([])
+        )
 
     def sample(self, sizes: np.ndarray, u: np.ndarray) -> np.ndarray:
         """A delay from the bucket of each size, at the uniform draws ``u``."""
@@ -100,10 +105,7 @@ class Delays:
         """The mean delay of the bucket of each size (Parsimon's ``EDist::mean``)."""
         if not len(self.delays):
             return np.full(len(sizes), np.nan)
-        b = np.searchsorted(self.lows, sizes, side="right") - 1
-        sums = np.concatenate([[0.0], np.cumsum(self.delays)])
-        lo, hi = self.starts[b], self.starts[b + 1]
-        return (sums[hi] - sums[lo]) / (hi - lo)
+        return self.means[np.searchsorted(self.lows, sizes, side="right") - 1]
 
 
 def run_delays(flows: Mapping[str, Any], alone_s: np.ndarray) -> np.ndarray:
