@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import tomli_w
 
+import dcnsim.slurm as slurm_jobs
 from dcnsim.slurm import cluster
 from dcnsim.sweeps import Sweep, SweepError
 from simhelp import assert_one_error_line, cli, interruptible
@@ -196,6 +197,64 @@ def test_a_walltime_shorter_than_a_run_is_one_line_naming_it(tmp_path):
     assert re.search(
         r": (TIMEOUT|COMPLETING) \(TimeLimit\)\): a run takes longer than walltime = 1; "
         "worker logs:",
+        message,
+    ), message
+    assert "keeps 0 of the sweep's 4 runs" in message
+
+
+@pytest.mark.parametrize(
+    ("state", "reason", "hint"),
+    [
+        ("TIMEOUT", "TimeLimit", ": a run takes longer than walltime = 1; "),
+        ("OUT_OF_MEMORY", "OutOfMemory", ": a worker needs more than memory = 1GB; "),
+        ("NODE_FAIL", "NodeDown", ": a compute node failed (scontrol show node); "),
+        ("PREEMPTED", "None", ": Slurm preempted the worker jobs for others; "),
+        ("CANCELLED", "None", ": the worker jobs were cancelled outside the sweep (scancel); "),
+        ("FAILED", "NonZeroExitCode", "; "),
+    ],
+)
+def test_a_lost_worker_jobs_state_gives_the_cause(monkeypatch, state, reason, hint):
+    """The line's cause from the job state and reason scontrol shows (squeue(1), JOB
+    STATE CODES, JOB REASON CODES); a job still COMPLETING is waited for until
+    worker_wait, so that its final state can be read."""
+    limits = {"memory": "1GB", "walltime": "1", "worker_wait": 30, "log_directory": "L"}
+    monkeypatch.setattr(slurm_jobs, "job_states", lambda _: [("7", state, reason)])
+    line = slurm_jobs.why_no_worker(None, limits, had_workers=True, waited_s=0.5)
+    why = "" if reason == "None" else f" ({reason})"
+    lost = "slurm: every worker was lost and no job is left"
+    assert line == f"{lost} (job 7: {state}{why}){hint}worker logs: L"
+    monkeypatch.setattr(slurm_jobs, "job_states", lambda _: [("7", "COMPLETING", reason)])
+    assert slurm_jobs.why_no_worker(None, limits, had_workers=True, waited_s=29.0) is None
+    line = slurm_jobs.why_no_worker(None, limits, had_workers=True, waited_s=30.0)
+    # Still COMPLETING after worker_wait: only the reason can say why.
+    hint = hint if why else "; "
+    assert line == f"{lost} (job 7: COMPLETING{why}){hint}worker logs: L"
+
+
+@on_slurm
+def test_worker_jobs_cancelled_outside_the_sweep_is_one_line_saying_so(tmp_path):
+    path = write(tmp_path, table(tmp_path, workers=1), stop_time="1000s")
+    command = ["sweep", str(path), "--out", str(tmp_path / "out"), "--dask", "slurm"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dcnsim", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not any(
+        "Registered to" in log.read_text() for log in (tmp_path / "logs").glob("*.err")
+    ):
+        time.sleep(0.2)
+    time.sleep(2)  # the sweep sees its worker before the job is cancelled
+    subprocess.run(["scancel", *jobs()], check=True)
+    stdout, stderr = proc.communicate(timeout=120)
+    message = assert_one_error_line(
+        subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    )
+    assert re.match(
+        r"slurm: every worker was lost and no job is left \(job \d+: CANCELLED\): the "
+        r"worker jobs were cancelled outside the sweep \(scancel\); worker logs: ",
         message,
     ), message
     assert "keeps 0 of the sweep's 4 runs" in message

@@ -63,6 +63,16 @@ WORKER_WAIT_S = 600.0
 _WALLTIME = re.compile(r"\d+(:\d{1,2}){0,2}|\d+-\d+(:\d{1,2}){0,2}")
 #: Job states of a job that may still start a worker.
 _ALIVE = {"PENDING", "CONFIGURING", "RUNNING", "REQUEUED", "RESIZING", "SUSPENDED"}
+#: What a lost worker job's state or reason says of the cause, most telling first
+#: (squeue(1), JOB STATE CODES and JOB REASON CODES). A job killed at its time limit is
+#: TIMEOUT, or COMPLETING (TimeLimit) if still so after ``worker_wait``.
+_LOST = (
+    ({"TIMEOUT", "TimeLimit"}, "a run takes longer than walltime = {walltime}"),
+    ({"OUT_OF_MEMORY", "OutOfMemory"}, "a worker needs more than memory = {memory}"),
+    ({"NODE_FAIL", "NodeDown"}, "a compute node failed (scontrol show node)"),
+    ({"PREEMPTED"}, "Slurm preempted the worker jobs for others"),
+    ({"CANCELLED"}, "the worker jobs were cancelled outside the sweep (scancel)"),
+)
 
 
 def check_table(table: Any) -> dict[str, Any]:
@@ -196,11 +206,12 @@ def why_no_worker(
 ) -> str | None:
     """Why the cluster has had no worker for ``waited_s`` seconds, as one line, if that
     ends the sweep: at once when no job may start a worker any more (all ended, or
-    none could be submitted), after ``worker_wait`` while some are queued; else None."""
+    none could be submitted), after ``worker_wait`` while some are queued; else None.
+    A job still COMPLETING is waited for too: its state then says how it ended."""
     states = job_states(cluster)
     alive = [s for s in states if s[1] in _ALIVE]
     wait = float(table.get("worker_wait", WORKER_WAIT_S))
-    if alive and waited_s < wait:
+    if (alive or any(s[1] == "COMPLETING" for s in states)) and waited_s < wait:
         return None
     shown = ", ".join(
         f"job {job}: {state}" + (f" ({reason})" if reason not in ("", "None") else "")
@@ -214,10 +225,9 @@ def why_no_worker(
         hint = ": can the compute nodes reach this machine's scheduler port?" if running else ""
         cause = f"no worker within worker_wait = {wait:g} s ({shown}){hint}"
     elif had_workers:
-        # Killed at its time limit: TIMEOUT, or COMPLETING (TimeLimit) while slurmd
-        # is still cleaning up (Slurm's squeue(1), JOB REASON CODES: TimeLimit).
-        timeout = any(s[1] == "TIMEOUT" or s[2] == "TimeLimit" for s in states)
-        hint = f": a run takes longer than walltime = {table.get('walltime')}" if timeout else ""
+        seen = {code for _, state, reason in states for code in (state, reason)}
+        limits = {k: table.get(k, "the partition's default") for k in ("walltime", "memory")}
+        hint = next((": " + h.format(**limits) for codes, h in _LOST if codes & seen), "")
         cause = f"every worker was lost and no job is left ({shown}){hint}"
     else:
         cause = f"the worker jobs ended before a worker joined ({shown})"
