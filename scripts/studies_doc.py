@@ -162,7 +162,7 @@ def block(name: str) -> str:
     numbers = sorted({int(s) for s in runs["seed"].dropna()}) if "seed" in runs.columns else []
     seeds = f"seeds {ranges(numbers)}" if numbers else ""
     if "seeds_option" in meta:
-        seeds += f" (`--seeds {meta['seeds_option']}`, not the variant's own seeds)"
+        seeds += f" (run first with `--seeds {meta['seeds_option']}` in place of the variant's own)"
     for added in meta.get("seeds_added", []):
         seeds += (
             f"; seeds {ranges(added['seeds'])} added to the earlier runs by `--add-seeds` "

@@ -104,7 +104,10 @@ def test_add_seeds_appends_the_missing_seeds_only(studies_doc, tmp_path, monkeyp
     assert meta["runs"] == 4 and meta["seeds_option"] == 1  # the first run's option
     assert [a["seeds"] for a in meta["seeds_added"]] == [[2, 3]]
     head = studies_doc.block("fake").splitlines()[0]
-    assert "**full** variant, seeds 1..3 (`--seeds 1`, not the variant's own seeds)" in head
+    assert (
+        "**full** variant, seeds 1..3 (run first with `--seeds 1` in place of the variant's own)"
+        in head
+    )
     assert "seeds 2, 3 added to the earlier runs by `--add-seeds`" in head
     # Nothing is missing: nothing runs but the fixed run, and nothing changes.
     studies_doc.add_seeds(["fake"], quick=False, jobs=1, seeds=3)
