@@ -374,12 +374,16 @@ impl Conn {
                 if ack >= self.recover || self.p.reno() {
                     // Reno leaves on any new ACK and opens the window on it
                     // (ns-2.35 `FullTcpAgent::pack_action`, open_cwnd_on_pack_).
+                    // ns-2's FullTcp/Sack opens it on the ACK that ends its
+                    // recovery too: `FullTcpAgent::recv` calls `opencwnd` on
+                    // every ACK of new data that is not partial (tcp/tcp-full.cc
+                    // lines 2293-2299; `open_cwnd_on_pack_ false` only keeps
+                    // partial ACKs out, ns-default.tcl lines 1254-1264).
                     self.in_recovery = false;
                     self.prr = None;
-                    self.ns2_pipe = None;
                     left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
-                    grow = self.p.reno();
+                    grow = self.p.reno() || self.ns2_pipe.take().is_some();
                 } else if self.p.sack_blocks > 0 {
                     // SACK recovery sends by pipe (`send_window`).
                     if let Some(pipe) = &mut self.ns2_pipe {
