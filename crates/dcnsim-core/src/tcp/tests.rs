@@ -712,6 +712,16 @@ fn lose_once(t: &TransportSpec, size: u64, lost: &[u64]) -> (Pipe, Vec<(Time, u6
     (p, rexmits)
 }
 
+/// When the receiver sent its first ACK above `ack` (it reaches the sender
+/// one `DELAY` later).
+fn first_ack_above(p: &Pipe, ack: u64) -> Time {
+    p.log
+        .iter()
+        .find(|(_, s)| !s.to_receiver && s.hdr.ack > ack)
+        .unwrap()
+        .0
+}
+
 /// RFC 2018 §4: the first block holds the latest segment, then the others;
 /// no more than `sack_blocks`.
 #[test]
@@ -856,12 +866,7 @@ fn ns2_pipe_leaves_out_the_fast_retransmit() {
     };
     assert_eq!(dupacks_by(rexmits[0].0), 3, "the fast retransmit");
     assert_eq!(dupacks_by(rexmits[1].0), 11, "{rexmits:?}");
-    let partial = p
-        .log
-        .iter()
-        .find(|(_, s)| !s.to_receiver && s.hdr.ack > 1)
-        .unwrap()
-        .0;
+    let partial = first_ack_above(&p, 1);
     assert!(rexmits[1].0 < partial + DELAY);
 }
 
@@ -900,12 +905,7 @@ fn ns2_holes_fill_a_hole_with_one_sacked_range_above() {
     assert_eq!(seqs, lost);
     // The receiver's first ACK above 1 answers the fast retransmit; it
     // reaches the sender one delay after it is sent.
-    let partial = p
-        .log
-        .iter()
-        .find(|(_, s)| !s.to_receiver && s.hdr.ack > 1)
-        .unwrap()
-        .0;
+    let partial = first_ack_above(&p, 1);
     assert!(
         rexmits[1].0 < partial + DELAY,
         "on a duplicate ACK: {rexmits:?}"
