@@ -6,11 +6,15 @@
 //! when the third duplicate ACK starts the recovery, to the outstanding
 //! bytes less the SACKed ones — segments that are lost included
 //! (`dupack_action`, line 2861: `pipe_ = maxseq_ − highest_ack_ −
-//! sq_.total()`) — and then counts: every byte sent, new or retransmitted,
-//! adds (`sent`, tcp/tcp-full.h line 201: `pipe_ += amt`), every later
-//! duplicate ACK takes one segment off (`recv`, line 2153: `if (fastrecov_
-//! && (datalen == 0 || ackno > highest_ack_)) pipe_ -= maxseg_`), and a
-//! partial ACK takes off two, that line's and `pack_action`'s (line 2926).
+//! sq_.total()`) — and then counts: every byte `send_much` sends, new or
+//! retransmitted, adds (`sent`, tcp/tcp-full.h line 201: `pipe_ += amt`),
+//! every later duplicate ACK takes one segment off (`recv`, line 2153: `if
+//! (fastrecov_ && (datalen == 0 || ackno > highest_ack_)) pipe_ -=
+//! maxseg_`), and a partial ACK takes off two, that line's and
+//! `pack_action`'s (line 2926). The fast retransmit itself is not counted:
+//! `dupack_action` sends it by `fast_retransmit`, which calls `foutput`
+//! directly, not through `send_much` and `sent` (lines 1414–1422, 2906), so
+//! the sender (`Conn::fast_retransmit`) leaves it out.
 //! A segment may go out while the pipe is below the window in whole
 //! segments (`send_allowed`, line 3048: `pipe_ < int(cwnd_) * maxseg_`).
 //!
@@ -66,29 +70,30 @@ mod tests {
     /// ns-2's arithmetic on a window of 20 segments of which 10 are lost
     /// (segments 1–10) and 9 SACKed (11–19, the third duplicate ACK
     /// reporting 11–13): at the third duplicate ACK the pipe is the 20
-    /// outstanding less the 3 SACKed, and after the fast retransmit and the
-    /// halving to 10 segments nothing may go out, since the 10 lost
-    /// segments stay counted. RFC 6675 leaves them out: its pipe is 7 + 1.
+    /// outstanding less the 3 SACKed, 17 (the fast retransmit of segment 1
+    /// is not counted), and after the halving to 10 segments nothing may go
+    /// out, since the 10 lost segments stay counted. RFC 6675 leaves them
+    /// out: its pipe is 7 + 1.
     #[test]
     fn lost_segments_stay_in_the_pipe_until_acknowledged() {
         let seg = u64::from(MSS);
         let cwnd = 10.0 * f64::from(MSS);
         let mut pipe = Ns2Pipe::new(20 * seg, 3 * seg);
         assert_eq!(pipe, Ns2Pipe(17 * 536));
-        pipe.sent(seg); // the fast retransmit of segment 1
-        assert!(!pipe.allows(cwnd, MSS), "18 segments against 10");
-        // Six more duplicate ACKs (segments 14-19 arrive): 12 left.
+        assert!(!pipe.allows(cwnd, MSS), "17 segments against 10");
+        // Six more duplicate ACKs (segments 14-19 arrive): 11 left.
         for _ in 0..6 {
             pipe.acked(false, MSS);
         }
-        assert_eq!(pipe, Ns2Pipe(12 * 536));
+        assert_eq!(pipe, Ns2Pipe(11 * 536));
         assert!(!pipe.allows(cwnd, MSS));
-        // The retransmission of 1 arrives: a partial ACK takes off two.
+        // The retransmission of 1 arrives: a partial ACK takes off two, and
+        // a hole may go out; sending it brings the pipe back to the window.
         pipe.acked(true, MSS);
-        assert_eq!(pipe, Ns2Pipe(10 * 536));
-        assert!(!pipe.allows(cwnd, MSS), "pipe_ < cwin is strict");
-        pipe.acked(false, MSS);
+        assert_eq!(pipe, Ns2Pipe(9 * 536));
         assert!(pipe.allows(cwnd, MSS));
+        pipe.sent(seg);
+        assert!(!pipe.allows(cwnd, MSS), "pipe_ < cwin is strict");
     }
 
     /// The window counts whole segments (`int(cwnd_)`): 2.9 segments of

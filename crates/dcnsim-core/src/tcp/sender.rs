@@ -49,6 +49,19 @@ impl Conn {
         self.send_data(now, seq, payload, flags, out)
     }
 
+    /// The fast retransmit of `snd_una` at the start of a recovery. ns-2's
+    /// pipe does not count it: `SackFullTcpAgent::dupack_action` sets
+    /// `pipe_` and then sends it by `FullTcpAgent::fast_retransmit`, which
+    /// calls `foutput` itself, outside `send_much`, whose `sent` is what
+    /// adds to `pipe_` (tcp/tcp-full.cc lines 1414-1422, 2861-2914;
+    /// tcp/tcp-full.h line 198).
+    fn fast_retransmit(&mut self, now: Time, out: &mut Vec<Seg>) -> u64 {
+        let pipe = self.ns2_pipe.take();
+        let next = self.send_segment(now, self.snd_una, out);
+        self.ns2_pipe = pipe;
+        next
+    }
+
     /// Emit the data segment (or FIN) of `payload` bytes at `seq`.
     pub(super) fn send_data(
         &mut self,
@@ -361,12 +374,16 @@ impl Conn {
                 if ack >= self.recover || self.p.reno() {
                     // Reno leaves on any new ACK and opens the window on it
                     // (ns-2.35 `FullTcpAgent::pack_action`, open_cwnd_on_pack_).
+                    // ns-2's FullTcp/Sack opens it on the ACK that ends its
+                    // recovery too: `FullTcpAgent::recv` calls `opencwnd` on
+                    // every ACK of new data that is not partial (tcp/tcp-full.cc
+                    // lines 2293-2299; `open_cwnd_on_pack_ false` only keeps
+                    // partial ACKs out, ns-default.tcl lines 1254-1264).
                     self.in_recovery = false;
                     self.prr = None;
-                    self.ns2_pipe = None;
                     left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
-                    grow = self.p.reno();
+                    grow = self.p.reno() || self.ns2_pipe.take().is_some();
                 } else if self.p.sack_blocks > 0 {
                     // SACK recovery sends by pipe (`send_window`).
                     if let Some(pipe) = &mut self.ns2_pipe {
@@ -427,7 +444,7 @@ impl Conn {
                 && self.p.flags.fast_retransmit
             {
                 self.enter_recovery(now);
-                let next = self.send_segment(now, self.snd_una, out);
+                let next = self.fast_retransmit(now, out);
                 if self.p.sack_blocks > 0 {
                     self.high_rxt = next;
                 } else {

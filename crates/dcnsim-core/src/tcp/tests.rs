@@ -712,6 +712,16 @@ fn lose_once(t: &TransportSpec, size: u64, lost: &[u64]) -> (Pipe, Vec<(Time, u6
     (p, rexmits)
 }
 
+/// When the receiver sent its first ACK above `ack` (it reaches the sender
+/// one `DELAY` later).
+fn first_ack_above(p: &Pipe, ack: u64) -> Time {
+    p.log
+        .iter()
+        .find(|(_, s)| !s.to_receiver && s.hdr.ack > ack)
+        .unwrap()
+        .0
+}
+
 /// RFC 2018 §4: the first block holds the latest segment, then the others;
 /// no more than `sack_blocks`.
 #[test]
@@ -779,17 +789,18 @@ fn sack_recovery_retransmits_exactly_the_holes_in_one_rtt() {
 }
 
 /// ns-2.35 FullTcp/Sack's pipe (`sack_pipe = "ns2"`, tcp/tcp-full.cc)
-/// against RFC 6675's on one window of 20 segments whose 2nd to 11th are
-/// lost. ns-2's arithmetic: at the third duplicate ACK the pipe is 19
-/// outstanding less 3 SACKed = 16 segments, 17 with the fast retransmit of
-/// the 2nd; six more duplicate ACKs leave 11 and the retransmission's
-/// partial ACK 9, not below the window of 9.5 segments (the flight of 19
-/// halved) in whole segments, 9: nothing more is sent and the sender waits
-/// for its timeout. RFC 6675 leaves the lost segments out of the pipe and
-/// retransmits all ten holes without one.
+/// against RFC 6675's on one window of 20 segments whose 2nd to 13th are
+/// lost. ns-2's arithmetic: at the third duplicate ACK (14th-16th SACKed)
+/// the pipe is 19 outstanding less 3 SACKed = 16 segments (the fast
+/// retransmit of the 2nd is not counted: `fast_retransmit` sends it
+/// outside `sent`); four more duplicate ACKs leave 12 and the
+/// retransmission's partial ACK 10, not below the window of 9.5 segments
+/// (the flight of 19 halved) in whole segments, 9: nothing more is sent
+/// and the sender waits for its timeout. RFC 6675 leaves the lost segments
+/// out of the pipe and retransmits all twelve holes without one.
 #[test]
 fn ns2_pipe_counts_lost_segments_and_waits_for_the_timeout() {
-    let lost: Vec<u64> = (1..11).map(|i| 1 + i * 1000).collect();
+    let lost: Vec<u64> = (1..13).map(|i| 1 + i * 1000).collect();
     let rfc = TransportSpec {
         handshake: false,
         ..sack_spec()
@@ -820,13 +831,52 @@ fn ns2_pipe_counts_lost_segments_and_waits_for_the_timeout() {
     assert!(timeout >= Time::from_us(1000), "after min_rto: {timeout:?}");
 }
 
+/// ns-2's fast retransmit is outside its pipe: `dupack_action` sets
+/// `pipe_` and sends the retransmission by `fast_retransmit`, which calls
+/// `foutput` directly, where `send_much` would add it to `pipe_` through
+/// `sent` (tcp/tcp-full.cc lines 1414-1422, 2861, 2906; tcp-full.h line
+/// 198). One window of 20 segments loses the 1st and the 2nd; worked by
+/// hand from ns-2's code: the third duplicate ACK (3rd-5th SACKed) sets
+/// the pipe to 20 − 3 = 17 segments and cwnd to 10, and fast-retransmits
+/// the 1st. Each later duplicate ACK takes a segment off, so the 11th
+/// duplicate ACK (the 13th segment's) leaves 9 < 10, and the hole-fill
+/// pointer (`h_seqno_`, past the fast retransmit) gives the 2nd, a hole
+/// with SACKed data above it. Counting the fast retransmit (18) would hold
+/// it to the 12th duplicate ACK. The fast retransmit's partial ACK comes
+/// back only after all of them (it queues behind the window).
+#[test]
+fn ns2_pipe_leaves_out_the_fast_retransmit() {
+    let t = TransportSpec {
+        handshake: false,
+        limited_transmit: false,
+        sack_pipe: SackPipe::Ns2,
+        sack_holes: SackHoles::Ns2,
+        ..sack_spec()
+    };
+    let (p, rexmits) = lose_once(&t, 20_000, &[1, 1001]);
+    assert_eq!(p.conn.stats.timeouts, 0);
+    let seqs: Vec<u64> = rexmits.iter().map(|&(_, s)| s).collect();
+    assert_eq!(seqs, [1, 1001]);
+    // Duplicate ACKs (of byte 1) that have reached the sender by `at`.
+    let dupacks_by = |at: Time| {
+        p.log
+            .iter()
+            .filter(|(sent, s)| !s.to_receiver && s.hdr.ack == 1 && *sent + DELAY <= at)
+            .count()
+    };
+    assert_eq!(dupacks_by(rexmits[0].0), 3, "the fast retransmit");
+    assert_eq!(dupacks_by(rexmits[1].0), 11, "{rexmits:?}");
+    let partial = first_ack_above(&p, 1);
+    assert!(rexmits[1].0 < partial + DELAY);
+}
+
 /// ns-2.35 FullTcp/Sack's hole choice (`sack_holes = "ns2"`,
 /// `SackFullTcpAgent::nxt_tseq`, tcp/tcp-full.cc) against RFC 6675's on one
 /// window of 20 segments, both with ns-2's pipe, losing the 1st and the
 /// 19th. Worked by hand: the third duplicate ACK (segments 2–4 SACKed)
-/// starts the recovery with the pipe at 20 − 3 = 17 segments, 18 with the
-/// fast retransmit of the 1st, and cwnd 10. The duplicate ACKs of segments
-/// 5–18 and 20 take it to 3. The 20th's ACK SACKs [20th], one range above
+/// starts the recovery with the pipe at 20 − 3 = 17 segments (the fast
+/// retransmit of the 1st not counted) and cwnd 10. The duplicate ACKs of
+/// segments 5–18 and 20 take it to 2. The 20th's ACK SACKs [20th], one range above
 /// the 19th: for ns-2 (`sack_rtx_cthresh_` 1) a hole, retransmitted at
 /// once, before the fast retransmit's ACK comes back; no timeout. For
 /// RFC 6675 one segment SACKed above is not a loss (IsLost wants more than
@@ -855,35 +905,65 @@ fn ns2_holes_fill_a_hole_with_one_sacked_range_above() {
     assert_eq!(seqs, lost);
     // The receiver's first ACK above 1 answers the fast retransmit; it
     // reaches the sender one delay after it is sent.
-    let partial = p
-        .log
-        .iter()
-        .find(|(_, s)| !s.to_receiver && s.hdr.ack > 1)
-        .unwrap()
-        .0;
+    let partial = first_ack_above(&p, 1);
     assert!(
         rexmits[1].0 < partial + DELAY,
         "on a duplicate ACK: {rexmits:?}"
     );
 }
 
+/// ns-2's FullTcp/Sack opens the window on the ACK that ends its recovery:
+/// `FullTcpAgent::recv` calls `opencwnd` on every ACK of new data that is
+/// not partial (tcp/tcp-full.cc lines 2293-2299); FullTcp/Sack's
+/// `open_cwnd_on_pack_ false` (ns-default.tcl lines 1254-1264) keeps only
+/// partial ACKs out, and its `ack_action` leaves cwnd as the cut set it.
+/// One window of 20 segments loses the 1st: the cut leaves cwnd = ssthresh
+/// = 10 segments, and the fast retransmit's ACK, which acknowledges all 20,
+/// adds SMSS²/cwnd (`slow_start = "ack"`, ns-2's `opencwnd` above
+/// ssthresh): 10.1 segments. RFC 6675's recovery ends with cwnd = ssthresh.
+#[test]
+fn ns2_recovery_opens_the_window_on_its_last_ack() {
+    let rfc = TransportSpec {
+        handshake: false,
+        limited_transmit: false,
+        slow_start: SlowStart::Ack,
+        ..sack_spec()
+    };
+    let end_cwnd = |t: &TransportSpec| {
+        let (p, rexmits) = lose_once(t, 20_000, &[1]);
+        assert_eq!(rexmits.len(), 1);
+        assert_eq!(p.conn.stats.timeouts, 0);
+        (p.conn.win.cwnd, p.conn.win.ssthresh)
+    };
+    assert_eq!(end_cwnd(&rfc), (10_000.0, 10_000.0));
+    let ns2 = TransportSpec {
+        sack_pipe: SackPipe::Ns2,
+        sack_holes: SackHoles::Ns2,
+        ..rfc
+    };
+    let (cwnd, ssthresh) = end_cwnd(&ns2);
+    assert_eq!(ssthresh, 10_000.0);
+    assert!((cwnd - 10_100.0).abs() < 1e-6, "{cwnd}");
+}
+
 /// After a timeout ns-2 fills holes before it goes back (`recover_` set by
 /// `timeout_action`, `nxt_tseq` from the hole-fill pointer the timeout
-/// keeps). One window of 20 segments loses the 2nd to 10th and the 12th;
-/// ns-2's pipe (17 segments at the third duplicate ACK, 11 after the
-/// other six, 9 after the partial ACK, against a window of 9) holds all
-/// but the fast retransmit of the 2nd, and the timer fires. From there,
-/// worked by hand with cwnd 1, +1 per ACK: the 3rd goes out; its ACK (of
-/// 3001) SACKs the 11th and 13th–20th; the window then lets out 4th–5th,
-/// 6th–7th, 8th–9th and 10th as the ACKs of 4001, 5001 and 6001 arrive,
-/// and at the ACK of 7001 (cwnd 6) the 12th, a hole below the range
-/// [13th, 20th], goes before the go-back point, the SACKed 11th, which
-/// follows with the 12th again. RFC 6675's choice, with no recovery after
-/// a timeout, goes back in order: the 10th, 11th, then the 12th.
+/// keeps). One window of 20 segments loses the 2nd to 11th and the 13th;
+/// ns-2's pipe (16 segments at the third duplicate ACK, the fast
+/// retransmit not counted, 11 after the other five, 9 after the partial
+/// ACK, against a window of 9) holds all but the fast retransmit of the
+/// 2nd, and the timer fires. From there, worked by hand with cwnd 1, +1
+/// per ACK: the 3rd goes out; its ACK (of 3001) SACKs the 12th and
+/// 14th–20th; the window then lets out 4th–5th, 6th–7th, 8th–9th and
+/// 10th–11th as the ACKs of 3001 to 6001 arrive, and at the ACK of 7001
+/// (cwnd 6) the 13th, a hole below the range [14th, 20th], goes before the
+/// go-back point, the SACKed 12th, which follows with the 13th again.
+/// RFC 6675's choice, with no recovery after a timeout, goes back in
+/// order: the 11th, 12th, then the 13th.
 #[test]
 fn ns2_holes_come_first_after_a_timeout() {
-    let mut lost: Vec<u64> = (1..10).map(|i| 1 + i * 1000).collect();
-    lost.push(11_001);
+    let mut lost: Vec<u64> = (1..11).map(|i| 1 + i * 1000).collect();
+    lost.push(12_001);
     let rfc = TransportSpec {
         handshake: false,
         sack_pipe: SackPipe::Ns2,
@@ -905,8 +985,8 @@ fn ns2_holes_come_first_after_a_timeout() {
         sack_holes: SackHoles::Ns2,
         ..rfc
     };
-    let mut holes_first: Vec<u64> = (2..10).map(|i| 1 + i * 1000).collect();
-    holes_first.extend([11_001, 10_001, 11_001, 12_001]);
+    let mut holes_first: Vec<u64> = (2..11).map(|i| 1 + i * 1000).collect();
+    holes_first.extend([12_001, 11_001, 12_001]);
     assert_eq!(after_timeout(&ns2), holes_first);
 }
 
