@@ -381,9 +381,10 @@ impl Conn {
                     // partial ACKs out, ns-default.tcl lines 1254-1264).
                     self.in_recovery = false;
                     self.prr = None;
+                    let ns2_pipe = self.ns2_pipe.take().is_some();
                     left_recovery = true;
                     self.win.cwnd = self.win.ssthresh.max(self.win.mss);
-                    grow = self.p.reno() || self.ns2_pipe.take().is_some();
+                    grow = self.p.reno() || ns2_pipe;
                 } else if self.p.sack_blocks > 0 {
                     // SACK recovery sends by pipe (`send_window`).
                     if let Some(pipe) = &mut self.ns2_pipe {
